@@ -1,0 +1,46 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "mdmconf",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "mdmconf", targets: ["MDMConfCLI"]),
+        .library(name: "MDMDiagnostics", targets: ["MDMDiagnostics"]),
+        .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "MDMConf", targets: ["MDMConf"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .target(name: "MDMDiagnostics"),
+        .target(name: "PropertyList", dependencies: ["CLibXML2", "MDMDiagnostics"]),
+        .target(name: "MDMConf", dependencies: ["MDMDiagnostics", "PropertyList"]),
+        .executableTarget(
+            name: "MDMConfCLI",
+            dependencies: [
+                "MDMConf",
+                "MDMDiagnostics",
+                "PropertyList",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "MDMDiagnosticsTests", dependencies: ["MDMDiagnostics"]),
+        .testTarget(
+            name: "PropertyListTests",
+            dependencies: ["PropertyList", "MDMDiagnostics"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "MDMConfTests", dependencies: ["MDMConf"]),
+        .testTarget(
+            name: "MDMConfCLITests",
+            dependencies: ["MDMConfCLI", "PropertyList"]
+        ),
+    ]
+)

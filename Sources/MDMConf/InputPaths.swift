@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Expands the paths named on a command line: files stay as given, folders become the files below them
+/// whose names end in one of `extensions`, sorted so that runs are repeatable.
+public enum InputPaths {
+    public static let plistExtensions = ["plist", "mobileconfig", "xml", "json"]
+
+    public static func expand(_ paths: [String], extensions: [String] = plistExtensions) -> [String] {
+        var result: [String] = []
+        for path in paths {
+            if path != "-", isDirectory(path) {
+                result += filesBelow(path, extensions: extensions).sorted()
+            } else {
+                result.append(path)
+            }
+        }
+        return result
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    private static func filesBelow(_ folder: String, extensions: [String]) -> [String] {
+        guard let handle = opendir(folder) else { return [] }
+        defer { closedir(handle) }
+        var files: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
+                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
+                    String(cString: $0)
+                }
+            }
+            if name == "." || name == ".." || name.hasPrefix(".") { continue }
+            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            if isDirectory(path) {
+                files += filesBelow(path, extensions: extensions)
+            } else if let dot = name.lastIndex(of: "."), extensions.contains(String(name[name.index(after: dot)...]).lowercased()) {
+                files.append(path)
+            }
+        }
+        return files
+    }
+}

@@ -1,0 +1,62 @@
+/// One finding about an input: what is wrong, where, how serious, and how to fix it.
+///
+/// Every layer of mdmconf reports through this one type, and every output format renders it.
+public struct Diagnostic: Sendable, Hashable, Codable {
+    /// A secondary location that explains the finding, such as "first defined here".
+    public struct Note: Sendable, Hashable, Codable {
+        public var message: String
+        public var location: SourceLocation?
+
+        public init(_ message: String, at location: SourceLocation? = nil) {
+            self.message = message
+            self.location = location
+        }
+    }
+
+    public var code: DiagnosticCode
+    public var severity: Severity
+    public var message: String
+    public var location: SourceLocation?
+    /// Dot-separated keys with `[n]` for array items, e.g. `Accounts[2].Server`; nil at the root.
+    public var keyPath: String?
+    public var hint: String?
+    public var notes: [Note]
+
+    public init(
+        _ code: DiagnosticCode,
+        severity: Severity,
+        message: String,
+        location: SourceLocation? = nil,
+        keyPath: String? = nil,
+        hint: String? = nil,
+        notes: [Note] = []
+    ) {
+        self.code = code
+        self.severity = severity
+        self.message = message
+        self.location = location
+        self.keyPath = keyPath
+        self.hint = hint
+        self.notes = notes
+    }
+
+    /// The file of the finding, when it has one.
+    public var file: String? { location?.file }
+    public var line: Int? { location?.position.line }
+    public var column: Int? { location?.position.column }
+
+    /// The same finding with warnings raised to errors (`--strict`).
+    public func strict() -> Diagnostic {
+        var copy = self
+        if copy.severity == .warning { copy.severity = .error }
+        return copy
+    }
+}
+
+extension Array where Element == Diagnostic {
+    /// True when any finding is an error.
+    public var hasErrors: Bool { contains { $0.severity == .error } }
+
+    /// How many findings have the given severity.
+    public func count(of severity: Severity) -> Int { lazy.filter { $0.severity == severity }.count }
+}

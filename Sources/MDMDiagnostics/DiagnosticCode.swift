@@ -1,0 +1,20 @@
+/// A stable identifier of one kind of finding: `MC` and four digits, with a kebab-case name.
+///
+/// Codes are grouped by layer: 1xxx plist syntax, 2xxx schema validation, 3xxx schema lint,
+/// 4xxx update policy, 5xxx device policy, 6xxx catalog and server. A code is never reused.
+public struct DiagnosticCode: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The code, e.g. `MC1013`.
+    public let code: String
+    /// The kebab-case name, e.g. `duplicate-key`.
+    public let name: String
+    /// One sentence saying what the finding means, used in SARIF rule descriptions and the docs.
+    public let summary: String
+
+    public init(_ code: String, _ name: String, summary: String) {
+        self.code = code
+        self.name = name
+        self.summary = summary
+    }
+
+    public var description: String { "\(code) \(name)" }
+}

@@ -1,0 +1,73 @@
+/// A path to a value inside a plist: keys joined by dots, `[n]` for array items (`Accounts[2].Server`).
+///
+/// A key that itself holds a dot, bracket or quote, or is empty, is written `["com.example.key"]` so the
+/// path stays unambiguous.
+public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
+    public enum Component: Sendable, Hashable {
+        case key(String)
+        case index(Int)
+    }
+
+    public var components: [Component]
+
+    public init(_ components: [Component] = []) { self.components = components }
+
+    public static let root = KeyPath()
+
+    public func appending(_ component: Component) -> KeyPath { KeyPath(components + [component]) }
+    public func appending(key: String) -> KeyPath { appending(.key(key)) }
+    public func appending(index: Int) -> KeyPath { appending(.index(index)) }
+
+    public var isRoot: Bool { components.isEmpty }
+
+    /// The written path; empty at the root.
+    public var description: String {
+        var out = ""
+        for component in components {
+            switch component {
+            case .index(let index): out += "[\(index)]"
+            case .key(let key):
+                if Self.needsQuoting(key) {
+                    out += "[\"" + key.replacingQuotes() + "\"]"
+                } else {
+                    if !out.isEmpty { out += "." }
+                    out += key
+                }
+            }
+        }
+        return out
+    }
+
+    /// The written path, or nil at the root (the form diagnostics carry).
+    public var diagnosticValue: String? { isRoot ? nil : description }
+
+    private static func needsQuoting(_ key: String) -> Bool {
+        guard let first = key.unicodeScalars.first, let last = key.unicodeScalars.last else { return true }
+        return first.properties.isWhitespace || last.properties.isWhitespace
+            || key.utf8.contains { $0 < 0x20 || $0 == 0x2E || $0 == 0x5B || $0 == 0x5D || $0 == 0x22 || $0 == 0x5C }
+    }
+}
+
+extension String {
+    /// The key with quotes, backslashes and control characters escaped as in a JSON string.
+    fileprivate func replacingQuotes() -> String {
+        var out = ""
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                        + String(scalar.value, radix: 16)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,18 @@
+/// How serious a finding is.
+///
+/// Ordered from least to most serious, so `max()` over a list gives the worst one.
+public enum Severity: String, Sendable, Codable, Hashable, Comparable, CaseIterable {
+    case info
+    case warning
+    case error
+
+    private var rank: Int {
+        switch self {
+        case .info: 0
+        case .warning: 1
+        case .error: 2
+        }
+    }
+
+    public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+}

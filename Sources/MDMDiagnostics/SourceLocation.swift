@@ -1,0 +1,40 @@
+/// Where something is in an input file.
+///
+/// Text inputs (XML, JSON) have a 1-based `line` and `column`; the column counts bytes of UTF-8 from the
+/// start of the line, as compilers do. Binary inputs have only a byte `offset`. `offset` is always the
+/// 0-based byte offset from the start of the input when known.
+public struct SourcePosition: Sendable, Hashable, Codable {
+    public var line: Int?
+    public var column: Int?
+    public var offset: Int?
+
+    public init(line: Int? = nil, column: Int? = nil, offset: Int? = nil) {
+        self.line = line
+        self.column = column
+        self.offset = offset
+    }
+
+    /// A position that is not known (values built in code rather than read from a file).
+    public static let unknown = SourcePosition()
+
+    /// A position in a binary input, which has byte offsets but no lines.
+    public static func byteOffset(_ offset: Int) -> SourcePosition { SourcePosition(offset: offset) }
+
+    /// True when neither a line nor an offset is known.
+    public var isUnknown: Bool { line == nil && offset == nil }
+}
+
+/// A position in a named file.
+public struct SourceLocation: Sendable, Hashable, Codable {
+    public var file: String
+    public var position: SourcePosition
+
+    public init(file: String, position: SourcePosition = .unknown) {
+        self.file = file
+        self.position = position
+    }
+
+    public init(file: String, line: Int, column: Int) {
+        self.init(file: file, position: SourcePosition(line: line, column: column))
+    }
+}

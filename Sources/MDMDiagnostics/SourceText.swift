@@ -1,0 +1,24 @@
+/// The bytes of an input file with an index of its line starts, for quoting source lines.
+public struct SourceText: Sendable {
+    public let bytes: [UInt8]
+    private let lineStarts: [Int]
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        var starts = [0]
+        for (index, byte) in bytes.enumerated() where byte == 0x0A { starts.append(index + 1) }
+        self.lineStarts = starts
+    }
+
+    public var lineCount: Int { lineStarts.count }
+
+    /// The text of 1-based line `number` without its line break, or nil past the end.
+    public func line(_ number: Int) -> String? {
+        guard number >= 1, number <= lineStarts.count else { return nil }
+        let start = lineStarts[number - 1]
+        var end = number < lineStarts.count ? lineStarts[number] - 1 : bytes.count
+        if end > start, bytes[end - 1] == 0x0D { end -= 1 }
+        guard end >= start else { return "" }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+}

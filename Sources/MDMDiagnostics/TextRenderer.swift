@@ -1,0 +1,92 @@
+/// Compiler-style text: `file:line:column: severity: message [CODE name]`, the source line with a caret
+/// under the column, then the key path, hint and notes.
+public struct TextRenderer: Sendable {
+    public var options: RenderOptions
+
+    public init(options: RenderOptions = RenderOptions()) { self.options = options }
+
+    public func render(_ report: DiagnosticReport) -> String {
+        var out = ""
+        for file in report.files {
+            for diagnostic in file.diagnostics { render(diagnostic, into: &out) }
+        }
+        return out
+    }
+
+    public func render(_ diagnostic: Diagnostic) -> String {
+        var out = ""
+        render(diagnostic, into: &out)
+        return out
+    }
+
+    private func render(_ diagnostic: Diagnostic, into out: inout String) {
+        out.append(paint(Self.locationPrefix(diagnostic.location), .bold))
+        out.append(paint(diagnostic.severity.rawValue + ":", severityStyle(diagnostic.severity)))
+        out.append(" ")
+        out.append(paint(diagnostic.message, .bold))
+        out.append(" ")
+        out.append(paint("[\(diagnostic.code.code) \(diagnostic.code.name)]", .dim))
+        out.append("\n")
+        if let location = diagnostic.location { excerpt(at: location, into: &out) }
+        if let keyPath = diagnostic.keyPath { out.append("  key path: \(keyPath)\n") }
+        if let hint = diagnostic.hint { out.append("  " + paint("hint:", .cyan) + " \(hint)\n") }
+        for note in diagnostic.notes {
+            out.append(paint(Self.locationPrefix(note.location), .bold))
+            out.append(paint("note:", .cyan))
+            out.append(" \(note.message)\n")
+            if let location = note.location { excerpt(at: location, into: &out) }
+        }
+    }
+
+    /// `file:line:column: `, `file:@offset: ` for binary inputs, `file: ` or nothing.
+    static func locationPrefix(_ location: SourceLocation?) -> String {
+        guard let location else { return "" }
+        let position = location.position
+        if let line = position.line {
+            return "\(location.file):\(line):\(position.column ?? 1): "
+        }
+        if let offset = position.offset { return "\(location.file):@\(offset): " }
+        return "\(location.file): "
+    }
+
+    private func excerpt(at location: SourceLocation, into out: inout String) {
+        guard let line = location.position.line, let source = options.sources[location.file],
+            let text = source.line(line)
+        else { return }
+        let gutter = String(line)
+        let pad = String(repeating: " ", count: gutter.count)
+        out.append(" \(gutter) | \(text)\n")
+        // Keep tabs so the caret lines up with the quoted line; the column counts bytes.
+        var marker = ""
+        let column = max(1, location.position.column ?? 1)
+        var consumed = 0
+        for character in text {
+            if consumed >= column - 1 { break }
+            marker.append(character == "\t" ? "\t" : " ")
+            consumed += character.utf8.count
+        }
+        out.append(" \(pad) | \(marker)\(paint("^", .green))\n")
+    }
+
+    private enum Style: String {
+        case bold = "1"
+        case dim = "2"
+        case red = "1;31"
+        case yellow = "1;33"
+        case cyan = "1;36"
+        case green = "1;32"
+    }
+
+    private func severityStyle(_ severity: Severity) -> Style {
+        switch severity {
+        case .error: .red
+        case .warning: .yellow
+        case .info: .cyan
+        }
+    }
+
+    private func paint(_ text: String, _ style: Style) -> String {
+        guard options.color, !text.isEmpty else { return text }
+        return "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m"
+    }
+}

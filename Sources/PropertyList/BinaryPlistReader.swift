@@ -1,0 +1,292 @@
+import MDMDiagnostics
+
+/// Reads `bplist00` binary property lists into the same value model; positions are byte offsets.
+///
+/// Every offset, reference and count is checked against the input before it is used, containers that
+/// contain themselves are refused, and objects shared by several containers are expanded only up to the
+/// reader's node limit, so a small hostile file cannot make a large tree.
+public struct BinaryPlistReader: Sendable {
+    public var options: PlistReaderOptions
+
+    public init(options: PlistReaderOptions = PlistReaderOptions()) { self.options = options }
+
+    public static let magic: [UInt8] = Array("bplist00".utf8)
+
+    public func read(_ bytes: [UInt8], file: String) -> PlistDocument {
+        var parser = Parser(bytes: bytes, options: options)
+        do {
+            let root = try parser.parse()
+            return PlistDocument(file: file, root: root, shape: .binary, diagnostics: [])
+        } catch {
+            let diagnostic = Diagnostic(
+                error.code, severity: .error, message: error.message,
+                location: SourceLocation(file: file, position: .byteOffset(error.offset)),
+                keyPath: KeyPath(error.path.reversed()).diagnosticValue, hint: error.hint)
+            return PlistDocument(file: file, root: nil, shape: .binary, diagnostics: [diagnostic])
+        }
+    }
+
+    struct Failure: Error {
+        var code: DiagnosticCode
+        var message: String
+        var offset: Int
+        var hint: String?
+        /// Innermost component first; reversed when reported.
+        var path: [KeyPath.Component] = []
+    }
+
+    private struct Trailer {
+        var offsetSize: Int
+        var referenceSize: Int
+        var objectCount: Int
+        var topObject: Int
+        var tableOffset: Int
+    }
+
+    private struct Parser {
+        let bytes: [UInt8]
+        let options: PlistReaderOptions
+        var trailer = Trailer(offsetSize: 0, referenceSize: 0, objectCount: 0, topObject: 0, tableOffset: 0)
+        var onPath: [Bool] = []
+        var nodes = 0
+
+        init(bytes: [UInt8], options: PlistReaderOptions) {
+            self.bytes = bytes
+            self.options = options
+        }
+
+        func damaged(_ message: String, at offset: Int, hint: String? = nil) -> Failure {
+            Failure(code: PlistCode.invalidBinary, message: message, offset: offset, hint: hint)
+        }
+
+        mutating func parse() throws(Failure) -> PlistNode {
+            guard bytes.count <= options.maxInputSize else {
+                throw Failure(
+                    code: PlistCode.fileTooLarge,
+                    message: "input is \(bytes.count) bytes, more than the limit of \(options.maxInputSize)", offset: 0)
+            }
+            guard bytes.count >= 8 + 1 + 32, bytes.starts(with: BinaryPlistReader.magic) else {
+                throw damaged("binary plist is too short to hold a header, an object and a trailer", at: 0)
+            }
+            let start = bytes.count - 32
+            let offsetSize = Int(bytes[start + 6])
+            let referenceSize = Int(bytes[start + 7])
+            guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
+                throw damaged("trailer has offset size \(offsetSize) and reference size \(referenceSize); each must be 1 to 8", at: start + 6)
+            }
+            let objectCount = readUnsigned(at: start + 8, size: 8)
+            let topObject = readUnsigned(at: start + 16, size: 8)
+            let tableOffset = readUnsigned(at: start + 24, size: 8)
+            guard objectCount >= 1, objectCount <= UInt64(options.maxNodes) else {
+                throw damaged("trailer declares \(objectCount) objects", at: start + 8)
+            }
+            guard topObject < objectCount else {
+                throw damaged("top object \(topObject) is not among the \(objectCount) objects", at: start + 16)
+            }
+            let tableSize = objectCount.multipliedReportingOverflow(by: UInt64(offsetSize))
+            guard tableOffset >= 9, !tableSize.overflow, tableOffset <= UInt64(start),
+                tableSize.partialValue <= UInt64(start) - tableOffset
+            else {
+                throw damaged("offset table at \(tableOffset) does not fit between the header and the trailer", at: start + 24)
+            }
+            trailer = Trailer(
+                offsetSize: offsetSize, referenceSize: referenceSize, objectCount: Int(objectCount),
+                topObject: Int(topObject), tableOffset: Int(tableOffset))
+            onPath = Array(repeating: false, count: Int(objectCount))
+            return try object(Int(topObject), depth: 0)
+        }
+
+        func readUnsigned(at offset: Int, size: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for index in offset..<offset + size { value = value << 8 | UInt64(bytes[index]) }
+            return value
+        }
+
+        /// The byte offset of object `reference`, checked to lie between the header and the offset table.
+        func offset(of reference: Int) throws(Failure) -> Int {
+            let entry = trailer.tableOffset + reference * trailer.offsetSize
+            let offset = readUnsigned(at: entry, size: trailer.offsetSize)
+            guard offset >= 8, offset < UInt64(trailer.tableOffset) else {
+                throw damaged("object \(reference) has offset \(offset), outside the object area", at: entry)
+            }
+            return Int(offset)
+        }
+
+        /// Checks that `count` items of `size` bytes starting at `offset` end before the offset table.
+        func requireSpace(_ count: Int, of size: Int, at offset: Int, what: String, marker: Int) throws(Failure) {
+            let (total, overflow) = count.multipliedReportingOverflow(by: size)
+            guard !overflow, offset <= trailer.tableOffset, total <= trailer.tableOffset - offset else {
+                throw damaged("\(what) claims \(count) items, more than the file holds", at: marker)
+            }
+        }
+
+        /// The length of a variable-size object: the marker's low nibble, or an integer object after it.
+        func count(marker offset: Int) throws(Failure) -> (count: Int, dataStart: Int) {
+            let nibble = Int(bytes[offset] & 0x0F)
+            guard nibble == 0x0F else { return (nibble, offset + 1) }
+            let intOffset = offset + 1
+            guard intOffset < trailer.tableOffset, bytes[intOffset] & 0xF0 == 0x10 else {
+                throw damaged("object's length is not followed by an integer", at: offset)
+            }
+            let size = 1 << Int(bytes[intOffset] & 0x0F)
+            guard size <= 8, intOffset + 1 + size <= trailer.tableOffset else {
+                throw damaged("object's length integer is malformed", at: intOffset)
+            }
+            let value = readUnsigned(at: intOffset + 1, size: size)
+            guard value <= UInt64(Int.max / 8) else { throw damaged("object claims length \(value)", at: offset) }
+            return (Int(value), intOffset + 1 + size)
+        }
+
+        mutating func object(_ reference: Int, depth: Int) throws(Failure) -> PlistNode {
+            guard reference < trailer.objectCount else {
+                throw damaged("reference to object \(reference); there are \(trailer.objectCount)", at: trailer.tableOffset)
+            }
+            nodes += 1
+            guard nodes <= options.maxNodes else {
+                throw Failure(
+                    code: PlistCode.tooManyNodes, message: "binary plist expands to more than \(options.maxNodes) values",
+                    offset: 0, hint: "shared objects are expanded once per use; this file multiplies them")
+            }
+            guard depth < options.maxDepth else {
+                throw Failure(
+                    code: PlistCode.nestingTooDeep, message: "containers are nested deeper than \(options.maxDepth) levels",
+                    offset: try offset(of: reference))
+            }
+            let offset = try offset(of: reference)
+            let marker = bytes[offset]
+            let position = SourcePosition.byteOffset(offset)
+            switch marker >> 4 {
+            case 0x0:
+                switch marker {
+                case 0x08: return PlistNode(.boolean(false), at: position)
+                case 0x09: return PlistNode(.boolean(true), at: position)
+                default:
+                    throw Failure(
+                        code: PlistCode.unsupportedBinaryObject,
+                        message: marker == 0 ? "null object has no plist form" : "unknown object marker 0x\(hex(marker))",
+                        offset: offset)
+                }
+            case 0x1:
+                return PlistNode(.integer(try integer(at: offset)), at: position)
+            case 0x2:
+                let size = 1 << Int(marker & 0x0F)
+                guard size == 4 || size == 8, offset + 1 + size <= trailer.tableOffset else {
+                    throw damaged("real of \(size) bytes", at: offset)
+                }
+                let raw = readUnsigned(at: offset + 1, size: size)
+                let value = size == 4 ? Double(Float(bitPattern: UInt32(raw))) : Double(bitPattern: raw)
+                return PlistNode(.real(value), at: position)
+            case 0x3:
+                guard marker == 0x33, offset + 9 <= trailer.tableOffset else { throw damaged("malformed date", at: offset) }
+                let seconds = Double(bitPattern: readUnsigned(at: offset + 1, size: 8))
+                return PlistNode(.date(PlistDate(secondsSinceReferenceDate: seconds)), at: position)
+            case 0x4:
+                let (count, start) = try count(marker: offset)
+                try requireSpace(count, of: 1, at: start, what: "data", marker: offset)
+                return PlistNode(.data(Array(bytes[start..<start + count])), at: position)
+            case 0x5:
+                let (count, start) = try count(marker: offset)
+                try requireSpace(count, of: 1, at: start, what: "ASCII string", marker: offset)
+                let slice = bytes[start..<start + count]
+                guard slice.allSatisfy({ $0 < 0x80 }) else { throw damaged("ASCII string holds a non-ASCII byte", at: offset) }
+                return PlistNode(.string(String(decoding: slice, as: UTF8.self)), at: position)
+            case 0x6:
+                let (count, start) = try count(marker: offset)
+                try requireSpace(count, of: 2, at: start, what: "UTF-16 string", marker: offset)
+                var units: [UInt16] = []
+                units.reserveCapacity(count)
+                for index in 0..<count { units.append(UInt16(bytes[start + 2 * index]) << 8 | UInt16(bytes[start + 2 * index + 1])) }
+                var text = ""
+                var decoder = UTF16()
+                var iterator = units.makeIterator()
+                loop: while true {
+                    switch decoder.decode(&iterator) {
+                    case .scalarValue(let scalar): text.unicodeScalars.append(scalar)
+                    case .emptyInput: break loop
+                    case .error: throw damaged("UTF-16 string holds an unpaired surrogate", at: offset)
+                    }
+                }
+                return PlistNode(.string(text), at: position)
+            case 0xA:
+                let (count, start) = try count(marker: offset)
+                try requireSpace(count, of: trailer.referenceSize, at: start, what: "array", marker: offset)
+                try enter(reference, at: offset)
+                var items: [PlistNode] = []
+                items.reserveCapacity(count)
+                for index in 0..<count {
+                    let child = Int(readUnsigned(at: start + index * trailer.referenceSize, size: trailer.referenceSize))
+                    do {
+                        items.append(try object(child, depth: depth + 1))
+                    } catch {
+                        var failure = error
+                        failure.path.append(.index(index))
+                        throw failure
+                    }
+                }
+                onPath[reference] = false
+                return PlistNode(.array(items), at: position)
+            case 0xD:
+                let (count, start) = try count(marker: offset)
+                try requireSpace(count, of: 2 * trailer.referenceSize, at: start, what: "dictionary", marker: offset)
+                try enter(reference, at: offset)
+                var entries: [PlistDictionary.Entry] = []
+                entries.reserveCapacity(count)
+                for index in 0..<count {
+                    let keyReference = Int(readUnsigned(at: start + index * trailer.referenceSize, size: trailer.referenceSize))
+                    let valueReference = Int(
+                        readUnsigned(at: start + (count + index) * trailer.referenceSize, size: trailer.referenceSize))
+                    let keyNode = try object(keyReference, depth: depth + 1)
+                    guard case .string(let key) = keyNode.value else {
+                        throw damaged("dictionary key is a \(keyNode.value.typeName), not a string", at: offset)
+                    }
+                    do {
+                        let value = try object(valueReference, depth: depth + 1)
+                        entries.append(PlistDictionary.Entry(key: key, keyPosition: keyNode.position, value: value))
+                    } catch {
+                        var failure = error
+                        failure.path.append(.key(key))
+                        throw failure
+                    }
+                }
+                onPath[reference] = false
+                return PlistNode(.dictionary(PlistDictionary(entries)), at: position)
+            default:
+                let kind: String
+                switch marker >> 4 {
+                case 0x8: kind = "UID object (NSKeyedArchiver data)"
+                case 0xC: kind = "set object"
+                default: kind = "unknown object marker 0x\(hex(marker))"
+                }
+                throw Failure(
+                    code: PlistCode.unsupportedBinaryObject, message: "\(kind) has no plist form", offset: offset,
+                    hint: marker >> 4 == 0x8 ? "this is an archive of objects, not a configuration" : nil)
+            }
+        }
+
+        mutating func enter(_ reference: Int, at offset: Int) throws(Failure) {
+            guard !onPath[reference] else {
+                throw Failure(code: PlistCode.binaryCycle, message: "container object \(reference) contains itself", offset: offset)
+            }
+            onPath[reference] = true
+        }
+
+        func integer(at offset: Int) throws(Failure) -> Int64 {
+            let size = 1 << Int(bytes[offset] & 0x0F)
+            guard size <= 16, offset + 1 + size <= trailer.tableOffset else { throw damaged("integer of \(size) bytes", at: offset) }
+            switch size {
+            case 1, 2, 4: return Int64(readUnsigned(at: offset + 1, size: size))
+            case 8: return Int64(bitPattern: readUnsigned(at: offset + 1, size: 8))
+            default:
+                let high = readUnsigned(at: offset + 1, size: 8)
+                let low = Int64(bitPattern: readUnsigned(at: offset + 9, size: 8))
+                if (high == 0 && low >= 0) || (high == UInt64.max && low < 0) { return low }
+                throw Failure(code: PlistCode.integerOverflow, message: "128-bit integer does not fit in 64 bits", offset: offset)
+            }
+        }
+
+        func hex(_ byte: UInt8) -> String {
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+        }
+    }
+}

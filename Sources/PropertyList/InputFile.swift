@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import MDMDiagnostics
+
+/// A file that could not be read at all (missing, a folder, no permission): the `66` exit of the CLI.
+public struct InputError: Error, Sendable, Equatable {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var diagnostic: Diagnostic {
+        Diagnostic(
+            PlistCode.unreadableFile, severity: .error, message: "cannot read \(path): \(reason)",
+            location: SourceLocation(file: path))
+    }
+}
+
+/// Reading whole inputs with a size limit, from a path or from standard input (`-`).
+public enum InputFile {
+    public enum Contents: Sendable {
+        case bytes([UInt8])
+        /// The input is larger than the limit; it was not read. The size is known for regular files.
+        case tooLarge(size: Int)
+    }
+
+    /// The name standard input has in diagnostics.
+    public static let standardInputName = "<stdin>"
+
+    /// Reads `path` (or standard input for `-`) unless it is larger than `limit` bytes.
+    public static func read(_ path: String, limit: Int) throws(InputError) -> Contents {
+        if path == "-" { return try readAll(descriptor: 0, path: standardInputName, limit: limit, knownSize: nil) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw InputError(path: path, reason: describe(errno)) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw InputError(path: path, reason: describe(errno)) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw InputError(path: path, reason: "is a folder") }
+        let size = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+        if let size, size > limit { return .tooLarge(size: size) }
+        return try readAll(descriptor: descriptor, path: path, limit: limit, knownSize: size)
+    }
+
+    private static func readAll(descriptor: Int32, path: String, limit: Int, knownSize: Int?) throws(InputError) -> Contents {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity((knownSize ?? 64 * 1024) + 1)
+        let chunk = 1 << 20
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, chunk) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw InputError(path: path, reason: describe(errno))
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+            if bytes.count > limit { return .tooLarge(size: bytes.count) }
+        }
+        return .bytes(bytes)
+    }
+
+    private static func describe(_ code: Int32) -> String {
+        switch code {
+        case ENOENT: "no such file"
+        case EACCES, EPERM: "permission denied"
+        case EISDIR: "is a folder"
+        case ENOTDIR: "a part of the path is not a folder"
+        default: String(cString: strerror(code))
+        }
+    }
+}
+
+/// POSIX `read`, named apart from `InputFile.read`.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+
+/// The front door for plist input: detects binary, JSON and XML and reads them with the right reader.
+public struct PropertyListReader: Sendable {
+    public var options: PlistReaderOptions
+
+    public init(options: PlistReaderOptions = PlistReaderOptions()) { self.options = options }
+
+    /// The kind of input `bytes` hold, judged from their first bytes.
+    public static func detectShape(_ bytes: [UInt8]) -> PlistShape? {
+        if bytes.starts(with: BinaryPlistReader.magic) { return .binary }
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while index < bytes.count, XMLPlistBuilder.isXMLSpace(bytes[index]) { index += 1 }
+        guard index < bytes.count else { return nil }
+        return bytes[index] == 0x7B || bytes[index] == 0x5B ? .json : nil
+    }
+
+    public func read(_ bytes: [UInt8], file: String) -> PlistDocument {
+        switch Self.detectShape(bytes) {
+        case .binary: BinaryPlistReader(options: options).read(bytes, file: file)
+        case .json: JSONPlistReader(options: options).read(bytes, file: file)
+        default: XMLPlistReader(options: options).read(bytes, file: file)
+        }
+    }
+
+    /// Reads the file at `path` (`-` for standard input). Only an unreadable file throws; a file over the
+    /// size limit is a document with an `MC1006` finding, and nothing of it is read.
+    public func readFile(_ path: String) throws(InputError) -> (document: PlistDocument, source: [UInt8]) {
+        let name = path == "-" ? InputFile.standardInputName : path
+        switch try InputFile.read(path, limit: options.maxInputSize) {
+        case .bytes(let bytes):
+            return (read(bytes, file: name), bytes)
+        case .tooLarge(let size):
+            let diagnostic = Diagnostic(
+                PlistCode.fileTooLarge, severity: .error,
+                message: "input is \(size) bytes, more than the limit of \(options.maxInputSize)",
+                location: SourceLocation(file: name), hint: "raise the limit with --max-size if the file is trusted")
+            return (PlistDocument(file: name, root: nil, shape: nil, diagnostics: [diagnostic]), [])
+        }
+    }
+}
