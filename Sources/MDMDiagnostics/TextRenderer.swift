@@ -49,23 +49,41 @@ public struct TextRenderer: Sendable {
         return "\(location.file): "
     }
 
+    /// Quoted lines are cut to about this many characters around the column (minified plists are one line).
+    static let excerptWidth = 100
+
     private func excerpt(at location: SourceLocation, into out: inout String) {
         guard let line = location.position.line, let source = options.sources[location.file],
             let text = source.line(line)
         else { return }
+        let (shown, caretColumn) = Self.window(of: text, column: max(1, location.position.column ?? 1))
         let gutter = String(line)
         let pad = String(repeating: " ", count: gutter.count)
-        out.append(" \(gutter) | \(text)\n")
-        // Keep tabs so the caret lines up with the quoted line; the column counts bytes.
+        out.append(" \(gutter) | \(shown)\n")
+        // Keep tabs so the caret lines up with the quoted line.
         var marker = ""
-        let column = max(1, location.position.column ?? 1)
-        var consumed = 0
-        for character in text {
-            if consumed >= column - 1 { break }
-            marker.append(character == "\t" ? "\t" : " ")
-            consumed += character.utf8.count
-        }
+        for character in shown.prefix(caretColumn - 1) { marker.append(character == "\t" ? "\t" : " ") }
         out.append(" \(pad) | \(marker)\(paint("^", .green))\n")
+    }
+
+    /// The part of `text` to quote and the 1-based character column of the caret in it. `column` counts
+    /// bytes; long lines are cut around it and marked with `…`.
+    static func window(of text: String, column: Int) -> (String, Int) {
+        var characters: [Character] = []
+        var caret = 0
+        var bytes = 0
+        for character in text {
+            if caret == 0 && bytes >= column - 1 { caret = characters.count + 1 }
+            characters.append(character)
+            bytes += character.utf8.count
+        }
+        if caret == 0 { caret = characters.count + 1 }
+        guard characters.count > excerptWidth else { return (text, caret) }
+        let start = max(0, min(caret - 1 - excerptWidth * 2 / 3, characters.count - excerptWidth))
+        let end = min(characters.count, start + excerptWidth)
+        let prefix = start > 0 ? "…" : ""
+        let suffix = end < characters.count ? "…" : ""
+        return (prefix + String(characters[start..<end]) + suffix, caret - start + prefix.count)
     }
 
     private enum Style: String {

@@ -92,8 +92,8 @@ struct XMLPlistBuilder {
             mustStop = true
             return
         }
-        if let top = stack.last {
-            switch top.kind {
+        if let kind = stack.last?.kind {
+            switch kind {
             case .skipped:
                 stack.append(Frame(kind: .skipped, position: position))
                 return
@@ -148,13 +148,14 @@ struct XMLPlistBuilder {
     }
 
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>, position: @autoclosure () -> SourcePosition) {
-        guard let top = stack.last else { return }
-        switch top.kind {
+        // Only the kind is read: holding a copy of the frame would make every append below copy its arrays.
+        guard let kind = stack.last?.kind else { return }
+        switch kind {
         case .text:
             if text.count + bytes.count > options.maxTextLength {
                 report(
                     PlistCode.textTooLarge, .error,
-                    "text node is larger than \(options.maxTextLength) bytes", at: top.position,
+                    "text node is larger than \(options.maxTextLength) bytes", at: stack[stack.count - 1].position,
                     hint: "libxml2 refuses text nodes over 10 MB without XML_PARSE_HUGE; store large data elsewhere")
                 mustStop = true
                 return
@@ -167,7 +168,7 @@ struct XMLPlistBuilder {
             stack[stack.count - 1].reportedText = true
             let shown = String(decoding: bytes, as: UTF8.self).trimmingXMLSpace()
             let message: String
-            if case .boolean(let value) = top.kind {
+            if case .boolean(let value) = kind {
                 message = "text \(quoted(shown)) inside <\(value)/>"
                 report(PlistCode.unexpectedContent, .error, message, at: position(), hint: "<\(value)/> is always empty")
             } else {
@@ -301,13 +302,13 @@ struct XMLPlistBuilder {
     }
 
     private mutating func addKey(_ key: String, at position: SourcePosition) {
-        guard let top = stack.last, case .dict = top.kind else {
+        guard let kind = stack.last?.kind, case .dict = kind else {
             report(
                 PlistCode.unexpectedContent, .error, "<key> \(quoted(key)) outside of a <dict>", at: position,
                 hint: "keys name the members of a <dict>")
             return
         }
-        if let pending = top.pendingKey {
+        if let pending = stack[stack.count - 1].pendingKey {
             keyWithoutValue(pending.key, at: pending.position, path: currentPath().appending(key: pending.key))
         }
         stack[stack.count - 1].pendingKey = (key, position)
@@ -329,14 +330,15 @@ struct XMLPlistBuilder {
 
     /// Adds a finished value to its container, or as the root; nil stands for an invalid value.
     private mutating func attach(_ node: PlistNode?) {
-        guard let top = stack.last else {
+        // Only the kind is read: holding a copy of the frame would make every append below copy its arrays.
+        guard let kind = stack.last?.kind else {
             root = node
             return
         }
         let last = stack.count - 1
-        switch top.kind {
+        switch kind {
         case .plist:
-            if top.items.isEmpty && top.dropped == 0 {
+            if stack[last].items.isEmpty && stack[last].dropped == 0 {
                 if let node { stack[last].items.append(node) } else { stack[last].dropped += 1 }
             } else if let node {
                 report(
@@ -346,7 +348,7 @@ struct XMLPlistBuilder {
         case .array:
             if let node { stack[last].items.append(node) } else { stack[last].dropped += 1 }
         case .dict:
-            guard let pending = top.pendingKey else {
+            guard let pending = stack[last].pendingKey else {
                 if let node {
                     report(
                         PlistCode.valueWithoutKey, .error, "<\(node.value.typeName)> in a <dict> has no <key>",
@@ -442,7 +444,11 @@ struct XMLPlistBuilder {
 
     static func isXMLSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
-    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.isWhitespace }
+    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        // ASCII first: the Unicode property lookup is slow, and nearly every key is ASCII.
+        if scalar.isASCII { return scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0B}" || scalar == "\u{0C}" }
+        return scalar.properties.isWhitespace
+    }
 }
 
 extension String {

@@ -129,11 +129,13 @@ enum Prolog {
 
 /// One parse: the libxml2 context, the builder it feeds, and the position bookkeeping.
 private final class SAXContext {
-    var builder: XMLPlistBuilder
+    // One parse runs on one thread and libxml2 calls back one event at a time, so the dynamic exclusivity
+    // checks on these hot fields buy nothing.
+    @exclusivity(unchecked) var builder: XMLPlistBuilder
     var preDiagnostics: [Diagnostic]
     var wellFormed = true
     private let bytes: UnsafeBufferPointer<UInt8>
-    private var tracker: LineTracker
+    @exclusivity(unchecked) private var tracker: LineTracker
     private var parser: xmlParserCtxtPtr?
     private var stopped = false
     private var xmlErrors = 0
