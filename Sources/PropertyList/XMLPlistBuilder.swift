@@ -309,7 +309,8 @@ struct XMLPlistBuilder {
             return
         }
         if let pending = stack[stack.count - 1].pendingKey {
-            keyWithoutValue(pending.key, at: pending.position, path: currentPath().appending(key: pending.key))
+            // The pending key is still part of the current path here.
+            keyWithoutValue(pending.key, at: pending.position, path: currentPath())
         }
         stack[stack.count - 1].pendingKey = (key, position)
         if let first = key.unicodeScalars.first, let last = key.unicodeScalars.last,

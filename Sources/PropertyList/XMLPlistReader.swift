@@ -150,10 +150,7 @@ private final class SAXContext {
     func parse() {
         LibXML2.setUp()
         mdmconf_silence_generic_errors()
-        guard let base = bytes.baseAddress, bytes.count > 0 else {
-            builder.finish(wellFormed: true)
-            return
-        }
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         let created = base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
             xmlCreateMemoryParserCtxt($0, Int32(bytes.count))
         }
@@ -182,6 +179,17 @@ private final class SAXContext {
             return 0
         }
         return Int(input.pointee.consumed) + (cur - start)
+    }
+
+    /// Where text handed to `characters` starts: libxml2 passes a pointer into its input buffer when it can,
+    /// and a copy (after it has moved past the text) when it had to normalise line ends.
+    private func textOffset(_ text: UnsafePointer<xmlChar>, count: Int) -> Int {
+        if let input = parser?.pointee.input, let base = input.pointee.base, let end = input.pointee.end,
+            text >= base, text < end
+        {
+            return Int(input.pointee.consumed) + (text - base)
+        }
+        return max(0, currentOffset - count)
     }
 
     private func position(at offset: Int) -> SourcePosition {
@@ -242,7 +250,7 @@ private final class SAXContext {
     func characters(_ text: UnsafePointer<xmlChar>, count: Int) {
         guard !stopped else { return }
         let buffer = UnsafeBufferPointer(start: text, count: count)
-        builder.characters(buffer, position: self.position(at: max(0, self.currentOffset - count)))
+        builder.characters(buffer, position: self.position(at: self.textOffset(text, count: count)))
         if builder.mustStop { stop() }
     }
 
@@ -299,7 +307,16 @@ private final class SAXContext {
         // After the first fatal error libxml2 has lost its place; later errors are mostly echoes of it.
         guard xmlErrors == 1 else { return }
         message = message.replacingNewlines()
-        report(PlistCode.notWellFormed, message, offset: offset)
+        // libxml2 notices a bad tag once it has read past it; point at the tag's start instead.
+        var start = offset
+        if let input = parser?.pointee.input, let cur = input.pointee.cur, let base = input.pointee.base, cur > base,
+            cur[-1] == 0x3E
+        {
+            var cursor = cur - 1
+            while cursor > base && cursor.pointee != 0x3C { cursor -= 1 }
+            start = Int(input.pointee.consumed) + (cursor - base)
+        }
+        report(PlistCode.notWellFormed, message, offset: start)
     }
 }
 
