@@ -93,7 +93,41 @@ public struct BinaryPlistReader: Sendable {
                 offsetSize: offsetSize, referenceSize: referenceSize, objectCount: Int(objectCount),
                 topObject: Int(topObject), tableOffset: Int(tableOffset))
             onPath = Array(repeating: false, count: Int(objectCount))
+            var sizes = [UInt64?](repeating: nil, count: Int(objectCount))
+            let expanded = try expandedSize(Int(topObject), depth: 0, sizes: &sizes)
+            guard expanded <= UInt64(options.maxNodes) else {
+                throw Failure(
+                    code: PlistCode.tooManyNodes,
+                    message: "binary plist expands to more than \(options.maxNodes) values",
+                    offset: try offset(of: Int(topObject)),
+                    hint: "shared objects are expanded once per use; this file multiplies them")
+            }
+            for index in onPath.indices { onPath[index] = false }
             return try object(Int(topObject), depth: 0)
+        }
+
+        /// How many values object `reference` becomes once shared objects are expanded, saturating, without
+        /// building anything: a small file that references one container many times is refused at once.
+        /// Cycles and excess depth are left for `object(_:depth:)` to report with their key paths.
+        mutating func expandedSize(_ reference: Int, depth: Int, sizes: inout [UInt64?]) throws(Failure) -> UInt64 {
+            guard reference < trailer.objectCount, depth < options.maxDepth, !onPath[reference] else { return 1 }
+            if let known = sizes[reference] { return known }
+            let offset = try offset(of: reference)
+            let marker = bytes[offset] >> 4
+            guard marker == 0xA || marker == 0xD else { return 1 }
+            let (count, start) = try count(marker: offset)
+            let references = marker == 0xA ? count : 2 * count
+            try requireSpace(references, of: trailer.referenceSize, at: start, what: "container", marker: offset)
+            onPath[reference] = true
+            var total: UInt64 = 1
+            for index in 0..<references {
+                let child = Int(readUnsigned(at: start + index * trailer.referenceSize, size: trailer.referenceSize))
+                let (sum, overflow) = total.addingReportingOverflow(try expandedSize(child, depth: depth + 1, sizes: &sizes))
+                total = overflow ? .max : sum
+            }
+            onPath[reference] = false
+            sizes[reference] = total
+            return total
         }
 
         func readUnsigned(at offset: Int, size: Int) -> UInt64 {

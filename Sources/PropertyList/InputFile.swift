@@ -89,13 +89,18 @@ public struct PropertyListReader: Sendable {
 
     public init(options: PlistReaderOptions = PlistReaderOptions()) { self.options = options }
 
-    /// The kind of input `bytes` hold, judged from their first bytes.
+    /// The kind of input `bytes` hold, judged from their first bytes: `bplist00` is binary; an object, array,
+    /// string or number is JSON; anything else is read as XML (nil).
     public static func detectShape(_ bytes: [UInt8]) -> PlistShape? {
         if bytes.starts(with: BinaryPlistReader.magic) { return .binary }
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while index < bytes.count, XMLPlistBuilder.isXMLSpace(bytes[index]) { index += 1 }
         guard index < bytes.count else { return nil }
-        return bytes[index] == 0x7B || bytes[index] == 0x5B ? .json : nil
+        // JSON starts with an object, an array, a string or a number; XML with '<'.
+        switch bytes[index] {
+        case 0x7B, 0x5B, 0x22, 0x2D, 0x30...0x39: return .json
+        default: return nil
+        }
     }
 
     public func read(_ bytes: [UInt8], file: String) -> PlistDocument {

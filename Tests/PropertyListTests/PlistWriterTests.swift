@@ -1,0 +1,124 @@
+import MDMDiagnostics
+import PropertyList
+import Testing
+
+struct PlistWriterTests {
+    static let sample: PlistValue = [
+        "Name": "Field <Service> & Co",
+        "Port": 8443,
+        "Ratio": 0.25,
+        "Enabled": true,
+        "Since": .date(PlistDate(secondsSince1970: 1_700_000_000)),
+        "Blob": .data(Array("hi".utf8)),
+        "Empty": [:],
+        "List": ["a", 1, []],
+    ]
+
+    @Test func writesCanonicalAppleXML() throws {
+        let xml = try PlistWriter.xml(Self.sample)
+        #expect(
+            xml == """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+                <plist version="1.0">
+                <dict>
+                \t<key>Name</key>
+                \t<string>Field &lt;Service&gt; &amp; Co</string>
+                \t<key>Port</key>
+                \t<integer>8443</integer>
+                \t<key>Ratio</key>
+                \t<real>0.25</real>
+                \t<key>Enabled</key>
+                \t<true/>
+                \t<key>Since</key>
+                \t<date>2023-11-14T22:13:20Z</date>
+                \t<key>Blob</key>
+                \t<data>aGk=</data>
+                \t<key>Empty</key>
+                \t<dict/>
+                \t<key>List</key>
+                \t<array>
+                \t\t<string>a</string>
+                \t\t<integer>1</integer>
+                \t\t<array/>
+                \t</array>
+                </dict>
+                </plist>
+
+                """)
+    }
+
+    @Test func writesJSONMapping() {
+        let value: PlistValue = [
+            "s": "x\"y", "i": 1, "r": 1.5, "nan": .real(.nan), "inf": .real(.infinity), "ninf": .real(-.infinity),
+            "b": false, "d": .date(PlistDate(secondsSince1970: 0)), "data": .data([0, 255]), "a": [],
+        ]
+        #expect(
+            PlistWriter.json(value, pretty: false)
+                == #"{"s":"x\"y","i":1,"r":1.5,"nan":"nan","inf":"inf","ninf":"-inf","b":false,"d":"1970-01-01T00:00:00Z","data":"AP8=","a":[]}"#
+                + "\n".dropLast())
+    }
+
+    @Test func carriageReturnSurvivesAsCharacterReference() throws {
+        let xml = try PlistWriter.xml(.string("a\r\nb\rc"))
+        #expect(xml.contains("<string>a&#13;\nb&#13;c</string>"))
+        #expect(PropertyListReader().read(Array(xml.utf8), file: "cr.plist").root?.value == .string("a\r\nb\rc"))
+    }
+
+    @Test(arguments: ["\u{0}", "\u{1}", "a\u{1B}b", "\u{FFFE}", "\u{FFFF}"])
+    func controlCharactersCannotBeWritten(_ text: String) {
+        #expect(throws: PlistWriter.UnrepresentableString.self) { try PlistWriter.xml(["k": ["x", .string(text)]]) }
+        do {
+            _ = try PlistWriter.xml(["k": ["x", .string(text)]])
+        } catch {
+            #expect(error.keyPath.description == "k[1]")
+            #expect(error.diagnostic.code == PlistCode.unrepresentableString)
+        }
+    }
+
+    @Test func longDataIsWrappedAndReadsBack() throws {
+        let bytes = (0..<300).map { UInt8($0 % 256) }
+        let xml = try PlistWriter.xml(["Blob": .data(bytes)])
+        let lines = Array(xml.utf8).split(separator: UInt8(ascii: "\n"))
+        #expect(lines.dropFirst(2).allSatisfy { $0.count <= 80 })
+        #expect(PropertyListReader().read(Array(xml.utf8), file: "blob.plist").root?.value == ["Blob": .data(bytes)])
+    }
+
+    /// For any value v (that XML can carry): read(write(v)) == v.
+    @Test(arguments: 0..<20)
+    func roundTripsRandomValues(_ seed: Int) throws {
+        var rng = SeededGenerator(seed: UInt64(seed) &* 7919)
+        for _ in 0..<50 {
+            let value = RandomPlist.value(&rng)
+            let xml = try PlistWriter.xml(value)
+            let document = PropertyListReader().read(Array(xml.utf8), file: "round.plist")
+            // Random keys may start or end with whitespace: reported, yet read exactly.
+            let findings = document.diagnostics.filter { $0.code != PlistCode.keyWhitespace }
+            #expect(findings.isEmpty, "\(findings.map(\.message))")
+            #expect(document.root?.value == value, "\(xml)")
+        }
+    }
+
+    @Test(arguments: 0..<5)
+    func jsonReadsBackWhereTypesSurvive(_ seed: Int) throws {
+        // JSON has no dates or data and writes nan as a string; everything else reads back equal.
+        var rng = SeededGenerator(seed: UInt64(seed) &+ 100)
+        for _ in 0..<50 {
+            let value = RandomPlist.value(&rng)
+            let json = PlistWriter.json(value)
+            let document = PropertyListReader().read(Array(json.utf8), file: "round.json")
+            #expect(!document.hasErrors, "\(document.diagnostics.map(\.message)) in \(json)")
+            if let root = document.root, !Self.holdsJSONLossyTypes(value) { #expect(root.value == value, "\(json)") }
+        }
+    }
+
+    static func holdsJSONLossyTypes(_ value: PlistValue) -> Bool {
+        switch value {
+        case .date, .data: true
+        case .real(let number): !number.isFinite || number == number.rounded() && abs(number) < 1e16
+        case .array(let items): items.contains { holdsJSONLossyTypes($0.value) }
+        case .dictionary(let dict): dict.entries.contains { holdsJSONLossyTypes($0.value.value) }
+        default: false
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import MDMDiagnostics
+import PropertyList
+import Testing
+
+/// mdmconf's readers against Python's `plistlib`, the reference reader present on the machine.
+/// Skipped, with a message, where no Python 3 is found.
+@Suite(.enabled(if: Plistlib.interpreter != nil, "python3 not found: plistlib differential tests skipped"))
+struct PlistlibDifferentialTests {
+    @Test(arguments: [1, 2, 3, 4])
+    func readsWhatPlistlibWrites(_ seed: Int) throws {
+        let folder = try Plistlib.temporaryFolder()
+        let results = try Plistlib.run(["generate", String(seed), "60", folder.path])
+        let reader = PropertyListReader()
+        let items = try Plistlib.objects(results)
+        #expect(items.count == 60)
+        for item in items {
+            let expected = try #require(item["value"])
+            for format in ["xml", "binary"] {
+                guard case .string(let path)? = item[format]?.value else { continue }
+                let (document, _) = try reader.readFile(path)
+                let findings = document.diagnostics.filter { $0.code != PlistCode.keyWhitespace }
+                #expect(findings.isEmpty, "\(path): \(findings.map(\.message))")
+                let root = try #require(document.root, "\(path)")
+                #expect(Plistlib.canonical(root.value) == expected.value, "\(path)")
+            }
+        }
+    }
+
+    @Test(arguments: [11, 12, 13])
+    func plistlibReadsWhatMdmconfWrites(_ seed: Int) throws {
+        let folder = try Plistlib.temporaryFolder()
+        var rng = SeededGenerator(seed: UInt64(seed))
+        var paths: [String] = []
+        var values: [PlistValue] = []
+        for index in 0..<60 {
+            let value: PlistValue = .dictionary(PlistDictionary([.init(key: "root", value: PlistNode(RandomPlist.value(&rng)))]))
+            let path = folder.appendingPathComponent("\(index).plist").path
+            try PlistWriter.xml(value).write(toFile: path, atomically: true, encoding: .utf8)
+            paths.append(path)
+            values.append(value)
+        }
+        let results = try Plistlib.objects(try Plistlib.run(["canon"] + paths))
+        #expect(results.count == values.count)
+        for (value, result) in zip(values, results) {
+            #expect(result["error"] == nil, "\(result["error"]?.value as Any)")
+            #expect(result["value"]?.value == Plistlib.canonical(value))
+        }
+    }
+
+    /// Every corpus file that plistlib reads, mdmconf reads to an equal value.
+    @Test func corpusFilesReadEqual() throws {
+        let folders = ["configs", "manifests"].map { Plistlib.corpus.appendingPathComponent($0) }
+        var paths: [String] = []
+        for folder in folders {
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            paths += names.map { folder.appendingPathComponent($0).path }
+        }
+        try #require(paths.count > 30, "corpus not found beside the project at \(Plistlib.corpus.path)")
+        let results = try Plistlib.objects(try Plistlib.run(["canon"] + paths))
+        var compared = 0
+        for result in results {
+            guard case .string(let path)? = result["path"]?.value, let expected = result["value"] else { continue }
+            let (document, _) = try PropertyListReader().readFile(path)
+            let root = try #require(document.root, "\(path): \(document.diagnostics.map(\.message))")
+            #expect(Plistlib.canonical(root.value) == expected.value, "\(path)")
+            compared += 1
+        }
+        #expect(compared >= 35)
+    }
+}
+
+enum Plistlib {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let corpus = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    static let oracle = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/plistlib_oracle.py")
+
+    /// `MDMCONF_PYTHON`, or the first `python3` on the PATH.
+    static let interpreter: String? = {
+        if let explicit = ProcessInfo.processInfo.environment["MDMCONF_PYTHON"] { return explicit }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") {
+            let candidate = "\(folder)/python3"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }()
+
+    static func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-plistlib-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func run(_ arguments: [String]) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: interpreter ?? "python3")
+        process.arguments = [oracle.path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw OracleFailed(status: process.terminationStatus) }
+        return Array(data)
+    }
+
+    struct OracleFailed: Error { var status: Int32 }
+
+    static func objects(_ json: [UInt8]) throws -> [PlistDictionary] {
+        let document = JSONPlistReader().read(json, file: "oracle.json")
+        guard case .array(let items)? = document.root?.value else { throw OracleFailed(status: -1) }
+        return items.compactMap { if case .dictionary(let dict) = $0.value { dict } else { nil } }
+    }
+
+    /// The same tagged form the oracle prints.
+    static func canonical(_ value: PlistValue) -> PlistValue {
+        switch value {
+        case .string(let text): ["str", .string(text)]
+        case .integer(let number): ["int", .string(String(number))]
+        case .real(let number):
+            ["real", .string(number.isNaN ? "nan" : String(number.bitPattern, radix: 16).leftPadded(to: 16))]
+        case .boolean(let flag): ["bool", .boolean(flag)]
+        case .date(let date): ["date", .integer(Int64((date.secondsSince1970 * 1000).rounded()))]
+        case .data: ["data", PlistWriter.jsonValue(value).plistString]
+        case .array(let items): ["array", .array(items.map { PlistNode(canonical($0.value)) })]
+        case .dictionary(let dict):
+            ["dict", .array(dict.entries.map { PlistNode(.array([PlistNode(.string($0.key)), PlistNode(canonical($0.value.value))])) })]
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
+
+extension JSONValue {
+    fileprivate var plistString: PlistValue { if case .string(let text) = self { .string(text) } else { "" } }
+}
