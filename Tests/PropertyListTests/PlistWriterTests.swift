@@ -104,7 +104,8 @@ struct PlistWriterTests {
         // JSON has no dates or data and writes nan as a string; everything else reads back equal.
         var rng = SeededGenerator(seed: UInt64(seed) &+ 100)
         for _ in 0..<50 {
-            let value = RandomPlist.value(&rng)
+            // Wrapped in an array: a bare `true` is not taken for JSON (prose could start that way).
+            let value: PlistValue = [RandomPlist.value(&rng)]
             let json = PlistWriter.json(value)
             let document = PropertyListReader().read(Array(json.utf8), file: "round.json")
             #expect(!document.hasErrors, "\(document.diagnostics.map(\.message)) in \(json)")
