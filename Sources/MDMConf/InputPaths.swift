@@ -42,7 +42,9 @@ public enum InputPaths {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
             if isDirectory(path) {
                 files += filesBelow(path, extensions: extensions)
-            } else if let dot = name.lastIndex(of: "."), extensions.contains(String(name[name.index(after: dot)...]).lowercased()) {
+            } else if let dot = name.lastIndex(of: "."),
+                extensions.contains(String(name[name.index(after: dot)...]).lowercased())
+            {
                 files.append(path)
             }
         }

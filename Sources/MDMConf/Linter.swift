@@ -22,11 +22,13 @@ public struct Linter: Sendable {
         let reader = PropertyListReader(options: readerOptions)
         do {
             let (document, bytes) = try reader.readFile(path)
-            let report = FileReport(path: document.file, shape: document.shape?.rawValue, diagnostics: document.diagnostics)
+            let report = FileReport(
+                path: document.file, shape: document.shape?.rawValue, diagnostics: document.diagnostics)
             let quoted = document.diagnostics.contains { $0.line != nil }
             return Result(report: report, source: quoted ? SourceText(bytes) : nil, unreadable: false)
         } catch {
-            return Result(report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
+            return Result(
+                report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
         }
     }
 

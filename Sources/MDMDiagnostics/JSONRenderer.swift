@@ -44,7 +44,11 @@ public struct JSONRenderer: Sendable {
         members += [
             ("keyPath", .optional(diagnostic.keyPath)),
             ("hint", .optional(diagnostic.hint)),
-            ("notes", .array(diagnostic.notes.map { .object([("message", .string($0.message))] + Self.location($0.location)) })),
+            (
+                "notes",
+                .array(
+                    diagnostic.notes.map { .object([("message", .string($0.message))] + Self.location($0.location)) })
+            ),
         ]
         return .object(members)
     }

@@ -72,7 +72,9 @@ public struct BinaryPlistReader: Sendable {
             let offsetSize = Int(bytes[start + 6])
             let referenceSize = Int(bytes[start + 7])
             guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
-                throw damaged("trailer has offset size \(offsetSize) and reference size \(referenceSize); each must be 1 to 8", at: start + 6)
+                throw damaged(
+                    "trailer has offset size \(offsetSize) and reference size \(referenceSize); each must be 1 to 8",
+                    at: start + 6)
             }
             let objectCount = readUnsigned(at: start + 8, size: 8)
             let topObject = readUnsigned(at: start + 16, size: 8)
@@ -87,7 +89,8 @@ public struct BinaryPlistReader: Sendable {
             guard tableOffset >= 9, !tableSize.overflow, tableOffset <= UInt64(start),
                 tableSize.partialValue <= UInt64(start) - tableOffset
             else {
-                throw damaged("offset table at \(tableOffset) does not fit between the header and the trailer", at: start + 24)
+                throw damaged(
+                    "offset table at \(tableOffset) does not fit between the header and the trailer", at: start + 24)
             }
             trailer = Trailer(
                 offsetSize: offsetSize, referenceSize: referenceSize, objectCount: Int(objectCount),
@@ -122,7 +125,8 @@ public struct BinaryPlistReader: Sendable {
             var total: UInt64 = 1
             for index in 0..<references {
                 let child = Int(readUnsigned(at: start + index * trailer.referenceSize, size: trailer.referenceSize))
-                let (sum, overflow) = total.addingReportingOverflow(try expandedSize(child, depth: depth + 1, sizes: &sizes))
+                let (sum, overflow) = total.addingReportingOverflow(
+                    try expandedSize(child, depth: depth + 1, sizes: &sizes))
                 total = overflow ? .max : sum
             }
             onPath[reference] = false
@@ -173,17 +177,20 @@ public struct BinaryPlistReader: Sendable {
 
         mutating func object(_ reference: Int, depth: Int) throws(Failure) -> PlistNode {
             guard reference < trailer.objectCount else {
-                throw damaged("reference to object \(reference); there are \(trailer.objectCount)", at: trailer.tableOffset)
+                throw damaged(
+                    "reference to object \(reference); there are \(trailer.objectCount)", at: trailer.tableOffset)
             }
             nodes += 1
             guard nodes <= options.maxNodes else {
                 throw Failure(
-                    code: PlistCode.tooManyNodes, message: "binary plist expands to more than \(options.maxNodes) values",
+                    code: PlistCode.tooManyNodes,
+                    message: "binary plist expands to more than \(options.maxNodes) values",
                     offset: 0, hint: "shared objects are expanded once per use; this file multiplies them")
             }
             guard depth < options.maxDepth else {
                 throw Failure(
-                    code: PlistCode.nestingTooDeep, message: "containers are nested deeper than \(options.maxDepth) levels",
+                    code: PlistCode.nestingTooDeep,
+                    message: "containers are nested deeper than \(options.maxDepth) levels",
                     offset: try offset(of: reference))
             }
             let offset = try offset(of: reference)
@@ -197,7 +204,8 @@ public struct BinaryPlistReader: Sendable {
                 default:
                     throw Failure(
                         code: PlistCode.unsupportedBinaryObject,
-                        message: marker == 0 ? "null object has no plist form" : "unknown object marker 0x\(hex(marker))",
+                        message: marker == 0
+                            ? "null object has no plist form" : "unknown object marker 0x\(hex(marker))",
                         offset: offset)
                 }
             case 0x1:
@@ -211,7 +219,9 @@ public struct BinaryPlistReader: Sendable {
                 let value = size == 4 ? Double(Float(bitPattern: UInt32(raw))) : Double(bitPattern: raw)
                 return PlistNode(.real(value), at: position)
             case 0x3:
-                guard marker == 0x33, offset + 9 <= trailer.tableOffset else { throw damaged("malformed date", at: offset) }
+                guard marker == 0x33, offset + 9 <= trailer.tableOffset else {
+                    throw damaged("malformed date", at: offset)
+                }
                 let seconds = Double(bitPattern: readUnsigned(at: offset + 1, size: 8))
                 return PlistNode(.date(PlistDate(secondsSinceReferenceDate: seconds)), at: position)
             case 0x4:
@@ -222,14 +232,18 @@ public struct BinaryPlistReader: Sendable {
                 let (count, start) = try count(marker: offset)
                 try requireSpace(count, of: 1, at: start, what: "ASCII string", marker: offset)
                 let slice = bytes[start..<start + count]
-                guard slice.allSatisfy({ $0 < 0x80 }) else { throw damaged("ASCII string holds a non-ASCII byte", at: offset) }
+                guard slice.allSatisfy({ $0 < 0x80 }) else {
+                    throw damaged("ASCII string holds a non-ASCII byte", at: offset)
+                }
                 return PlistNode(.string(String(decoding: slice, as: UTF8.self)), at: position)
             case 0x6:
                 let (count, start) = try count(marker: offset)
                 try requireSpace(count, of: 2, at: start, what: "UTF-16 string", marker: offset)
                 var units: [UInt16] = []
                 units.reserveCapacity(count)
-                for index in 0..<count { units.append(UInt16(bytes[start + 2 * index]) << 8 | UInt16(bytes[start + 2 * index + 1])) }
+                for index in 0..<count {
+                    units.append(UInt16(bytes[start + 2 * index]) << 8 | UInt16(bytes[start + 2 * index + 1]))
+                }
                 var text = ""
                 var decoder = UTF16()
                 var iterator = units.makeIterator()
@@ -248,7 +262,8 @@ public struct BinaryPlistReader: Sendable {
                 var items: [PlistNode] = []
                 items.reserveCapacity(count)
                 for index in 0..<count {
-                    let child = Int(readUnsigned(at: start + index * trailer.referenceSize, size: trailer.referenceSize))
+                    let child = Int(
+                        readUnsigned(at: start + index * trailer.referenceSize, size: trailer.referenceSize))
                     do {
                         items.append(try object(child, depth: depth + 1))
                     } catch {
@@ -266,7 +281,8 @@ public struct BinaryPlistReader: Sendable {
                 var entries: [PlistDictionary.Entry] = []
                 entries.reserveCapacity(count)
                 for index in 0..<count {
-                    let keyReference = Int(readUnsigned(at: start + index * trailer.referenceSize, size: trailer.referenceSize))
+                    let keyReference = Int(
+                        readUnsigned(at: start + index * trailer.referenceSize, size: trailer.referenceSize))
                     let valueReference = Int(
                         readUnsigned(at: start + (count + index) * trailer.referenceSize, size: trailer.referenceSize))
                     let keyNode = try object(keyReference, depth: depth + 1)
@@ -299,14 +315,18 @@ public struct BinaryPlistReader: Sendable {
 
         mutating func enter(_ reference: Int, at offset: Int) throws(Failure) {
             guard !onPath[reference] else {
-                throw Failure(code: PlistCode.binaryCycle, message: "container object \(reference) contains itself", offset: offset)
+                throw Failure(
+                    code: PlistCode.binaryCycle, message: "container object \(reference) contains itself",
+                    offset: offset)
             }
             onPath[reference] = true
         }
 
         func integer(at offset: Int) throws(Failure) -> Int64 {
             let size = 1 << Int(bytes[offset] & 0x0F)
-            guard size <= 16, offset + 1 + size <= trailer.tableOffset else { throw damaged("integer of \(size) bytes", at: offset) }
+            guard size <= 16, offset + 1 + size <= trailer.tableOffset else {
+                throw damaged("integer of \(size) bytes", at: offset)
+            }
             switch size {
             case 1, 2, 4: return Int64(readUnsigned(at: offset + 1, size: size))
             case 8: return Int64(bitPattern: readUnsigned(at: offset + 1, size: 8))
@@ -314,7 +334,8 @@ public struct BinaryPlistReader: Sendable {
                 let high = readUnsigned(at: offset + 1, size: 8)
                 let low = Int64(bitPattern: readUnsigned(at: offset + 9, size: 8))
                 if (high == 0 && low >= 0) || (high == UInt64.max && low < 0) { return low }
-                throw Failure(code: PlistCode.integerOverflow, message: "128-bit integer does not fit in 64 bits", offset: offset)
+                throw Failure(
+                    code: PlistCode.integerOverflow, message: "128-bit integer does not fit in 64 bits", offset: offset)
             }
         }
 

@@ -1,3 +1,5 @@
+import MDMDiagnostics
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import MDMDiagnostics
 
 /// A file that could not be read at all (missing, a folder, no permission): the `66` exit of the CLI.
 public struct InputError: Error, Sendable, Equatable {
@@ -49,7 +50,9 @@ public enum InputFile {
         return try readAll(descriptor: descriptor, path: path, limit: limit, knownSize: size)
     }
 
-    private static func readAll(descriptor: Int32, path: String, limit: Int, knownSize: Int?) throws(InputError) -> Contents {
+    private static func readAll(descriptor: Int32, path: String, limit: Int, knownSize: Int?) throws(InputError)
+        -> Contents
+    {
         var bytes: [UInt8] = []
         bytes.reserveCapacity((knownSize ?? 64 * 1024) + 1)
         let chunk = 1 << 20

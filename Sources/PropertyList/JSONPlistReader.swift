@@ -18,7 +18,8 @@ public struct JSONPlistReader: Sendable {
             if parser.index < bytes.count { throw parser.failure("unexpected text after the JSON value") }
             return PlistDocument(file: file, root: root, shape: .json, diagnostics: parser.diagnostics)
         } catch {
-            return PlistDocument(file: file, root: nil, shape: .json, diagnostics: parser.diagnostics + [error.diagnostic])
+            return PlistDocument(
+                file: file, root: nil, shape: .json, diagnostics: parser.diagnostics + [error.diagnostic])
         }
     }
 
@@ -118,10 +119,14 @@ public struct JSONPlistReader: Sendable {
             while true {
                 skipSpace()
                 let keyPosition = position
-                guard index < bytes.count, bytes[index] == 0x22 else { throw failure("expected a member name in quotes") }
+                guard index < bytes.count, bytes[index] == 0x22 else {
+                    throw failure("expected a member name in quotes")
+                }
                 let key = try string()
                 skipSpace()
-                guard index < bytes.count, bytes[index] == 0x3A else { throw failure("expected ':' after the member name") }
+                guard index < bytes.count, bytes[index] == 0x3A else {
+                    throw failure("expected ':' after the member name")
+                }
                 index += 1
                 skipSpace()
                 path.append(.key(key))
@@ -211,10 +216,14 @@ public struct JSONPlistReader: Sendable {
                             }
                             index += 2
                             let low = try hex4()
-                            guard (0xDC00...0xDFFF).contains(low) else { throw failure("unpaired surrogate in \\u escape") }
+                            guard (0xDC00...0xDFFF).contains(low) else {
+                                throw failure("unpaired surrogate in \\u escape")
+                            }
                             scalar = 0x10000 + (scalar - 0xD800) << 10 + (low - 0xDC00)
                         }
-                        guard let value = Unicode.Scalar(scalar) else { throw failure("unpaired surrogate in \\u escape") }
+                        guard let value = Unicode.Scalar(scalar) else {
+                            throw failure("unpaired surrogate in \\u escape")
+                        }
                         out.append(contentsOf: Array(String(value).utf8))
                     default:
                         throw failure("invalid escape in string")

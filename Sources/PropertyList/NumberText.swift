@@ -94,7 +94,9 @@ enum RealText {
         guard digits > 0 else { return false }
         if index < bytes.endIndex, bytes[index] | 0x20 == 0x65 {
             index = bytes.index(after: index)
-            if index < bytes.endIndex, bytes[index] == 0x2B || bytes[index] == 0x2D { index = bytes.index(after: index) }
+            if index < bytes.endIndex, bytes[index] == 0x2B || bytes[index] == 0x2D {
+                index = bytes.index(after: index)
+            }
             guard isDigit(index) else { return false }
             while isDigit(index) { index = bytes.index(after: index) }
         }

@@ -88,7 +88,8 @@ struct XMLPlistBuilder {
         if stack.count >= options.maxDepth {
             report(
                 PlistCode.nestingTooDeep, .error, "elements are nested deeper than \(options.maxDepth) levels",
-                at: position, keyPath: .root, hint: "real plists nest a few levels; this looks like an attack on the reader")
+                at: position, keyPath: .root,
+                hint: "real plists nest a few levels; this looks like an attack on the reader")
             mustStop = true
             return
         }
@@ -170,7 +171,8 @@ struct XMLPlistBuilder {
             let message: String
             if case .boolean(let value) = kind {
                 message = "text \(quoted(shown)) inside <\(value)/>"
-                report(PlistCode.unexpectedContent, .error, message, at: position(), hint: "<\(value)/> is always empty")
+                report(
+                    PlistCode.unexpectedContent, .error, message, at: position(), hint: "<\(value)/> is always empty")
             } else {
                 message = "text \(quoted(shown)) outside of any value element"
                 report(
@@ -242,7 +244,8 @@ struct XMLPlistBuilder {
             } else {
                 report(
                     PlistCode.invalidDate, .error, "invalid date \(quoted(body))", at: position,
-                    keyPath: currentPath(), hint: "write dates as YYYY-MM-DDTHH:MM:SSZ in UTC, e.g. 2024-05-01T08:30:00Z")
+                    keyPath: currentPath(),
+                    hint: "write dates as YYYY-MM-DDTHH:MM:SSZ in UTC, e.g. 2024-05-01T08:30:00Z")
                 attach(nil)
             }
         case .data:
@@ -343,7 +346,8 @@ struct XMLPlistBuilder {
                 if let node { stack[last].items.append(node) } else { stack[last].dropped += 1 }
             } else if let node {
                 report(
-                    PlistCode.extraValue, .error, "<plist> holds more than one value; this <\(node.value.typeName)> is extra",
+                    PlistCode.extraValue, .error,
+                    "<plist> holds more than one value; this <\(node.value.typeName)> is extra",
                     at: node.position, hint: "a plist has exactly one root value, usually a <dict>")
             }
         case .array:
@@ -447,7 +451,10 @@ struct XMLPlistBuilder {
 
     private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
         // ASCII first: the Unicode property lookup is slow, and nearly every key is ASCII.
-        if scalar.isASCII { return scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0B}" || scalar == "\u{0C}" }
+        if scalar.isASCII {
+            return scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0B}"
+                || scalar == "\u{0C}"
+        }
         return scalar.properties.isWhitespace
     }
 }

@@ -77,7 +77,8 @@ enum Prolog {
                     Diagnostic(
                         PlistCode.invalidEncoding, severity: .error,
                         message: "the document declares encoding \(quoted(declared)); plists here must be UTF-8",
-                        location: location(0), hint: "convert it, e.g. iconv -f \(declared) -t UTF-8, and declare UTF-8"))
+                        location: location(0), hint: "convert it, e.g. iconv -f \(declared) -t UTF-8, and declare UTF-8"
+                    ))
                 return (diagnostics, true)
             }
         }
@@ -101,8 +102,10 @@ enum Prolog {
                 diagnostics.append(
                     Diagnostic(
                         PlistCode.smartQuotes, severity: .error,
-                        message: "typographic quote \(isDouble ? "“ or ”" : "‘ or ’") in markup; XML needs straight quotes",
-                        location: here, hint: "replace “ ” with \" (this often comes from copying out of a word processor)"))
+                        message:
+                            "typographic quote \(isDouble ? "“ or ”" : "‘ or ’") in markup; XML needs straight quotes",
+                        location: here,
+                        hint: "replace “ ” with \" (this often comes from copying out of a word processor)"))
             }
             input.replaceSubrange(index..<index + 3, with: opening ? [0x20, 0x20, quote] : [quote, 0x20, 0x20])
             index += 3
@@ -117,9 +120,11 @@ enum Prolog {
         guard text.starts(with: Array("<?xml".utf8)), let close = text.firstIndex(of: 0x3E) else { return nil }
         let declaration = Array(text[..<close])
         let keyword = Array("encoding".utf8)
-        guard let found = (0..<max(0, declaration.count - keyword.count + 1)).first(where: {
-            declaration[$0..<$0 + keyword.count].elementsEqual(keyword)
-        }) else { return nil }
+        guard
+            let found = (0..<max(0, declaration.count - keyword.count + 1)).first(where: {
+                declaration[$0..<$0 + keyword.count].elementsEqual(keyword)
+            })
+        else { return nil }
         var rest = declaration[(found + keyword.count)...].drop { $0 == 0x20 || $0 == 0x3D || $0 == 0x09 }
         guard let quote = rest.first, quote == 0x22 || quote == 0x27 else { return nil }
         rest = rest.dropFirst()
@@ -225,7 +230,8 @@ private final class SAXContext {
         var nameLength = 0
         while localname[nameLength] != 0 { nameLength += 1 }
         var element = PlistElement(name: UnsafeBufferPointer(start: localname, count: nameLength))
-        if uri != nil, case .unknown = element {} else if uri != nil {
+        if uri != nil, case .unknown = element {
+        } else if uri != nil {
             element = .unknown(String(cString: localname))
         }
         var version: String?
@@ -235,7 +241,8 @@ private final class SAXContext {
                 guard let name = attributes[base], let valueStart = attributes[base + 3],
                     let valueEnd = attributes[base + 4], String(cString: name) == "version"
                 else { continue }
-                version = String(decoding: UnsafeBufferPointer(start: valueStart, count: valueEnd - valueStart), as: UTF8.self)
+                version = String(
+                    decoding: UnsafeBufferPointer(start: valueStart, count: valueEnd - valueStart), as: UTF8.self)
             }
         }
         builder.startElement(element, position: position(at: offset), version: version)
@@ -281,7 +288,8 @@ private final class SAXContext {
             let name = error.str1.map { String(cString: $0) } ?? "?"
             report(
                 PlistCode.undeclaredEntity, "reference to undeclared entity \(quoted("&" + name + ";"))",
-                offset: offset, hint: "only &amp; &lt; &gt; &quot; &apos; and character references such as &#10; exist here")
+                offset: offset,
+                hint: "only &amp; &lt; &gt; &quot; &apos; and character references such as &#10; exist here")
             return
         case Int(XML_ERR_DOCUMENT_EMPTY.rawValue):
             report(PlistCode.emptyDocument, "the input holds no XML element", offset: offset)
@@ -298,7 +306,8 @@ private final class SAXContext {
             return
         }
         if message.hasPrefix("excessive depth") {
-            report(PlistCode.nestingTooDeep, "elements are nested deeper than libxml2 allows (256 levels)", offset: offset)
+            report(
+                PlistCode.nestingTooDeep, "elements are nested deeper than libxml2 allows (256 levels)", offset: offset)
             stop()
             return
         }

@@ -16,7 +16,9 @@ enum CLIProcess {
         let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var folder = testBinary.deletingLastPathComponent()
         // On macOS the test bundle is Foo.xctest/Contents/MacOS/Foo.
-        while folder.path != "/" && !FileManager.default.fileExists(atPath: folder.appendingPathComponent("mdmconf").path) {
+        while folder.path != "/"
+            && !FileManager.default.fileExists(atPath: folder.appendingPathComponent("mdmconf").path)
+        {
             folder = folder.deletingLastPathComponent()
         }
         return folder.appendingPathComponent("mdmconf")

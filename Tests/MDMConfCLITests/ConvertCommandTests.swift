@@ -26,7 +26,11 @@ struct ConvertCommandTests {
     }
 
     @Test func jsonBackToXMLKeepsTheValue() throws {
-        let json = try CLIProcess.run(["convert", "-", "--to", "json"], stdin: "<dict><key>n</key><integer>-9223372036854775808</integer><key>r</key><real>1e300</real><key>s</key><string>a&amp;b</string></dict>")
+        let json = try CLIProcess.run(
+            ["convert", "-", "--to", "json"],
+            stdin:
+                "<dict><key>n</key><integer>-9223372036854775808</integer><key>r</key><real>1e300</real><key>s</key><string>a&amp;b</string></dict>"
+        )
         #expect(json.status == 0)
         let xml = try CLIProcess.run(["convert", "-", "--to", "xml"], stdin: json.stdout)
         #expect(xml.status == 0)
@@ -38,7 +42,9 @@ struct ConvertCommandTests {
         let result = try CLIProcess.run(["convert", "Examples/broken/bad-values.plist", "--to", "json"])
         #expect(result.status == 1)
         #expect(result.stdout == "")
-        #expect(result.stderr.contains("Examples/broken/bad-values.plist:6:2: error: invalid integer '84 43' [MC1015 invalid-integer]"))
+        #expect(
+            result.stderr.contains(
+                "Examples/broken/bad-values.plist:6:2: error: invalid integer '84 43' [MC1015 invalid-integer]"))
     }
 
     @Test func stringsXMLCannotCarryAreRefused() throws {

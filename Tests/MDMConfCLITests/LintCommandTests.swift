@@ -24,17 +24,23 @@ struct LintCommandTests {
         let result = try CLIProcess.run(["lint", "Examples"])
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("8 files checked: 12 errors"))
-        let files = result.stdout.split(separator: "\n").filter { $0.contains(": error:") }.map { $0.split(separator: ":")[0] }
+        let files = result.stdout.split(separator: "\n").filter { $0.contains(": error:") }.map {
+            $0.split(separator: ":")[0]
+        }
         #expect(files == files.sorted())
     }
 
     @Test func missingFileExitsSixtySix() throws {
         let result = try CLIProcess.run(["lint", "Examples/app/com.example.field.plist", "no/such/file.plist"])
         #expect(result.status == 66)
-        #expect(result.stdout.contains("no/such/file.plist: error: cannot read no/such/file.plist: no such file [MC1000 unreadable-file]"))
+        #expect(
+            result.stdout.contains(
+                "no/such/file.plist: error: cannot read no/such/file.plist: no such file [MC1000 unreadable-file]"))
     }
 
-    @Test(arguments: [[String](["lint"]), ["lint", "--format", "yaml", "x.plist"], ["lint", "--bogus", "x.plist"], ["frobnicate"]])
+    @Test(arguments: [
+        [String](["lint"]), ["lint", "--format", "yaml", "x.plist"], ["lint", "--bogus", "x.plist"], ["frobnicate"],
+    ])
     func usageErrorsExitSixtyFour(_ arguments: [String]) throws {
         let result = try CLIProcess.run(arguments)
         #expect(result.status == 64)
@@ -42,7 +48,9 @@ struct LintCommandTests {
     }
 
     @Test func jsonReportHasTheDocumentedShape() throws {
-        let result = try CLIProcess.run(["lint", "--format", "json", "Examples/broken/bad-values.plist", "Examples/app/com.example.field.plist"])
+        let result = try CLIProcess.run([
+            "lint", "--format", "json", "Examples/broken/bad-values.plist", "Examples/app/com.example.field.plist",
+        ])
         #expect(result.status == 1)
         let json = try CLIProcess.json(result.stdout)
         let files = try #require(json["files"] as? [[String: Any]])
@@ -74,7 +82,8 @@ struct LintCommandTests {
         let github = try CLIProcess.run(["lint", "--format", "github", "Examples/broken/smart-quotes.plist"])
         #expect(
             github.stdout.hasPrefix(
-                "::error file=Examples/broken/smart-quotes.plist,line=1,col=15,title=MC1021 smart-quotes::typographic quote"))
+                "::error file=Examples/broken/smart-quotes.plist,line=1,col=15,title=MC1021 smart-quotes::typographic quote"
+            ))
     }
 
     @Test func standardInput() throws {
@@ -84,7 +93,8 @@ struct LintCommandTests {
     }
 
     @Test func sizeLimitIsConfigurable() throws {
-        let path = try CLIProcess.temporaryFile("big.plist", "<plist><string>" + String(repeating: "x", count: 5000) + "</string></plist>")
+        let path = try CLIProcess.temporaryFile(
+            "big.plist", "<plist><string>" + String(repeating: "x", count: 5000) + "</string></plist>")
         let limited = try CLIProcess.run(["lint", "--max-size", "1K", path])
         #expect(limited.status == 1)
         #expect(limited.stdout.contains("MC1006 file-too-large"))
@@ -92,7 +102,8 @@ struct LintCommandTests {
     }
 
     @Test func hostileInputsEndWithAFindingNotACrash() throws {
-        let deep = try CLIProcess.temporaryFile("deep.plist", "<plist>" + String(repeating: "<array>", count: 100_000) + "</plist>")
+        let deep = try CLIProcess.temporaryFile(
+            "deep.plist", "<plist>" + String(repeating: "<array>", count: 100_000) + "</plist>")
         let result = try CLIProcess.run(["lint", deep, "Examples/broken/entity-expansion.plist"])
         #expect(result.status == 1)
         #expect(result.stdout.contains("MC1005 nesting-too-deep"))

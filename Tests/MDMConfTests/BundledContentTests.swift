@@ -41,12 +41,15 @@ struct BundledContentTests {
         let found = result.report.diagnostics.filter { $0.severity != .info }.map(\.code.code)
         #expect(found == expected, "\(relative): \(result.report.diagnostics.map { "\($0.code.code) \($0.message)" })")
         for diagnostic in result.report.diagnostics {
-            #expect(diagnostic.line != nil && diagnostic.column != nil, "\(relative): \(diagnostic.message) has no position")
+            #expect(
+                diagnostic.line != nil && diagnostic.column != nil, "\(relative): \(diagnostic.message) has no position"
+            )
         }
     }
 
     static func expectedCodes(in text: String) -> [String] {
-        guard let start = text.range(of: "<!-- expect:"), let end = text.range(of: "-->", range: start.upperBound..<text.endIndex)
+        guard let start = text.range(of: "<!-- expect:"),
+            let end = text.range(of: "-->", range: start.upperBound..<text.endIndex)
         else { return [] }
         return text[start.upperBound..<end.lowerBound].split(separator: " ").map(String.init)
     }

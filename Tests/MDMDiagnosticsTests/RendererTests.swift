@@ -10,7 +10,8 @@ struct RendererTests {
 
     static let report = DiagnosticReport(files: [
         FileReport(
-            path: "app/bad-port.plist", schema: SchemaReference(path: "app/schema.xml", format: "appconfig", id: "com.example.field"),
+            path: "app/bad-port.plist",
+            schema: SchemaReference(path: "app/schema.xml", format: "appconfig", id: "com.example.field"),
             shape: "fragment",
             diagnostics: [
                 Diagnostic(
@@ -20,7 +21,9 @@ struct RendererTests {
                 Diagnostic(
                     duplicate, severity: .warning, message: "duplicate key 'Port'",
                     location: SourceLocation(file: "app/bad-port.plist", line: 2, column: 2), keyPath: "Port",
-                    notes: [.init("first defined here", at: SourceLocation(file: "app/bad-port.plist", line: 1, column: 1))]),
+                    notes: [
+                        .init("first defined here", at: SourceLocation(file: "app/bad-port.plist", line: 1, column: 1))
+                    ]),
             ]),
         FileReport(path: "app/good.plist", shape: "document"),
     ])
@@ -57,7 +60,8 @@ struct RendererTests {
         let line = String(repeating: "<true/>", count: 1_000) + "<oops/>" + String(repeating: "<true/>", count: 1_000)
         let column = 7_001
         let diagnostic = Diagnostic(
-            Self.duplicate, severity: .error, message: "m", location: SourceLocation(file: "f", line: 1, column: column))
+            Self.duplicate, severity: .error, message: "m", location: SourceLocation(file: "f", line: 1, column: column)
+        )
         let text = TextRenderer(options: RenderOptions(sources: ["f": SourceText(Array(line.utf8))])).render(diagnostic)
         let lines = text.split(separator: "\n")
         #expect(lines.allSatisfy { $0.count < 200 })
@@ -122,7 +126,8 @@ struct RendererTests {
             location: SourceLocation(file: "a,b:c.plist", line: 4, column: 9), hint: "fix it")
         #expect(
             GitHubRenderer().render(diagnostic)
-                == "::warning file=a%2Cb%3Ac.plist,line=4,col=9,title=MC2003 type-mismatch::100%25 wrong%0Asecond line%0Ahint: fix it")
+                == "::warning file=a%2Cb%3Ac.plist,line=4,col=9,title=MC2003 type-mismatch::100%25 wrong%0Asecond line%0Ahint: fix it"
+        )
         let info = Diagnostic(Self.typeMismatch, severity: .info, message: "m")
         #expect(GitHubRenderer().render(info) == "::notice title=MC2003 type-mismatch::m")
     }

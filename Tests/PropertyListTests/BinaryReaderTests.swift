@@ -74,7 +74,8 @@ struct BinaryReaderTests {
     }
 
     @Test func sharedObjectsAreExpanded() throws {
-        let document = PropertyListReader().read(B(objects: [B.array([1, 1, 1]), B.ascii("x")]).bytes, file: "shared.bplist")
+        let document = PropertyListReader().read(
+            B(objects: [B.array([1, 1, 1]), B.ascii("x")]).bytes, file: "shared.bplist")
         #expect(document.root?.value == ["x", "x", "x"])
     }
 
@@ -87,33 +88,47 @@ struct BinaryReaderTests {
     }
 
     static let damaged: [DamagedCase] = [
-        DamagedCase(name: "array that contains itself", file: B(objects: [B.array([0])]), code: PlistCode.binaryCycle, keyPath: "[0]"),
+        DamagedCase(
+            name: "array that contains itself", file: B(objects: [B.array([0])]), code: PlistCode.binaryCycle,
+            keyPath: "[0]"),
         DamagedCase(
             name: "cycle two levels down", file: B(objects: [B.dict([1], [2]), B.ascii("k"), B.array([0])]),
             code: PlistCode.binaryCycle, keyPath: "k[0]"),
         DamagedCase(name: "top object out of range", file: B(objects: [[0x09]], top: 3), code: PlistCode.invalidBinary),
-        DamagedCase(name: "reference out of range", file: B(objects: [B.array([7])]), code: PlistCode.invalidBinary, keyPath: "[0]"),
+        DamagedCase(
+            name: "reference out of range", file: B(objects: [B.array([7])]), code: PlistCode.invalidBinary,
+            keyPath: "[0]"),
         DamagedCase(
             name: "object offset outside the object area", file: B(objects: [[0x09]], offsetOverride: [0: 250]),
             code: PlistCode.invalidBinary),
-        DamagedCase(name: "offset table past the end", file: B(objects: [[0x09]], tableOffsetShift: 500), code: PlistCode.invalidBinary),
-        DamagedCase(name: "more objects than the table holds", file: B(objects: [[0x09]], objectCount: 1 << 40), code: PlistCode.invalidBinary),
+        DamagedCase(
+            name: "offset table past the end", file: B(objects: [[0x09]], tableOffsetShift: 500),
+            code: PlistCode.invalidBinary),
+        DamagedCase(
+            name: "more objects than the table holds", file: B(objects: [[0x09]], objectCount: 1 << 40),
+            code: PlistCode.invalidBinary),
         DamagedCase(
             name: "overlong array count", file: B(objects: [[0xAF, 0x13] + B.bigEndian(1 << 60, 8)]),
             code: PlistCode.invalidBinary),
-        DamagedCase(name: "string longer than the file", file: B(objects: [[0x5F, 0x10, 0xFF, 0x41]]), code: PlistCode.invalidBinary),
+        DamagedCase(
+            name: "string longer than the file", file: B(objects: [[0x5F, 0x10, 0xFF, 0x41]]),
+            code: PlistCode.invalidBinary),
         DamagedCase(
             name: "dictionary key that is not a string", file: B(objects: [B.dict([1], [1]), B.int8(3)]),
             code: PlistCode.invalidBinary),
         DamagedCase(
-            name: "unpaired surrogate", file: B(objects: [B.dict([1], [2]), B.ascii("name"), B.utf16([0xD800, 0x0041])]),
+            name: "unpaired surrogate",
+            file: B(objects: [B.dict([1], [2]), B.ascii("name"), B.utf16([0xD800, 0x0041])]),
             code: PlistCode.invalidBinary, keyPath: "name"),
-        DamagedCase(name: "null object", file: B(objects: [B.array([1]), [0x00]]), code: PlistCode.unsupportedBinaryObject, keyPath: "[0]"),
+        DamagedCase(
+            name: "null object", file: B(objects: [B.array([1]), [0x00]]), code: PlistCode.unsupportedBinaryObject,
+            keyPath: "[0]"),
         DamagedCase(name: "UID object", file: B(objects: [[0x80, 0x01]]), code: PlistCode.unsupportedBinaryObject),
         DamagedCase(
             name: "128-bit integer over Int64", file: B(objects: [[0x14] + B.bigEndian(1, 8) + B.bigEndian(0, 8)]),
             code: PlistCode.integerOverflow),
-        DamagedCase(name: "non-ASCII byte in an ASCII string", file: B(objects: [[0x51, 0xE9]]), code: PlistCode.invalidBinary),
+        DamagedCase(
+            name: "non-ASCII byte in an ASCII string", file: B(objects: [[0x51, 0xE9]]), code: PlistCode.invalidBinary),
     ]
 
     @Test(arguments: damaged)

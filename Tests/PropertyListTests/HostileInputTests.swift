@@ -48,7 +48,9 @@ struct HostileInputTests {
 
     @Test func hundredThousandDeepNestingStopsAtTheDepthLimit() throws {
         let depth = 100_000
-        let text = "<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</plist>"
+        let text =
+            "<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+            + "</plist>"
         let document = PropertyListReader().read(Array(text.utf8), file: "deep.plist")
         #expect(document.diagnostics.map(\.code) == [PlistCode.nestingTooDeep])
         #expect(document.root == nil)
@@ -56,7 +58,10 @@ struct HostileInputTests {
 
     @Test func deeplyNestedJSONAndBinaryStopToo() {
         let json = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(PropertyListReader().read(Array(json.utf8), file: "deep.json").diagnostics.map(\.code) == [PlistCode.nestingTooDeep])
+        #expect(
+            PropertyListReader().read(Array(json.utf8), file: "deep.json").diagnostics.map(\.code) == [
+                PlistCode.nestingTooDeep
+            ])
     }
 
     @Test func fileOverTheSizeLimitIsNotRead() throws {

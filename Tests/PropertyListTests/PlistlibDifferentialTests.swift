@@ -34,7 +34,8 @@ struct PlistlibDifferentialTests {
         var paths: [String] = []
         var values: [PlistValue] = []
         for index in 0..<60 {
-            let value: PlistValue = .dictionary(PlistDictionary([.init(key: "root", value: PlistNode(RandomPlist.value(&rng)))]))
+            let value: PlistValue = .dictionary(
+                PlistDictionary([.init(key: "root", value: PlistNode(RandomPlist.value(&rng)))]))
             let path = folder.appendingPathComponent("\(index).plist").path
             try PlistWriter.xml(value).write(toFile: path, atomically: true, encoding: .utf8)
             paths.append(path)
@@ -89,7 +90,8 @@ enum Plistlib {
     }()
 
     static func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-plistlib-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mdmconf-plistlib-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
@@ -127,7 +129,13 @@ enum Plistlib {
         case .data: ["data", PlistWriter.jsonValue(value).plistString]
         case .array(let items): ["array", .array(items.map { PlistNode(canonical($0.value)) })]
         case .dictionary(let dict):
-            ["dict", .array(dict.entries.map { PlistNode(.array([PlistNode(.string($0.key)), PlistNode(canonical($0.value.value))])) })]
+            [
+                "dict",
+                .array(
+                    dict.entries.map {
+                        PlistNode(.array([PlistNode(.string($0.key)), PlistNode(canonical($0.value.value))]))
+                    }),
+            ]
         }
     }
 }

@@ -23,8 +23,12 @@ enum RandomPlist {
         "日本", "😀", "𝄞", "👩‍💻", "\u{FEFF}", "\u{200B}", "<!--", "-->", "%", "\\", "$EMAIL", "{{mail}}", "0x1F",
     ]
 
+    static func pick<T>(_ items: [T], _ rng: inout SeededGenerator) -> T {
+        items[Int.random(in: items.indices, using: &rng)]
+    }
+
     static func string(_ rng: inout SeededGenerator) -> String {
-        (0..<Int.random(in: 0...6, using: &rng)).map { _ in fragments.randomElement(using: &rng)! }.joined()
+        (0..<Int.random(in: 0...6, using: &rng)).map { _ in pick(fragments, &rng) }.joined()
     }
 
     static func value(_ rng: inout SeededGenerator, depth: Int = 0) -> PlistValue {
@@ -34,21 +38,28 @@ enum RandomPlist {
         case 0: return .string(string(&rng))
         case 1:
             let specials: [Int64] = [0, 1, -1, .max, .min, .max - 1, .min + 1, 255, 256, 65_536, -4_294_967_296]
-            return .integer(Bool.random(using: &rng) ? specials.randomElement(using: &rng)! : Int64.random(in: .min ... .max, using: &rng))
+            return .integer(
+                Bool.random(using: &rng)
+                    ? pick(specials, &rng) : Int64.random(in: .min ... .max, using: &rng))
         case 2:
             let specials: [Double] = [
                 0, -0.0, 1, -1.5, .nan, .infinity, -.infinity, .greatestFiniteMagnitude, .leastNonzeroMagnitude,
                 .leastNormalMagnitude, 0.1, 1e-300, 123_456_789.125, 1e16, 2.5e-8,
             ]
-            return .real(Bool.random(using: &rng) ? specials.randomElement(using: &rng)! : Double(bitPattern: rng.next()).isFinite ? Double(bitPattern: rng.next() & 0x7FEF_FFFF_FFFF_FFFF) : 0.5)
+            // Any finite Double: the mask keeps the exponent below the all-ones pattern of inf and nan.
+            let finite = Double(bitPattern: rng.next() & 0x7FEF_FFFF_FFFF_FFFF) * (Bool.random(using: &rng) ? 1 : -1)
+            return .real(Bool.random(using: &rng) ? pick(specials, &rng) : finite)
         case 3: return .boolean(Bool.random(using: &rng))
         case 4:
             // 1900-01-01 ... 2100-01-01, whole seconds, as XML plists carry them.
-            return .date(PlistDate(secondsSince1970: Double(Int64.random(in: -2_208_988_800...4_102_444_800, using: &rng))))
-        case 5: return .data((0..<Int.random(in: 0...80, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            return .date(
+                PlistDate(secondsSince1970: Double(Int64.random(in: -2_208_988_800...4_102_444_800, using: &rng))))
+        case 5:
+            return .data((0..<Int.random(in: 0...80, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
         case 6: return .string(String(repeating: "x", count: Int.random(in: 0...3, using: &rng)))
         case 7:
-            return .array((0..<Int.random(in: 0...5, using: &rng)).map { _ in PlistNode(value(&rng, depth: depth + 1)) })
+            return .array(
+                (0..<Int.random(in: 0...5, using: &rng)).map { _ in PlistNode(value(&rng, depth: depth + 1)) })
         default:
             var entries: [PlistDictionary.Entry] = []
             var seen: Set<String> = []

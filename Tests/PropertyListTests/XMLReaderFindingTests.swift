@@ -36,7 +36,8 @@ struct XMLReaderFindingTests {
             code: PlistCode.keyWithoutValue, keyPath: "A"),
         Case(
             name: "dict without key inside a dict",
-            source: "<plist version=\"1.0\">\n<dict>\n<key>A</key><string>x</string>\n1️⃣<dict>\n</dict>\n</dict>\n</plist>",
+            source:
+                "<plist version=\"1.0\">\n<dict>\n<key>A</key><string>x</string>\n1️⃣<dict>\n</dict>\n</dict>\n</plist>",
             code: PlistCode.valueWithoutKey, keyPath: nil),
         Case(
             name: "unknown element",
@@ -44,7 +45,8 @@ struct XMLReaderFindingTests {
             code: PlistCode.unknownElement, keyPath: "Enabled"),
         Case(
             name: "malformed integer",
-            source: "<dict><key>Accounts</key><array><dict/><dict><key>Port</key>1️⃣<integer>80a</integer></dict></array></dict>",
+            source:
+                "<dict><key>Accounts</key><array><dict/><dict><key>Port</key>1️⃣<integer>80a</integer></dict></array></dict>",
             code: PlistCode.invalidInteger, keyPath: "Accounts[1].Port"),
         Case(
             name: "integer with a fraction",
@@ -112,7 +114,8 @@ struct XMLReaderFindingTests {
             code: PlistCode.undeclaredEntity, keyPath: "A"),
         Case(
             name: "internal entity declaration",
-            source: "<?xml version=\"1.0\"?>\n<!DOCTYPE plist [\n  1️⃣<!ENTITY a \"b\">\n]>\n<plist><string>&a;</string></plist>",
+            source:
+                "<?xml version=\"1.0\"?>\n<!DOCTYPE plist [\n  1️⃣<!ENTITY a \"b\">\n]>\n<plist><string>&a;</string></plist>",
             code: PlistCode.entityDeclaration, keyPath: nil),
         Case(
             name: "plist without a value",
@@ -139,7 +142,8 @@ struct XMLReaderFindingTests {
         if testCase.code == PlistCode.invalidEncoding {
             // Swap the replacement character for a lone Latin-1 byte: invalid UTF-8 in the same place.
             let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
-            let index = try #require((0..<bytes.count).first { Array(bytes[$0..<min($0 + 3, bytes.count)]) == replacement })
+            let index = try #require(
+                (0..<bytes.count).first { Array(bytes[$0..<min($0 + 3, bytes.count)]) == replacement })
             bytes.replaceSubrange(index..<index + 3, with: [0xE9])
         }
         let document = PropertyListReader().read(bytes, file: "case.plist")

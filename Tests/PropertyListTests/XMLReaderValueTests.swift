@@ -12,8 +12,11 @@ struct XMLReaderValueTests {
     }
 
     static let cases: [Case] = [
-        Case(name: "string with entities", element: "<string>a &amp; b &lt;c&gt; &quot;d&quot; &apos;e&apos;</string>", value: "a & b <c> \"d\" 'e'"),
-        Case(name: "string with character references", element: "<string>&#x1F600;&#13;&#10;x</string>", value: "😀\r\nx"),
+        Case(
+            name: "string with entities", element: "<string>a &amp; b &lt;c&gt; &quot;d&quot; &apos;e&apos;</string>",
+            value: "a & b <c> \"d\" 'e'"),
+        Case(
+            name: "string with character references", element: "<string>&#x1F600;&#13;&#10;x</string>", value: "😀\r\nx"),
         Case(name: "string with CDATA", element: "<string><![CDATA[<b>&raw</b>]]></string>", value: "<b>&raw</b>"),
         Case(name: "string keeps whitespace", element: "<string>  two  spaces\n</string>", value: "  two  spaces\n"),
         Case(name: "astral and combining characters", element: "<string>𝄞 é 👩‍💻</string>", value: "𝄞 é 👩‍💻"),
@@ -32,16 +35,26 @@ struct XMLReaderValueTests {
         Case(name: "real nan", element: "<real>nan</real>", value: .real(.nan)),
         Case(name: "real inf", element: "<real>inf</real>", value: .real(.infinity)),
         Case(name: "real -inf", element: "<real>-inf</real>", value: .real(-.infinity)),
-        Case(name: "real largest", element: "<real>1.7976931348623157e308</real>", value: .real(.greatestFiniteMagnitude)),
+        Case(
+            name: "real largest", element: "<real>1.7976931348623157e308</real>", value: .real(.greatestFiniteMagnitude)
+        ),
         Case(name: "true", element: "<true/>", value: true),
         Case(name: "false", element: "<false></false>", value: false),
-        Case(name: "date", element: "<date>2024-02-29T23:59:59Z</date>", value: .date(PlistDate(secondsSince1970: 1_709_251_199))),
-        Case(name: "date before 1970", element: "<date>1969-12-31T00:00:00Z</date>", value: .date(PlistDate(secondsSince1970: -86_400))),
-        Case(name: "data with whitespace", element: "<data>\n\tSGVs\n\tbG8=\n</data>", value: .data(Array("Hello".utf8))),
+        Case(
+            name: "date", element: "<date>2024-02-29T23:59:59Z</date>",
+            value: .date(PlistDate(secondsSince1970: 1_709_251_199))),
+        Case(
+            name: "date before 1970", element: "<date>1969-12-31T00:00:00Z</date>",
+            value: .date(PlistDate(secondsSince1970: -86_400))),
+        Case(
+            name: "data with whitespace", element: "<data>\n\tSGVs\n\tbG8=\n</data>", value: .data(Array("Hello".utf8))),
         Case(name: "empty data", element: "<data></data>", value: .data([])),
         Case(name: "empty array", element: "<array/>", value: []),
         Case(name: "empty dict", element: "<dict/>", value: [:]),
-        Case(name: "nested", element: "<dict><key>a</key><array><integer>1</integer><dict><key>b</key><true/></dict></array></dict>", value: ["a": [1, ["b": true]]]),
+        Case(
+            name: "nested",
+            element: "<dict><key>a</key><array><integer>1</integer><dict><key>b</key><true/></dict></array></dict>",
+            value: ["a": [1, ["b": true]]]),
     ]
 
     @Test(arguments: cases)
@@ -109,7 +122,9 @@ struct XMLReaderValueTests {
     @Test func positionsStayTrueDeepIntoALargeDocument() throws {
         // 20,000 lines; libxml2 shrinks its buffer along the way, which must not shift positions.
         var text = "<plist version=\"1.0\">\n<array>\n"
-        for index in 0..<20_000 { text += "\t<string>item \(index) \(String(repeating: "x", count: index % 50))</string>\n" }
+        for index in 0..<20_000 {
+            text += "\t<string>item \(index) \(String(repeating: "x", count: index % 50))</string>\n"
+        }
         text += "\t<integer>oops</integer>\n</array>\n</plist>\n"
         let document = PropertyListReader().read(Array(text.utf8), file: "large.plist")
         let diagnostic = try #require(document.diagnostics.first)
@@ -132,7 +147,8 @@ struct XMLReaderValueTests {
     }
 
     @Test func byteOrderMarkIsAccepted() {
-        let document = PropertyListReader().read([0xEF, 0xBB, 0xBF] + Array("<plist><true/></plist>".utf8), file: "bom.plist")
+        let document = PropertyListReader().read(
+            [0xEF, 0xBB, 0xBF] + Array("<plist><true/></plist>".utf8), file: "bom.plist")
         #expect(document.diagnostics.isEmpty)
         #expect(document.root?.value == true)
     }
