@@ -50,21 +50,25 @@ public enum InputFile {
         return try readAll(descriptor: descriptor, path: path, limit: limit, knownSize: size)
     }
 
-    private static func readAll(descriptor: Int32, path: String, limit: Int, knownSize: Int?) throws(InputError)
-        -> Contents
-    {
+    private static func readAll(
+        descriptor: Int32, path: String, limit: Int, knownSize: Int?
+    ) throws(InputError) -> Contents {
+        // A regular file is read straight into an array of its size (one extra byte notices growth);
+        // pipes and terminals in chunks.
+        let chunk = knownSize.map { $0 + 1 } ?? 64 * 1024
         var bytes: [UInt8] = []
-        bytes.reserveCapacity((knownSize ?? 64 * 1024) + 1)
-        let chunk = 1 << 20
-        var buffer = [UInt8](repeating: 0, count: chunk)
         while true {
-            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, chunk) }
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: chunk))
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                systemRead(descriptor, buffer.baseAddress.map { $0 + start }, chunk)
+            }
+            bytes.removeLast(chunk - max(count, 0))
             if count < 0 {
                 if errno == EINTR { continue }
                 throw InputError(path: path, reason: describe(errno))
             }
             if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
             if bytes.count > limit { return .tooLarge(size: bytes.count) }
         }
         return .bytes(bytes)

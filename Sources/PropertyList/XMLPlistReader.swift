@@ -230,10 +230,8 @@ private final class SAXContext {
         var nameLength = 0
         while localname[nameLength] != 0 { nameLength += 1 }
         var element = PlistElement(name: UnsafeBufferPointer(start: localname, count: nameLength))
-        if uri != nil, case .unknown = element {
-        } else if uri != nil {
-            element = .unknown(String(cString: localname))
-        }
+        // Plist elements have no namespace: `<x:dict xmlns:x="…">` is not a dict.
+        if uri != nil { element = .unknown(String(cString: localname)) }
         var version: String?
         if element == .plist, let attributes {
             for index in 0..<attributeCount {
