@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "mdmconf", targets: ["MDMConfCLI"]),
         .library(name: "MDMDiagnostics", targets: ["MDMDiagnostics"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "ConfigSchema", targets: ["ConfigSchema"]),
         .library(name: "MDMConf", targets: ["MDMConf"]),
     ],
     dependencies: [
@@ -21,10 +22,12 @@ let package = Package(
         ),
         .target(name: "MDMDiagnostics"),
         .target(name: "PropertyList", dependencies: ["CLibXML2", "MDMDiagnostics"]),
-        .target(name: "MDMConf", dependencies: ["MDMDiagnostics", "PropertyList"]),
+        .target(name: "ConfigSchema", dependencies: ["MDMDiagnostics", "PropertyList"]),
+        .target(name: "MDMConf", dependencies: ["MDMDiagnostics", "PropertyList", "ConfigSchema"]),
         .executableTarget(
             name: "MDMConfCLI",
             dependencies: [
+                "ConfigSchema",
                 "MDMConf",
                 "MDMDiagnostics",
                 "PropertyList",
@@ -37,7 +40,8 @@ let package = Package(
             dependencies: ["PropertyList", "MDMDiagnostics"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "MDMConfTests", dependencies: ["MDMConf"]),
+        .testTarget(name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics"]),
+        .testTarget(name: "MDMConfTests", dependencies: ["MDMConf", "ConfigSchema", "PropertyList", "MDMDiagnostics"]),
         .testTarget(
             name: "MDMConfCLITests",
             dependencies: ["MDMConfCLI", "PropertyList"]

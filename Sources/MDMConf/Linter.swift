@@ -1,40 +1,94 @@
+import ConfigSchema
 import Dispatch
 import MDMDiagnostics
 import PropertyList
 
-/// What `mdmconf lint` checks, shared by the CLI and the server.
-///
-/// For now every input is checked as a plist (XML, binary or JSON): every reader finding, with positions.
+/// What `mdmconf lint` checks, shared by the CLI and the server: schemas (AppConfig specfiles,
+/// ProfileManifests) get the schema lint, any other plist (XML, binary or JSON) the reader's checks.
 public struct Linter: Sendable {
     public var readerOptions: PlistReaderOptions
+    /// Schemas on the search path, to warn when a linted schema's id is declared twice.
+    public var discovery: SchemaDiscovery?
 
-    public init(readerOptions: PlistReaderOptions = PlistReaderOptions()) { self.readerOptions = readerOptions }
-
-    /// One file's findings and, when it has findings with lines, its source for quoting.
-    public struct Result: Sendable {
-        public var report: FileReport
-        public var source: SourceText?
-        /// The file could not be read at all.
-        public var unreadable: Bool
+    public init(readerOptions: PlistReaderOptions = PlistReaderOptions(), discovery: SchemaDiscovery? = nil) {
+        self.readerOptions = readerOptions
+        self.discovery = discovery
     }
 
-    public func lint(_ path: String) -> Result {
-        let reader = PropertyListReader(options: readerOptions)
-        do {
-            let (document, bytes) = try reader.readFile(path)
-            let report = FileReport(
-                path: document.file, shape: document.shape?.rawValue, diagnostics: document.diagnostics)
-            let quoted = document.diagnostics.contains { $0.line != nil }
-            return Result(report: report, source: quoted ? SourceText(bytes) : nil, unreadable: false)
-        } catch {
-            return Result(
-                report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
-        }
+    public func lint(_ path: String) -> CheckedFile {
+        lint(path, candidates: discovery?.candidates() ?? [])
     }
 
     /// Lints every path, in parallel, and returns the results in the order given.
-    public func lint(_ paths: [String]) -> [Result] {
-        ParallelMap.map(paths) { lint($0) }
+    public func lint(_ paths: [String]) -> [CheckedFile] {
+        let candidates = discovery?.candidates() ?? []
+        return ParallelMap.map(paths) { lint($0, candidates: candidates) }
+    }
+
+    private func lint(_ path: String, candidates: [SchemaDiscovery.Candidate]) -> CheckedFile {
+        let name = path == "-" ? InputFile.standardInputName : path
+        let bytes: [UInt8]
+        do {
+            switch try InputFile.read(path, limit: readerOptions.maxInputSize) {
+            case .bytes(let contents): bytes = contents
+            case .tooLarge(let size):
+                let diagnostic = Diagnostic(
+                    PlistCode.fileTooLarge, severity: .error,
+                    message: "input is \(size) bytes, more than the limit of \(readerOptions.maxInputSize)",
+                    location: SourceLocation(file: name), hint: "raise the limit with --max-size if the file is trusted")
+                return CheckedFile(report: FileReport(path: name, diagnostics: [diagnostic]), source: nil, unreadable: false)
+            }
+        } catch {
+            return CheckedFile(report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
+        }
+        if SpecfileImporter.recognizes(bytes) {
+            let load = SpecfileImporter(readerOptions: readerOptions).load(bytes, path: name)
+            return schemaReport(load, path: name, shape: "document", bytes: bytes, candidates: candidates)
+        }
+        if Self.isAndroidRestrictions(bytes) {
+            let diagnostic = Diagnostic(
+                SchemaCode.notASchema, severity: .error,
+                message: "Android app restrictions (app_restrictions.xml) are not a format mdmconf reads",
+                location: SourceLocation(file: name),
+                hint: "mdmconf reads AppConfig specfiles and ProfileManifests")
+            return CheckedFile(report: FileReport(path: name, diagnostics: [diagnostic]), source: nil, unreadable: false)
+        }
+        let document = PropertyListReader(options: readerOptions).read(bytes, file: name)
+        if ManifestImporter.recognizes(document) {
+            let load = ManifestImporter(readerOptions: readerOptions).load(document)
+            return schemaReport(load, path: name, shape: document.shape?.rawValue, bytes: bytes, candidates: candidates)
+        }
+        let report = FileReport(path: document.file, shape: document.shape?.rawValue, diagnostics: document.diagnostics)
+        return CheckedFile.make(report, bytes: bytes)
+    }
+
+    private func schemaReport(
+        _ load: SchemaLoad, path: String, shape: String?, bytes: [UInt8], candidates: [SchemaDiscovery.Candidate]
+    ) -> CheckedFile {
+        var diagnostics = load.diagnostics
+        if let schema = load.schema {
+            let others = candidates.filter { $0.id == schema.id && !Self.samePath($0.path, path) }
+            if let first = candidates.first(where: { $0.id == schema.id }), !others.isEmpty {
+                diagnostics.append(
+                    Diagnostic(
+                        SchemaCode.duplicateSchemaID, severity: .warning,
+                        message: "'\(schema.id)' is also declared by \(others.map(\.path).joined(separator: ", "))",
+                        location: SourceLocation(file: path),
+                        hint: "validate uses the first on the search path: \(first.path)"))
+            }
+        }
+        return CheckedFile.make(
+            FileReport(path: path, schema: load.schema?.reference, shape: shape, diagnostics: diagnostics), bytes: bytes)
+    }
+
+    private static func isAndroidRestrictions(_ bytes: [UInt8]) -> Bool {
+        let head = String(decoding: bytes.prefix(2048), as: UTF8.self)
+        return head.contains("<restrictions") && head.contains("schemas.android.com")
+    }
+
+    private static func samePath(_ a: String, _ b: String) -> Bool {
+        func trimmed(_ path: String) -> String { path.hasPrefix("./") ? String(path.dropFirst(2)) : path }
+        return trimmed(a) == trimmed(b)
     }
 }
 

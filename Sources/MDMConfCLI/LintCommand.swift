@@ -5,9 +5,12 @@ import MDMDiagnostics
 struct LintCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lint",
-        abstract: "Check plist files (XML, binary or JSON) and report every problem with its position.",
+        abstract: "Check schemas (AppConfig specfiles, ProfileManifests) and plist files, reporting every problem.",
         discussion: """
-            Reports malformed XML, unknown elements, keys without values, values without keys, duplicate keys,
+            Specfiles get the XSD check and every semantic check (duplicate keyName, version, bundle id,
+            defaults that break their own constraints, patterns that do not compile, min > max, presentation
+            fields, locales, variables); ProfileManifests the pfm_* checks (unknown pfm_ keys, string bounds,
+            bad types, pfm_format). Any other plist gets the reader's checks: malformed XML, unknown elements, keys without values, values without keys, duplicate keys,
             whitespace inside <key>, malformed integers, reals, dates and base64, typographic quotes in the
             XML declaration, non-UTF-8 input, and hostile constructs (entity declarations, deep nesting,
             oversized input). Folders are searched for .plist, .mobileconfig, .xml and .json files.
@@ -29,11 +32,9 @@ struct LintCommand: ParsableCommand {
 
     func run() throws {
         let paths = InputPaths.expand(files)
-        let results = Linter(readerOptions: limits.readerOptions).lint(paths)
-        var sources: [String: SourceText] = [:]
-        for result in results { if let source = result.source { sources[result.report.path] = source } }
+        let results = Linter(readerOptions: limits.readerOptions, discovery: .standard()).lint(paths)
         let diagnosticReport = DiagnosticReport(files: results.map(\.report))
-        report.print(diagnosticReport, sources: sources)
+        report.print(diagnosticReport, sources: results.sources)
         if results.contains(where: \.unreadable) { throw ExitStatus.unreadableInput.exitCode }
         let failed = (report.strict ? diagnosticReport.strict() : diagnosticReport).files.contains { !$0.isValid }
         if failed { throw ExitStatus.findings.exitCode }

@@ -8,10 +8,10 @@ struct MDMConfCommand: ParsableCommand {
         commandName: "mdmconf",
         abstract: "Check managed app configurations, update policies and device policies before an MDM ships them.",
         discussion: """
-            Exit codes: 0 success, 1 findings, 64 usage error, 66 unreadable input, 78 invalid configuration.
+            Exit codes: 0 success, 1 findings, 64 usage error, 66 unreadable input, 78 unusable schema.
             Set NO_COLOR to turn colour off.
             """,
         version: version,
-        subcommands: [LintCommand.self, ConvertCommand.self]
+        subcommands: [ValidateCommand.self, LintCommand.self, ConvertCommand.self, SchemaCommand.self]
     )
 }

@@ -21,6 +21,8 @@ public struct Diagnostic: Sendable, Hashable, Codable {
     public var keyPath: String?
     public var hint: String?
     public var notes: [Note]
+    /// The finding is about a sensitive value: renderers never quote its source line.
+    public var sensitive: Bool
 
     public init(
         _ code: DiagnosticCode,
@@ -29,7 +31,8 @@ public struct Diagnostic: Sendable, Hashable, Codable {
         location: SourceLocation? = nil,
         keyPath: String? = nil,
         hint: String? = nil,
-        notes: [Note] = []
+        notes: [Note] = [],
+        sensitive: Bool = false
     ) {
         self.code = code
         self.severity = severity
@@ -38,12 +41,37 @@ public struct Diagnostic: Sendable, Hashable, Codable {
         self.keyPath = keyPath
         self.hint = hint
         self.notes = notes
+        self.sensitive = sensitive
     }
 
     /// The file of the finding, when it has one.
     public var file: String? { location?.file }
     public var line: Int? { location?.position.line }
     public var column: Int? { location?.position.column }
+
+    /// The same finding about a sensitive value: every quoted part of the message and hint is replaced by
+    /// `<redacted>`, and the source line is never quoted.
+    public func redacted() -> Diagnostic {
+        var copy = self
+        copy.sensitive = true
+        copy.message = Self.redactQuotes(message)
+        copy.hint = hint.map(Self.redactQuotes)
+        return copy
+    }
+
+    static func redactQuotes(_ text: String) -> String {
+        var out = ""
+        var inQuote = false
+        for character in text {
+            if character == "'" {
+                out.append(inQuote ? "<redacted>'" : "'")
+                inQuote.toggle()
+            } else if !inQuote {
+                out.append(character)
+            }
+        }
+        return out
+    }
 
     /// The same finding with warnings raised to errors (`--strict`).
     public func strict() -> Diagnostic {

@@ -38,6 +38,63 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
         return out
     }
 
+    /// Reads a path written by `description` back into components; nil when it is not in that form.
+    public init?(parsing text: String) {
+        var components: [Component] = []
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        var key = ""
+        func flush() {
+            if !key.isEmpty { components.append(.key(key)) }
+            key = ""
+        }
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "." {
+                flush()
+                index += 1
+            } else if scalar == "[" {
+                flush()
+                index += 1
+                if index < scalars.count, scalars[index] == "\"" {
+                    index += 1
+                    var quoted = ""
+                    while index < scalars.count, scalars[index] != "\"" {
+                        if scalars[index] == "\\", index + 1 < scalars.count {
+                            index += 1
+                            switch scalars[index] {
+                            case "n": quoted.append("\n")
+                            case "r": quoted.append("\r")
+                            case "t": quoted.append("\t")
+                            default: quoted.unicodeScalars.append(scalars[index])
+                            }
+                        } else {
+                            quoted.unicodeScalars.append(scalars[index])
+                        }
+                        index += 1
+                    }
+                    guard index + 1 < scalars.count, scalars[index + 1] == "]" else { return nil }
+                    components.append(.key(quoted))
+                    index += 2
+                } else {
+                    var digits = ""
+                    while index < scalars.count, scalars[index] != "]" {
+                        digits.unicodeScalars.append(scalars[index])
+                        index += 1
+                    }
+                    guard let number = Int(digits), index < scalars.count else { return nil }
+                    components.append(.index(number))
+                    index += 1
+                }
+            } else {
+                key.unicodeScalars.append(scalar)
+                index += 1
+            }
+        }
+        flush()
+        self.components = components
+    }
+
     /// The written path, or nil at the root (the form diagnostics carry).
     public var diagnosticValue: String? { isRoot ? nil : description }
 

@@ -27,7 +27,7 @@ public struct TextRenderer: Sendable {
         out.append(" ")
         out.append(paint("[\(diagnostic.code.code) \(diagnostic.code.name)]", .dim))
         out.append("\n")
-        if let location = diagnostic.location { excerpt(at: location, into: &out) }
+        if let location = diagnostic.location, !diagnostic.sensitive { excerpt(at: location, into: &out) }
         if let keyPath = diagnostic.keyPath { out.append("  key path: \(keyPath)\n") }
         if let hint = diagnostic.hint { out.append("  " + paint("hint:", .cyan) + " \(hint)\n") }
         for note in diagnostic.notes {

@@ -208,7 +208,7 @@ extension String {
 }
 
 /// libxml2's process-wide set-up and the SAX handler shared by every parse.
-private enum LibXML2 {
+enum LibXML2 {
     private static let initialized: Bool = {
         xmlInitParser()
         // Never load anything from outside the document: no external DTD, no external entity.

@@ -1,0 +1,72 @@
+import MDMDiagnostics
+import PropertyList
+
+/// A declared schema of one app's managed configuration, whatever format it was written in.
+public struct ConfigSchema: Sendable {
+    public enum Format: String, Sendable {
+        /// AppConfig community specfile (XML).
+        case appconfig
+        /// ProfileManifests (`pfm_*` plist).
+        case manifest
+    }
+
+    /// The app's bundle id (specfile `bundleId`) or preference domain (manifest `pfm_domain`).
+    public var id: String
+    public var format: Format
+    public var path: String
+    public var title: String?
+    /// The keys of the configuration dictionary.
+    public var keys: [KeySpec]
+
+    public init(id: String, format: Format, path: String, title: String? = nil, keys: [KeySpec]) {
+        self.id = id
+        self.format = format
+        self.path = path
+        self.title = title
+        self.keys = keys
+    }
+
+    /// True when the value at `path`, or a container it sits in, is declared sensitive.
+    public func isSensitive(_ path: KeyPath) -> Bool {
+        var spec: KeySpec? = root
+        for component in path.components {
+            guard let current = spec else { return false }
+            if current.sensitive { return true }
+            switch component {
+            case .key(let name): spec = current.child(name)
+            case .index: spec = current.items.first
+            }
+        }
+        return spec?.sensitive ?? false
+    }
+
+    public var reference: SchemaReference { SchemaReference(path: path, format: format.rawValue, id: id) }
+
+    /// The root as a dictionary key spec.
+    public var root: KeySpec {
+        var spec = KeySpec(name: "", types: [.dictionary])
+        spec.children = keys
+        return spec
+    }
+}
+
+/// What loading a schema file produced: the schema when it is usable, and every lint finding.
+public struct SchemaLoad: Sendable {
+    public var schema: ConfigSchema?
+    public var diagnostics: [Diagnostic]
+
+    public init(schema: ConfigSchema?, diagnostics: [Diagnostic]) {
+        self.schema = schema
+        self.diagnostics = diagnostics
+    }
+
+    /// The schema, unless a finding makes it unusable (unreadable, not a schema, a pattern that does not
+    /// compile): `validate` exits 78 then.
+    public var usableSchema: ConfigSchema? {
+        let fatal: Set<String> = [
+            SchemaCode.invalidPattern.code, SchemaCode.notASchema.code, PlistCode.notWellFormed.code,
+            PlistCode.entityDeclaration.code, PlistCode.emptyDocument.code, PlistCode.invalidEncoding.code,
+        ]
+        return diagnostics.contains { fatal.contains($0.code.code) } ? nil : schema
+    }
+}

@@ -1,0 +1,135 @@
+/// MDM variables: the tokens consoles replace per user or device before a configuration reaches the app.
+public enum MDM: String, Sendable, CaseIterable {
+    case jamf
+    case intune
+    case workspaceone
+    case fleet
+    /// Recognise the tokens of every MDM (the default).
+    case any
+}
+
+/// One token found in a string, e.g. `$EMAIL` or `{{mail}}`.
+public struct VariableToken: Sendable, Hashable {
+    /// The MDM whose syntax the token uses.
+    public var mdm: MDM
+    /// The name as that MDM writes it (`EMAIL`, `mail`, `EmailAddress`, `FLEET_VAR_HOST_UUID`).
+    public var name: String
+    /// The token as written (`$EMAIL`).
+    public var text: String
+    /// The MDM documents this name.
+    public var isKnown: Bool
+}
+
+/// Finding MDM variable tokens in configuration strings.
+public enum MDMVariables {
+    static let jamf: Set<String> = [
+        "EMAIL", "UDID", "SERIALNUMBER", "USERNAME", "FULLNAME", "REALNAME", "DEVICENAME", "COMPUTERNAME", "JSSID",
+        "MACADDRESS", "PHONE", "POSITION", "ROOM", "BUILDING", "DEPARTMENT", "SITENAME", "SITEID", "ASSET_TAG",
+        "MANAGEMENTID", "PROFILEJSSID", "UUID", "MODEL", "MODELIDENTIFIER", "OSVERSION",
+    ]
+    static let intune: Set<String> = [
+        "userprincipalname", "mail", "partialupn", "accountid", "deviceid", "userid", "username", "serialnumber",
+        "serialnumberlast4digits", "udidlast4digits", "aaddeviceid", "devicename", "imei", "domain", "accountname",
+        "onpremisessamaccountname", "sitecode",
+    ]
+    static let workspaceOne: Set<String> = [
+        "EmailAddress", "EmailUserName", "EmailDomain", "UserName", "EnrollmentUser", "UserPrincipalName",
+        "DeviceSerialNumber", "DeviceUid", "DeviceUdid", "DeviceFriendlyName", "DeviceModel", "DevicePlatform",
+        "DeviceImei", "DeviceWLANMac", "DeviceOperatingSystem", "FirstName", "LastName", "DisplayName",
+        "GroupIdentifier", "DeviceAssetNumber", "EnrollmentUserId", "UserDistinguishedName",
+    ]
+    static let fleet: Set<String> = [
+        "FLEET_VAR_HOST_UUID", "FLEET_VAR_HOST_HARDWARE_SERIAL", "FLEET_VAR_HOST_END_USER_EMAIL_IDP",
+        "FLEET_VAR_HOST_END_USER_IDP_USERNAME", "FLEET_VAR_HOST_END_USER_IDP_USERNAME_LOCAL_PART",
+        "FLEET_VAR_HOST_END_USER_IDP_GROUPS", "FLEET_VAR_HOST_END_USER_IDP_DEPARTMENT", "FLEET_VAR_NDES_SCEP_CHALLENGE",
+        "FLEET_VAR_NDES_SCEP_PROXY_URL", "FLEET_VAR_HOST_PLATFORM",
+    ]
+
+    /// Every token in `text` in the syntaxes of `mdm` (all of them for `.any`), in order of appearance.
+    public static func tokens(in text: String, for mdm: MDM = .any) -> [VariableToken] {
+        guard text.utf8.contains(where: { $0 == 0x24 || $0 == 0x7B }) else { return [] }
+        var found: [VariableToken] = []
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        func word(from start: Int, allowing extra: (Unicode.Scalar) -> Bool) -> String {
+            var end = start
+            while end < scalars.count, scalars[end].properties.isAlphabetic && scalars[end].isASCII
+                || ("0"..."9").contains(scalars[end]) || extra(scalars[end])
+            {
+                end += 1
+            }
+            return String(String.UnicodeScalarView(scalars[start..<end]))
+        }
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "$" {
+                let name = word(from: index + 1) { $0 == "_" }
+                if let first = name.unicodeScalars.first, ("A"..."Z").contains(first) {
+                    let isFleet = name.hasPrefix("FLEET_VAR_")
+                    let kind: MDM = isFleet ? .fleet : .jamf
+                    if mdm == .any || mdm == kind {
+                        let known =
+                            isFleet
+                            ? fleet.contains(name) : jamf.contains(name) || name.hasPrefix("EXTENSIONATTRIBUTE_")
+                        found.append(VariableToken(mdm: kind, name: name, text: "$" + name, isKnown: known))
+                    }
+                    index += 1 + name.unicodeScalars.count
+                    continue
+                }
+            } else if scalar == "{", index + 1 < scalars.count, scalars[index + 1] == "{" {
+                let name = word(from: index + 2) { $0 == "_" }
+                let end = index + 2 + name.unicodeScalars.count
+                if !name.isEmpty, end + 1 < scalars.count, scalars[end] == "}", scalars[end + 1] == "}" {
+                    if mdm == .any || mdm == .intune {
+                        found.append(
+                            VariableToken(
+                                mdm: .intune, name: name, text: "{{\(name)}}", isKnown: intune.contains(name.lowercased())))
+                    }
+                    index = end + 2
+                    continue
+                }
+            } else if scalar == "{" {
+                let name = word(from: index + 1) { _ in false }
+                let end = index + 1 + name.unicodeScalars.count
+                if let first = name.unicodeScalars.first, ("A"..."Z").contains(first), end < scalars.count,
+                    scalars[end] == "}"
+                {
+                    if mdm == .any || mdm == .workspaceone {
+                        found.append(
+                            VariableToken(
+                                mdm: .workspaceone, name: name, text: "{\(name)}", isKnown: workspaceOne.contains(name)))
+                    }
+                    index = end + 1
+                    continue
+                }
+            }
+            index += 1
+        }
+        return found
+    }
+
+    /// `text` with every token whose name is in `values` replaced by its value.
+    public static func substitute(_ text: String, values: [String: String], for mdm: MDM = .any) -> String {
+        var result = text
+        for token in tokens(in: text, for: mdm) {
+            guard let value = values[token.name] else { continue }
+            result = result.replacingAll(token.text, with: value)
+        }
+        return result
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (no Foundation needed).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var result = ""
+        var rest = self[...]
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound]
+            result += replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
+    }
+}

@@ -1,0 +1,428 @@
+import MDMDiagnostics
+import PropertyList
+
+/// Options of one validation run.
+public struct ValidationOptions: Sendable {
+    /// Whose variable syntax to recognise (`--mdm`).
+    public var mdm: MDM
+    /// Values for MDM variables (`--resolve`): substituted before anything is checked.
+    public var resolvedVariables: [String: String]?
+    /// Platform and OS version the configuration is for (`--platform`, `--os-version`).
+    public var platform: String?
+    public var osVersion: String?
+
+    public init(mdm: MDM = .any, resolvedVariables: [String: String]? = nil, platform: String? = nil, osVersion: String? = nil) {
+        self.mdm = mdm
+        self.resolvedVariables = resolvedVariables
+        self.platform = platform
+        self.osVersion = osVersion
+    }
+}
+
+/// Checks a configuration against a schema: every rule of plist-and-schemas.md section 3, every finding
+/// with its position and key path. Values of sensitive keys are never quoted.
+public enum Validator {
+    /// Everything `mdmconf validate` reports about one file: the reader's findings (those on sensitive values
+    /// redacted), then the validation findings. `schema` nil means no schema was found: only the structure
+    /// is checked.
+    public static func validate(
+        _ document: PlistDocument, against schema: ConfigSchema?, options: ValidationOptions = ValidationOptions()
+    ) -> [Diagnostic] {
+        var run = Validation(file: document.file, options: options)
+        var root = document.root
+        if let node = root, let values = options.resolvedVariables { root = run.substitute(node, values: values, path: .root) }
+        if let root {
+            if case .dictionary(let dict) = root.value {
+                run.checkKind(dict, at: root.position)
+                if let schema { run.validate(root, against: schema.root, path: .root, sensitive: false) }
+            } else {
+                run.report(
+                    SchemaCode.rootNotDictionary, .error, "the configuration's root is a <\(root.value.typeName)>, not a <dict>",
+                    at: root.position, path: .root, hint: "a managed app configuration is one <dict> of keys and values")
+            }
+        }
+        let reader = document.diagnostics.map { diagnostic in
+            guard let schema, let written = diagnostic.keyPath, let path = KeyPath(parsing: written),
+                schema.isSensitive(path)
+            else { return diagnostic }
+            return diagnostic.redacted()
+        }
+        return reader + run.diagnostics
+    }
+
+    /// The findings about one value against one key spec (used to check schema defaults too).
+    public static func check(
+        _ value: PlistValue, against spec: KeySpec, file: String, at position: SourcePosition, path: KeyPath
+    ) -> [Diagnostic] {
+        var run = Validation(file: file, options: ValidationOptions())
+        run.validate(PlistNode(value, at: position), against: spec, path: path, sensitive: spec.sensitive)
+        return run.diagnostics
+    }
+}
+
+struct Validation {
+    let file: String
+    let options: ValidationOptions
+    var diagnostics: [Diagnostic] = []
+
+    init(file: String, options: ValidationOptions) {
+        self.file = file
+        self.options = options
+    }
+
+    /// The value being checked is sensitive.
+    private var inSensitive = false
+
+    mutating func report(
+        _ code: DiagnosticCode, _ severity: Severity, _ message: String, at position: SourcePosition, path: KeyPath,
+        hint: String? = nil
+    ) {
+        diagnostics.append(
+            Diagnostic(
+                code, severity: severity, message: message,
+                location: position.isUnknown ? SourceLocation(file: file) : SourceLocation(file: file, position: position),
+                keyPath: path.diagnosticValue, hint: hint, sensitive: inSensitive))
+    }
+
+    /// Tell-tale plists that are not app configurations at all.
+    mutating func checkKind(_ dict: PlistDictionary, at position: SourcePosition) {
+        if dict["Label"] != nil && (dict["ProgramArguments"] != nil || dict["Program"] != nil) {
+            report(
+                SchemaCode.notAConfiguration, .warning, "this looks like a launchd job (Label, ProgramArguments), not an app configuration",
+                at: position, path: .root, hint: "the app's preferences live in a separate plist named after its domain")
+        } else if dict["com.apple.feedback.managed"] != nil {
+            report(
+                SchemaCode.notAConfiguration, .warning, "this looks like an app's feedback response, not a configuration",
+                at: position, path: .root, hint: "apps write com.apple.feedback.managed; MDMs read it, they do not push it")
+        }
+    }
+
+    // MARK: Values
+
+    mutating func validate(_ node: PlistNode, against spec: KeySpec, path: KeyPath, sensitive inherited: Bool) {
+        let sensitive = inherited || spec.sensitive
+        let outer = inSensitive
+        inSensitive = sensitive
+        defer { inSensitive = outer }
+        let value = node.value
+        if !spec.types.isEmpty && !spec.types.contains(where: { $0.accepts(value) }) {
+            reportTypeMismatch(node, spec: spec, path: path, sensitive: sensitive)
+            return
+        }
+        switch value {
+        case .array(let items):
+            checkCount(items.count, spec: spec, at: node.position, path: path)
+            if spec.uniqueItems { checkUnique(items, path: path, sensitive: sensitive) }
+            if let itemSpec = spec.items.first {
+                for (index, item) in items.enumerated() {
+                    validate(item, against: itemSpec, path: path.appending(index: index), sensitive: sensitive)
+                }
+            }
+        case .dictionary(let dict):
+            if let children = spec.children {
+                validateMembers(dict, at: node.position, children: children, path: path, sensitive: sensitive)
+            }
+        default:
+            checkScalar(node, spec: spec, path: path, sensitive: sensitive)
+        }
+    }
+
+    private mutating func reportTypeMismatch(_ node: PlistNode, spec: KeySpec, path: KeyPath, sensitive: Bool) {
+        let expected = spec.types.map(\.rawValue).joined(separator: " or ")
+        let found = ValueType.of(node.value).rawValue
+        let name = path.components.last.map { component -> String in
+            if case .key(let key) = component { return "'\(key)'" }
+            return "item"
+        } ?? "the value"
+        if case .string(let text) = node.value, !MDMVariables.tokens(in: text, for: options.mdm).filter(\.isKnown).isEmpty {
+            report(
+                SchemaCode.variableInNonString, .error,
+                "\(name) must be \(article(expected)) \(expected), but holds the MDM variable \(show(text, sensitive))",
+                at: node.position, path: path, hint: "variables are replaced by text; use a literal \(expected) here")
+            return
+        }
+        var hint = "write the value as \(spec.types.map(\.element).joined(separator: " or "))"
+        if case .string(let text) = node.value {
+            let lowered = text.trimmingSpace().lowercased()
+            if spec.types.contains(.boolean), ["true", "false", "yes", "no", "1", "0"].contains(lowered) {
+                hint = "write <\(["true", "yes", "1"].contains(lowered) ? "true" : "false")/>, not a string"
+            } else if spec.types.contains(.integer), Int64(text.trimmingSpace()) != nil {
+                hint = "write <integer>\(sensitive ? "…" : text.trimmingSpace())</integer>, not a string"
+            } else if spec.types.contains(.real), Double(text.trimmingSpace()) != nil {
+                hint = "write <real>\(sensitive ? "…" : text.trimmingSpace())</real>, not a string"
+            }
+        }
+        report(
+            SchemaCode.typeMismatch, .error, "\(name) must be \(article(expected)) \(expected), found \(found)",
+            at: node.position, path: path, hint: hint)
+    }
+
+    private mutating func checkScalar(_ node: PlistNode, spec: KeySpec, path: KeyPath, sensitive: Bool) {
+        let value = node.value
+        if case .string(let text) = value {
+            let tokens = MDMVariables.tokens(in: text, for: options.mdm)
+            for token in tokens where !token.isKnown && (options.mdm != .any || token.mdm == .intune || token.mdm == .fleet) {
+                report(
+                    SchemaCode.unknownVariable, .warning,
+                    "\(token.text) is not a variable \(options.mdm == .any ? mdmName(token.mdm) : mdmName(options.mdm)) knows",
+                    at: node.position, path: path, hint: "the MDM will send it to the app as written")
+            }
+            let known = tokens.filter(\.isKnown)
+            if !known.isEmpty {
+                if spec.allowedValues != nil || spec.pattern != nil || spec.minLength != nil || spec.maxLength != nil {
+                    report(
+                        SchemaCode.variableDeferred, .info,
+                        "checks of the value wait until \(known.map(\.text).joined(separator: ", ")) is substituted",
+                        at: node.position, path: path, hint: "pass --resolve VALUES.plist to check with real values")
+                }
+                return
+            }
+        }
+        if let allowed = spec.allowedValues, !spec.allowsCustomValue, !allowed.contains(where: { $0.value == value }) {
+            var hint = "allowed: " + allowed.prefix(12).map { describe($0) }.joined(separator: ", ")
+                + (allowed.count > 12 ? ", …" : "")
+            if case .string(let text) = value,
+                let close = Suggestion.closest(to: text, in: allowed.compactMap { if case .string(let s) = $0.value { s } else { nil } })
+            {
+                hint = "did you mean '\(close)'? " + hint
+            }
+            report(
+                SchemaCode.valueNotAllowed, .error, "\(show(value, sensitive)) is not an allowed value",
+                at: node.position, path: path, hint: sensitive ? nil : hint)
+        }
+        checkBounds(node, spec: spec, path: path, sensitive: sensitive)
+        if case .string(let text) = value {
+            let length = text.count
+            if let minimum = spec.minLength, length < minimum {
+                report(
+                    SchemaCode.lengthOutOfRange, .error, "the string has \(length) characters, fewer than the minimum \(minimum)",
+                    at: node.position, path: path)
+            }
+            if let maximum = spec.maxLength, length > maximum {
+                report(
+                    SchemaCode.lengthOutOfRange, .error, "the string has \(length) characters, more than the maximum \(maximum)",
+                    at: node.position, path: path)
+            }
+            if let pattern = spec.pattern, !pattern.matches(text) {
+                report(
+                    SchemaCode.patternMismatch, .error,
+                    "\(show(value, sensitive)) does not match the pattern \(pattern.source.count > 60 ? "'\(pattern.source.prefix(60))…'" : "'\(pattern.source)'")",
+                    at: node.position, path: path, hint: "the pattern must match the whole value")
+            }
+        }
+    }
+
+    private mutating func checkBounds(_ node: PlistNode, spec: KeySpec, path: KeyPath, sensitive: Bool) {
+        let number: Double?
+        switch node.value {
+        case .integer(let value): number = Double(value)
+        case .real(let value): number = value
+        case .date(let date): number = date.secondsSince1970
+        default: number = nil
+        }
+        guard let number else { return }
+        func limit(_ bound: Bound?) -> Double? {
+            switch bound {
+            case .number(let value)?: value
+            case .date(let date)?: date.secondsSince1970
+            case nil: nil
+            }
+        }
+        if let low = limit(spec.minimum), number < low || number.isNaN {
+            report(
+                SchemaCode.outOfRange, .error, "\(show(node.value, sensitive)) is below the minimum \(spec.minimum?.description ?? "")",
+                at: node.position, path: path)
+        }
+        if let high = limit(spec.maximum), number > high || number.isNaN {
+            report(
+                SchemaCode.outOfRange, .error, "\(show(node.value, sensitive)) is above the maximum \(spec.maximum?.description ?? "")",
+                at: node.position, path: path)
+        }
+    }
+
+    private mutating func checkCount(_ count: Int, spec: KeySpec, at position: SourcePosition, path: KeyPath) {
+        if let minimum = spec.minCount, count < minimum {
+            report(
+                SchemaCode.countOutOfRange, .error, "the array has \(count) items, fewer than the minimum \(minimum)",
+                at: position, path: path)
+        }
+        if let maximum = spec.maxCount, count > maximum {
+            report(
+                SchemaCode.countOutOfRange, .error, "the array has \(count) items, more than the maximum \(maximum)",
+                at: position, path: path)
+        }
+    }
+
+    private mutating func checkUnique(_ items: [PlistNode], path: KeyPath, sensitive: Bool) {
+        for (index, item) in items.enumerated() {
+            if let first = items[..<index].firstIndex(where: { $0.value == item.value }) {
+                report(
+                    SchemaCode.duplicateItems, .error, "item \(index) repeats item \(first) (\(show(item.value, sensitive)))",
+                    at: item.position, path: path.appending(index: index), hint: "the schema requires unique items")
+            }
+        }
+    }
+
+    // MARK: Dictionaries
+
+    private mutating func validateMembers(
+        _ dict: PlistDictionary, at position: SourcePosition, children: [KeySpec], path: KeyPath, sensitive: Bool
+    ) {
+        let names = children.map(\.name)
+        for entry in dict.entries {
+            let childPath = path.appending(key: entry.key)
+            guard let spec = children.first(where: { $0.name == entry.key }) else {
+                let close = Suggestion.closest(to: entry.key, in: names)
+                report(
+                    SchemaCode.unknownKey, .warning, "the schema does not declare the key '\(entry.key)'",
+                    at: entry.keyPosition, path: childPath,
+                    hint: close.map { "did you mean '\($0)'?" } ?? "apps ignore keys they do not know")
+                continue
+            }
+            if spec.excludedWhen.contains(where: { conditions in conditions.allSatisfy { $0.holds(in: dict) } }) {
+                report(
+                    SchemaCode.excludedKey, .error, "'\(entry.key)' must not be set here",
+                    at: entry.keyPosition, path: childPath,
+                    hint: "the schema excludes it given \(spec.excludedWhen.flatMap { $0.map(\.target) }.joined(separator: ", "))")
+            }
+            if let deprecation = spec.deprecation {
+                report(
+                    SchemaCode.deprecatedKey, .warning, "'\(entry.key)' is deprecated", at: entry.keyPosition, path: childPath,
+                    hint: deprecation.isEmpty ? nil : deprecation)
+            }
+            checkAvailability(spec, at: entry.keyPosition, path: childPath)
+            if spec.required, isEmpty(entry.value.value) {
+                report(
+                    SchemaCode.emptyRequiredValue, .error, "required key '\(entry.key)' is empty", at: entry.value.position,
+                    path: childPath, hint: "give it a value or leave the key out only if the app has a default")
+            }
+            validate(entry.value, against: spec, path: childPath, sensitive: sensitive)
+        }
+        for spec in children where dict[spec.name] == nil {
+            let conditional = spec.requiredWhen.contains { conditions in conditions.allSatisfy { $0.holds(in: dict) } }
+            guard spec.required || conditional else { continue }
+            let close = Suggestion.closest(to: spec.name, in: dict.keys)
+            report(
+                SchemaCode.missingRequiredKey, .error,
+                conditional && !spec.required
+                    ? "'\(spec.name)' is required here (\(spec.requiredWhen.flatMap { $0.map(\.target) }.joined(separator: ", ")) set)"
+                    : "required key '\(spec.name)' is missing",
+                at: position, path: path.appending(key: spec.name),
+                hint: close.map { "'\($0)' is present: did you mean '\(spec.name)'?" })
+        }
+    }
+
+    private mutating func checkAvailability(_ spec: KeySpec, at position: SourcePosition, path: KeyPath) {
+        guard let platform = options.platform?.lowercased(), !spec.availability.isUnrestricted else { return }
+        let availability = spec.availability
+        if !availability.platforms.isEmpty, !availability.platforms.contains(where: { $0.lowercased() == platform }) {
+            report(
+                SchemaCode.unavailableKey, .warning,
+                "'\(spec.name)' is not available on \(options.platform ?? platform) (only \(availability.platforms.joined(separator: ", ")))",
+                at: position, path: path)
+            return
+        }
+        guard let version = options.osVersion else { return }
+        if let introduced = availability.introduced[platform], compareVersions(version, introduced) < 0 {
+            report(
+                SchemaCode.unavailableKey, .warning, "'\(spec.name)' needs \(options.platform ?? platform) \(introduced) or later",
+                at: position, path: path)
+        }
+        if let removed = availability.removed[platform], compareVersions(version, removed) > 0 {
+            report(
+                SchemaCode.unavailableKey, .warning, "'\(spec.name)' is not available after \(options.platform ?? platform) \(removed)",
+                at: position, path: path)
+        }
+        if let deprecated = availability.deprecated[platform], compareVersions(version, deprecated) >= 0 {
+            report(
+                SchemaCode.deprecatedKey, .warning, "'\(spec.name)' is deprecated since \(options.platform ?? platform) \(deprecated)",
+                at: position, path: path)
+        }
+    }
+
+    // MARK: Variables
+
+    /// The node with every string's MDM variables replaced from `values`; unknown names are reported.
+    mutating func substitute(_ node: PlistNode, values: [String: String], path: KeyPath) -> PlistNode {
+        switch node.value {
+        case .string(let text):
+            let tokens = MDMVariables.tokens(in: text, for: options.mdm).filter(\.isKnown)
+            for token in tokens where values[token.name] == nil {
+                report(
+                    SchemaCode.unresolvedVariable, .warning, "--resolve has no value for \(token.text)", at: node.position,
+                    path: path, hint: "add the key '\(token.name)' to the values file")
+            }
+            return PlistNode(.string(MDMVariables.substitute(text, values: values, for: options.mdm)), at: node.position)
+        case .array(let items):
+            return PlistNode(
+                .array(items.enumerated().map { substitute($1, values: values, path: path.appending(index: $0)) }),
+                at: node.position)
+        case .dictionary(let dict):
+            var copy = dict
+            for index in copy.entries.indices {
+                copy.entries[index].value = substitute(
+                    dict.entries[index].value, values: values, path: path.appending(key: dict.entries[index].key))
+            }
+            return PlistNode(.dictionary(copy), at: node.position)
+        default:
+            return node
+        }
+    }
+
+    // MARK: Text
+
+    private func isEmpty(_ value: PlistValue) -> Bool {
+        switch value {
+        case .string(let text): text.isEmpty
+        case .array(let items): items.isEmpty
+        default: false
+        }
+    }
+
+    func show(_ value: PlistValue, _ sensitive: Bool) -> String {
+        guard !sensitive else { return "<redacted>" }
+        switch value {
+        case .string(let text): return text.count > 40 ? "'\(text.prefix(40))…'" : "'\(text)'"
+        case .integer(let number): return String(number)
+        case .real(let number): return PlistWriter.realText(number)
+        case .boolean(let flag): return flag ? "true" : "false"
+        case .date(let date): return date.iso8601
+        default: return "the \(value.typeName)"
+        }
+    }
+
+    private func show(_ text: String, _ sensitive: Bool) -> String { show(.string(text), sensitive) }
+
+    private func describe(_ allowed: AllowedValue) -> String {
+        let value = show(allowed.value, false)
+        guard let title = allowed.title, title != value, "'\(title)'" != value else { return value }
+        return "\(value) (\(title))"
+    }
+
+    private func article(_ word: String) -> String {
+        guard let first = word.first else { return "a" }
+        return "aeiou".contains(first) ? "an" : "a"
+    }
+
+    private func mdmName(_ mdm: MDM) -> String {
+        switch mdm {
+        case .jamf: "Jamf"
+        case .intune: "Intune"
+        case .workspaceone: "Workspace ONE"
+        case .fleet: "Fleet"
+        case .any: "any MDM"
+        }
+    }
+}
+
+/// Compares dotted numeric versions (`17.4` < `17.10`); missing components count as 0.
+func compareVersions(_ a: String, _ b: String) -> Int {
+    let left = a.split(separator: ".").map { Int($0) ?? 0 }
+    let right = b.split(separator: ".").map { Int($0) ?? 0 }
+    for index in 0..<max(left.count, right.count) {
+        let l = index < left.count ? left[index] : 0
+        let r = index < right.count ? right[index] : 0
+        if l != r { return l < r ? -1 : 1 }
+    }
+    return 0
+}

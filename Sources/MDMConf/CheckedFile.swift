@@ -1,0 +1,30 @@
+import MDMDiagnostics
+
+/// One file's findings and, when some have lines, its source for quoting them.
+public struct CheckedFile: Sendable {
+    public var report: FileReport
+    public var source: SourceText?
+    /// The file could not be read at all (exit 66).
+    public var unreadable: Bool
+
+    public init(report: FileReport, source: SourceText?, unreadable: Bool) {
+        self.report = report
+        self.source = source
+        self.unreadable = unreadable
+    }
+
+    /// The report with `source` attached when a finding needs it.
+    static func make(_ report: FileReport, bytes: [UInt8]) -> CheckedFile {
+        let quoted = report.diagnostics.contains { $0.line != nil && !$0.sensitive }
+        return CheckedFile(report: report, source: quoted ? SourceText(bytes) : nil, unreadable: false)
+    }
+}
+
+extension Array where Element == CheckedFile {
+    /// Sources by path, for the text renderer.
+    public var sources: [String: SourceText] {
+        var result: [String: SourceText] = [:]
+        for file in self { if let source = file.source { result[file.report.path] = source } }
+        return result
+    }
+}

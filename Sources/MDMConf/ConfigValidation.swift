@@ -1,0 +1,105 @@
+import ConfigSchema
+import MDMDiagnostics
+import PropertyList
+
+/// `mdmconf validate`: configurations checked against their schemas, found automatically when not given.
+public struct ConfigValidation: Sendable {
+    public var readerOptions: PlistReaderOptions
+    public var options: ValidationOptions
+    /// `--schema`: one schema for every configuration.
+    public var schemaPath: String?
+    /// `--app`: the id to look schemas up by, instead of each file's name.
+    public var appID: String?
+    public var discovery: SchemaDiscovery
+
+    public init(
+        readerOptions: PlistReaderOptions = PlistReaderOptions(), options: ValidationOptions = ValidationOptions(),
+        schemaPath: String? = nil, appID: String? = nil, discovery: SchemaDiscovery = .standard()
+    ) {
+        self.readerOptions = readerOptions
+        self.options = options
+        self.schemaPath = schemaPath
+        self.appID = appID
+        self.discovery = discovery
+    }
+
+    public struct Outcome: Sendable {
+        /// One result per configuration, in the order given.
+        public var files: [CheckedFile]
+        /// A schema that could not be used, with its findings: the run stops there (exit 78, or 66 when the
+        /// schema file could not be read).
+        public var schemaFailure: CheckedFile?
+    }
+
+    public func run(_ paths: [String]) -> Outcome {
+        let loader = SchemaLoader(readerOptions: readerOptions)
+        var schemas: [String: ConfigSchema] = [:]
+        var assigned: [String?] = Array(repeating: nil, count: paths.count)
+        if let schemaPath {
+            if let failure = load(schemaPath, with: loader, into: &schemas) { return Outcome(files: [], schemaFailure: failure) }
+            assigned = Array(repeating: schemaPath, count: paths.count)
+        } else {
+            let candidates = discovery.candidates()
+            for (index, path) in paths.enumerated() {
+                guard let found = discovery.find(appID ?? Self.domain(of: path), in: candidates) else { continue }
+                assigned[index] = found.schema.path
+                if schemas[found.schema.path] == nil,
+                    let failure = load(found.schema.path, with: loader, into: &schemas)
+                {
+                    return Outcome(files: [], schemaFailure: failure)
+                }
+            }
+        }
+        let inputs = Array(zip(paths, assigned.map { $0.flatMap { schemas[$0] } }))
+        let files = ParallelMap.map(inputs) { path, schema in validate(path, against: schema) }
+        return Outcome(files: files, schemaFailure: nil)
+    }
+
+    /// Loads a schema into `schemas`, or returns why it cannot be used.
+    private func load(_ path: String, with loader: SchemaLoader, into schemas: inout [String: ConfigSchema]) -> CheckedFile? {
+        do {
+            let (load, bytes) = try loader.load(path)
+            guard let schema = load.usableSchema else {
+                let errors = load.diagnostics.filter { $0.severity == .error }
+                return CheckedFile.make(FileReport(path: path, diagnostics: errors), bytes: bytes)
+            }
+            schemas[path] = schema
+            return nil
+        } catch {
+            return CheckedFile(report: FileReport(path: path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
+        }
+    }
+
+    private func validate(_ path: String, against schema: ConfigSchema?) -> CheckedFile {
+        let document: PlistDocument
+        let bytes: [UInt8]
+        do {
+            (document, bytes) = try PropertyListReader(options: readerOptions).readFile(path)
+        } catch {
+            return CheckedFile(report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
+        }
+        var diagnostics = Validator.validate(document, against: schema, options: options)
+        if schema == nil {
+            diagnostics.insert(
+                Diagnostic(
+                    SchemaCode.noSchema, severity: .warning,
+                    message: "no schema found for '\(appID ?? Self.domain(of: path))'; checked syntax and structure only",
+                    location: SourceLocation(file: document.file),
+                    hint: "pass --schema FILE or --app ID, or add the schema to MDMCONF_SCHEMA_PATH or ./Schemas"),
+                at: 0)
+        }
+        let report = FileReport(
+            path: document.file, schema: schema?.reference, shape: document.shape?.rawValue, diagnostics: diagnostics)
+        return CheckedFile.make(report, bytes: bytes)
+    }
+
+    /// The preference domain a file name declares: `com.example.app.plist` → `com.example.app`.
+    public static func domain(of path: String) -> String {
+        var name = path.split(separator: "/").last.map(String.init) ?? path
+        for suffix in [".plist", ".json", ".xml", ".mobileconfig"] where name.hasSuffix(suffix) {
+            name.removeLast(suffix.count)
+            break
+        }
+        return name
+    }
+}

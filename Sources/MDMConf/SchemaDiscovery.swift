@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import ConfigSchema
+import MDMDiagnostics
+import PropertyList
+
+/// Finds the schema of a configuration by the id the schema declares (specfile `bundleId`, manifest
+/// `pfm_domain`), searching, in order: the folders of `MDMCONF_SCHEMA_PATH`, `./Schemas`, then the
+/// project's bundled `Schemas/` folder. The earliest schema with an id wins.
+public struct SchemaDiscovery: Sendable {
+    public var folders: [String]
+
+    public init(folders: [String]) { self.folders = folders }
+
+    /// The search path for this process: `MDMCONF_SCHEMA_PATH`, `./Schemas`, the bundled `Schemas/`.
+    public static func standard() -> SchemaDiscovery {
+        var folders: [String] = []
+        if let value = getenv("MDMCONF_SCHEMA_PATH") {
+            folders += String(cString: value).split(separator: ":").map(String.init).filter { !$0.isEmpty }
+        }
+        folders.append("Schemas")
+        if let bundled = bundledSchemasFolder(), !folders.contains(bundled) { folders.append(bundled) }
+        return SchemaDiscovery(folders: folders)
+    }
+
+    /// The project's `Schemas/` folder, found by walking up from the executable (`.build/…/mdmconf`).
+    static func bundledSchemasFolder() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        var folder = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for _ in 0..<6 {
+            guard let slash = folder.lastIndex(of: "/") else { return nil }
+            folder = String(folder[..<slash])
+            if InputPaths.isDirectory(folder + "/Schemas") && access(folder + "/Package.swift", F_OK) == 0 {
+                return folder + "/Schemas"
+            }
+        }
+        return nil
+    }
+
+    /// A schema file and the id it declares.
+    public struct Candidate: Sendable, Hashable {
+        public var path: String
+        public var id: String
+    }
+
+    /// Every schema on the search path with its declared id, in search order.
+    public func candidates() -> [Candidate] {
+        var found: [Candidate] = []
+        for folder in folders where InputPaths.isDirectory(folder) {
+            for path in InputPaths.expand([folder], extensions: ["xml", "plist"]) {
+                let contents: InputFile.Contents
+                do {
+                    contents = try InputFile.read(path, limit: 64 << 20)
+                } catch {
+                    // A file on the search path that cannot be read declares no id; `mdmconf lint` reports it.
+                    continue
+                }
+                guard case .bytes(let bytes) = contents, let id = Self.declaredID(bytes) else { continue }
+                found.append(Candidate(path: path, id: id))
+            }
+        }
+        return found
+    }
+
+    /// The first schema declaring `id`, and the later ones that declare it too.
+    public func find(_ id: String, in candidates: [Candidate]) -> (schema: Candidate, shadowed: [Candidate])? {
+        let matches = candidates.filter { $0.id == id }
+        guard let first = matches.first else { return nil }
+        return (first, Array(matches.dropFirst()))
+    }
+
+    /// The id a schema file declares, read cheaply from its text: `<bundleId>` of a specfile, or the string
+    /// after `<key>pfm_domain</key>` of a manifest.
+    public static func declaredID(_ bytes: [UInt8]) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let value = text.textOfElement(after: "<bundleId>", closing: "</bundleId>"), text.contains("<managedAppConfiguration") {
+            return value.trimmingWhitespace()
+        }
+        guard let key = text.firstRange(of: "<key>pfm_domain</key>") else { return nil }
+        return String(text[key.upperBound...]).textOfElement(after: "<string>", closing: "</string>")?.trimmingWhitespace()
+    }
+}
+
+extension String {
+    fileprivate func textOfElement(after opening: String, closing: String) -> String? {
+        guard let start = firstRange(of: opening), let end = self[start.upperBound...].firstRange(of: closing) else {
+            return nil
+        }
+        return String(self[start.upperBound..<end.lowerBound])
+    }
+
+    fileprivate func trimmingWhitespace() -> String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}

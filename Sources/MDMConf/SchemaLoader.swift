@@ -1,0 +1,39 @@
+import ConfigSchema
+import MDMDiagnostics
+import PropertyList
+
+/// Loads a schema file of either format, judged from its content.
+public struct SchemaLoader: Sendable {
+    public var readerOptions: PlistReaderOptions
+
+    public init(readerOptions: PlistReaderOptions = PlistReaderOptions()) { self.readerOptions = readerOptions }
+
+    /// The schema in `path`, with every lint finding. Only an unreadable file throws.
+    public func load(_ path: String) throws(InputError) -> (load: SchemaLoad, source: [UInt8]) {
+        switch try InputFile.read(path, limit: readerOptions.maxInputSize) {
+        case .tooLarge(let size):
+            let diagnostic = Diagnostic(
+                PlistCode.fileTooLarge, severity: .error,
+                message: "input is \(size) bytes, more than the limit of \(readerOptions.maxInputSize)",
+                location: SourceLocation(file: path))
+            return (SchemaLoad(schema: nil, diagnostics: [diagnostic]), [])
+        case .bytes(let bytes):
+            return (load(bytes, path: path), bytes)
+        }
+    }
+
+    public func load(_ bytes: [UInt8], path: String) -> SchemaLoad {
+        if SpecfileImporter.recognizes(bytes) {
+            return SpecfileImporter(readerOptions: readerOptions).load(bytes, path: path)
+        }
+        let document = PropertyListReader(options: readerOptions).read(bytes, file: path)
+        if ManifestImporter.recognizes(document) || document.hasErrors {
+            return ManifestImporter(readerOptions: readerOptions).load(document)
+        }
+        let diagnostic = Diagnostic(
+            SchemaCode.notASchema, severity: .error,
+            message: "neither an AppConfig specfile (<managedAppConfiguration>) nor a ProfileManifest (pfm_domain)",
+            location: SourceLocation(file: path, position: document.root?.position ?? .unknown))
+        return SchemaLoad(schema: nil, diagnostics: [diagnostic])
+    }
+}

@@ -1,0 +1,90 @@
+import ConfigSchema
+import PropertyList
+
+/// The text table of `mdmconf schema show`.
+struct SchemaTable {
+    let schema: ConfigSchema
+
+    init(_ schema: ConfigSchema) { self.schema = schema }
+
+    func render() -> String {
+        var rows: [[String]] = [["KEY", "TYPE", "REQUIRED", "DEFAULT", "CONSTRAINTS", "DESCRIPTION"]]
+        func add(_ spec: KeySpec, prefix: String) {
+            rows.append([
+                prefix + spec.name, type(spec), spec.required ? "yes" : (spec.requiredWhen.isEmpty ? "" : "if …"),
+                spec.sensitive ? "<redacted>" : value(spec.defaultValue), constraints(spec), oneLine(spec.title ?? spec.description ?? ""),
+            ])
+            if let item = spec.items.first, item.children != nil {
+                for child in item.children ?? [] { add(child, prefix: prefix + spec.name + "[]." ) }
+            }
+            for child in spec.children ?? [] { add(child, prefix: prefix + spec.name + ".") }
+        }
+        for key in schema.keys { add(key, prefix: "") }
+        let widths = (0..<6).map { column in min(column == 5 ? 60 : 40, rows.map { $0[column].count }.max() ?? 0) }
+        var out = "\(schema.title ?? schema.id) (\(schema.format.rawValue), \(schema.path)): \(schema.keys.count) keys\n\n"
+        for row in rows {
+            let cells = row.enumerated().map { column, text in
+                let cut = text.count > widths[column] ? String(text.prefix(widths[column] - 1)) + "…" : text
+                return column == 5 ? cut : cut.padding(to: widths[column])
+            }
+            out += cells.joined(separator: "  ").trimmingTrailingSpaces() + "\n"
+        }
+        return out
+    }
+
+    private func type(_ spec: KeySpec) -> String {
+        let names = spec.types.isEmpty ? "any" : spec.types.map(\.rawValue).joined(separator: "|")
+        if let item = spec.items.first, !item.types.isEmpty { return "\(names) of \(item.types.map(\.rawValue).joined(separator: "|"))" }
+        return names
+    }
+
+    private func constraints(_ spec: KeySpec) -> String {
+        let target = spec.items.first ?? spec
+        var parts: [String] = []
+        if let allowed = target.allowedValues {
+            parts.append("one of " + allowed.prefix(6).map { value($0.value) }.joined(separator: ", ") + (allowed.count > 6 ? ", …" : ""))
+        }
+        if target.minimum != nil || target.maximum != nil {
+            parts.append("\(target.minimum?.description ?? "…")...\(target.maximum?.description ?? "…")")
+        }
+        if target.minLength != nil || target.maxLength != nil {
+            parts.append("length \(target.minLength.map(String.init) ?? "0")...\(target.maxLength.map(String.init) ?? "…")")
+        }
+        if let pattern = target.pattern { parts.append("pattern \(pattern.source)") }
+        if spec.minCount != nil || spec.maxCount != nil {
+            parts.append("count \(spec.minCount.map(String.init) ?? "0")...\(spec.maxCount.map(String.init) ?? "…")")
+        }
+        if spec.uniqueItems { parts.append("unique") }
+        if spec.deprecation != nil { parts.append("deprecated") }
+        if !spec.availability.platforms.isEmpty { parts.append(spec.availability.platforms.joined(separator: "/")) }
+        return parts.joined(separator: "; ")
+    }
+
+    private func value(_ value: PlistValue?) -> String {
+        guard let value else { return "" }
+        switch value {
+        case .string(let text): return "\"\(text)\""
+        case .integer(let number): return String(number)
+        case .real(let number): return PlistWriter.realText(number)
+        case .boolean(let flag): return flag ? "true" : "false"
+        case .date(let date): return date.iso8601
+        case .data(let bytes): return "<\(bytes.count) bytes>"
+        case .array(let items): return "[" + items.map { self.value($0.value) }.joined(separator: ", ") + "]"
+        case .dictionary(let dict): return "{\(dict.count) keys}"
+        }
+    }
+
+    private func oneLine(_ text: String) -> String {
+        String(text.map { $0 == "\n" || $0 == "\t" || $0 == "\r\n" ? " " : $0 })
+    }
+}
+
+extension String {
+    fileprivate func padding(to width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import ConfigSchema
+import MDMConf
+import MDMDiagnostics
+import PropertyList
+
+extension MDM: ExpressibleByArgument {}
+
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check managed app configurations against their declared schema.",
+        discussion: """
+            The schema is found by the configuration's domain (its file name without .plist, or --app) among the
+            AppConfig specfiles and ProfileManifests in MDMCONF_SCHEMA_PATH, ./Schemas and the bundled Schemas/
+            folder, matched by the id each declares (bundleId, pfm_domain). Without a schema, syntax and
+            structure are checked and one warning says so.
+
+            Exit codes: 0 every file valid, 1 a file has errors (or warnings with --strict), 64 usage error,
+            66 a file cannot be read, 78 the schema cannot be used (its findings are printed).
+            """
+    )
+
+    @Argument(help: "Configuration plists to check (XML, binary or JSON); - reads standard input.")
+    var configs: [String]
+
+    @Option(name: .long, help: ArgumentHelp("Schema to check against (specfile or manifest).", valueName: "file"))
+    var schema: String?
+
+    @Option(name: .long, help: ArgumentHelp("Look the schema up by this id instead of the file name.", valueName: "id"))
+    var app: String?
+
+    @Option(name: .long, help: "MDM variable syntax: jamf, intune, workspaceone, fleet or any.")
+    var mdm: MDM = .any
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Plist dict of MDM variable values to substitute before checking.", valueName: "file"))
+    var resolve: String?
+
+    @Option(name: .long, help: ArgumentHelp("Warn about keys not available on this platform (iOS, macOS …).", valueName: "name"))
+    var platform: String?
+
+    @Option(name: .customLong("os-version"), help: ArgumentHelp("With --platform: the OS version.", valueName: "version"))
+    var osVersion: String?
+
+    @OptionGroup var report: ReportOptions
+    @OptionGroup var limits: ReaderLimitOptions
+
+    func validate() throws {
+        if configs.isEmpty { throw ValidationError("name at least one configuration to validate") }
+        if osVersion != nil && platform == nil { throw ValidationError("--os-version needs --platform") }
+    }
+
+    func run() throws {
+        var options = ValidationOptions(mdm: mdm, platform: platform, osVersion: osVersion)
+        if let resolve { options.resolvedVariables = try loadValues(resolve) }
+        let validation = ConfigValidation(
+            readerOptions: limits.readerOptions, options: options, schemaPath: schema, appID: app)
+        let outcome = validation.run(InputPaths.expand(configs, extensions: ["plist", "json"]))
+        if let failure = outcome.schemaFailure {
+            report.print(DiagnosticReport(files: [failure.report]), sources: [failure].sources)
+            throw (failure.unreadable ? ExitStatus.unreadableInput : ExitStatus.invalidConfiguration).exitCode
+        }
+        let diagnosticReport = DiagnosticReport(files: outcome.files.map(\.report))
+        report.print(diagnosticReport, sources: outcome.files.sources)
+        if outcome.files.contains(where: \.unreadable) { throw ExitStatus.unreadableInput.exitCode }
+        if (report.strict ? diagnosticReport.strict() : diagnosticReport).files.contains(where: { !$0.isValid }) {
+            throw ExitStatus.findings.exitCode
+        }
+    }
+
+    /// The `--resolve` file: a dict of variable names to strings.
+    private func loadValues(_ path: String) throws -> [String: String] {
+        let document: PlistDocument
+        do {
+            document = try PropertyListReader(options: limits.readerOptions).readFile(path).document
+        } catch {
+            Console.error("error: cannot read \(error.path): \(error.reason)\n")
+            throw ExitStatus.unreadableInput.exitCode
+        }
+        guard !document.hasErrors, case .dictionary(let dict)? = document.root?.value else {
+            Console.error("error: \(path) must be a plist dict of variable names to strings\n")
+            throw ExitStatus.invalidConfiguration.exitCode
+        }
+        var values: [String: String] = [:]
+        for entry in dict.entries {
+            guard case .string(let text) = entry.value.value else {
+                Console.error("error: \(path): '\(entry.key)' must be a string\n")
+                throw ExitStatus.invalidConfiguration.exitCode
+            }
+            values[entry.key] = text
+        }
+        return values
+    }
+}
