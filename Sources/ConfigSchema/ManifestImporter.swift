@@ -127,7 +127,8 @@ struct ManifestLint {
                 }
                 continue
             }
-            if name.hasPrefix("PFC_") { continue }
+            // Segmented controls are the editor's layout, not configuration keys.
+            if name.hasPrefix("PFC_") || dict["pfm_segments"] != nil { continue }
             let keyPath = path.appending(key: name)
             if let first = seen[name] {
                 diagnostics.append(

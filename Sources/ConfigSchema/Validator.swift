@@ -33,8 +33,9 @@ public enum Validator {
         if let node = root, let values = options.resolvedVariables { root = run.substitute(node, values: values, path: .root) }
         if let root {
             if case .dictionary(let dict) = root.value {
-                run.checkKind(dict, at: root.position)
-                if let schema { run.validate(root, against: schema.root, path: .root, sensitive: false) }
+                // A launchd job or feedback response gets one warning, not one per key.
+                let isConfiguration = run.checkKind(dict, at: root.position)
+                if let schema, isConfiguration { run.validate(root, against: schema.root, path: .root, sensitive: false) }
             } else {
                 run.report(
                     SchemaCode.rootNotDictionary, .error, "the configuration's root is a <\(root.value.typeName)>, not a <dict>",
@@ -84,8 +85,8 @@ struct Validation {
                 keyPath: path.diagnosticValue, hint: hint, sensitive: inSensitive))
     }
 
-    /// Tell-tale plists that are not app configurations at all.
-    mutating func checkKind(_ dict: PlistDictionary, at position: SourcePosition) {
+    /// Tell-tale plists that are not app configurations at all; false when the file is one of them.
+    mutating func checkKind(_ dict: PlistDictionary, at position: SourcePosition) -> Bool {
         if dict["Label"] != nil && (dict["ProgramArguments"] != nil || dict["Program"] != nil) {
             report(
                 SchemaCode.notAConfiguration, .warning, "this looks like a launchd job (Label, ProgramArguments), not an app configuration",
@@ -94,7 +95,10 @@ struct Validation {
             report(
                 SchemaCode.notAConfiguration, .warning, "this looks like an app's feedback response, not a configuration",
                 at: position, path: .root, hint: "apps write com.apple.feedback.managed; MDMs read it, they do not push it")
+        } else {
+            return true
         }
+        return false
     }
 
     // MARK: Values
@@ -131,7 +135,7 @@ struct Validation {
         let expected = spec.types.map(\.rawValue).joined(separator: " or ")
         let found = ValueType.of(node.value).rawValue
         let name = path.components.last.map { component -> String in
-            if case .key(let key) = component { return "'\(key)'" }
+            if case .key(let key) = component { return keyText(key) }
             return "item"
         } ?? "the value"
         if case .string(let text) = node.value, !MDMVariables.tokens(in: text, for: options.mdm).filter(\.isKnown).isEmpty {
@@ -274,7 +278,7 @@ struct Validation {
             guard let spec = children.first(where: { $0.name == entry.key }) else {
                 let close = Suggestion.closest(to: entry.key, in: names)
                 report(
-                    SchemaCode.unknownKey, .warning, "the schema does not declare the key '\(entry.key)'",
+                    SchemaCode.unknownKey, .warning, "the schema does not declare the key \(keyText(entry.key))",
                     at: entry.keyPosition, path: childPath,
                     hint: close.map { "did you mean '\($0)'?" } ?? "apps ignore keys they do not know")
                 continue
@@ -397,6 +401,20 @@ struct Validation {
         let value = show(allowed.value, false)
         guard let title = allowed.title, title != value, "'\(title)'" != value else { return value }
         return "\(value) (\(title))"
+    }
+
+    /// A key name quoted for a message, with line breaks and tabs escaped.
+    func keyText(_ key: String) -> String {
+        var out = ""
+        for scalar in key.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return "'\(out)'"
     }
 
     private func article(_ word: String) -> String {
