@@ -193,6 +193,7 @@ struct ManifestLint {
         spec.requiredWhen = conditions(dict, "pfm_conditionals", path: path)
         spec.excludedWhen = conditions(dict, "pfm_exclude", path: path)
         spec.availability = availability(dict)
+        if let version = string(dict, "pfm_app_deprecated") { spec.deprecation = "deprecated since app version \(version)" }
         if case .array(let subkeys)? = dict["pfm_subkeys"]?.value {
             if spec.types.first == .array {
                 // The first subkey describes every item.

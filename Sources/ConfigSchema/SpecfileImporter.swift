@@ -21,6 +21,9 @@ public struct SpecfileImporter: Sendable {
         "iccid", "imei", "imsi", "meid", "model", "phoneNumber", "serialNumber", "udid", "wifiMacAddress",
     ]
 
+    /// The AppConfig specfile XSD that structure is checked with (`Schemas/appconfig-specfile.xsd`).
+    public static var xsd: String { SpecfileXSD.text }
+
     /// True when `bytes` look like a specfile (root element `managedAppConfiguration`).
     public static func recognizes(_ bytes: [UInt8]) -> Bool {
         let head = String(decoding: bytes.prefix(4096), as: UTF8.self)

@@ -1,5 +1,5 @@
 /// The AppConfig specfile XSD, identical to `Schemas/appconfig-specfile.xsd` (a test keeps them equal), built
-/// into the binary so that no resource has to be found at run time.
+/// into the binary so that no resource has to be found at run time. After editing the XSD, paste it here.
 enum SpecfileXSD {
     static let text = #"""
 <?xml version="1.0" encoding="UTF-8"?>
@@ -136,5 +136,6 @@ enum SpecfileXSD {
     <xs:attribute name="selected" type="xs:boolean"/>
   </xs:complexType>
 </xs:schema>
+
 """#
 }

@@ -298,7 +298,8 @@ struct Validation {
             if spec.required, isEmpty(entry.value.value) {
                 report(
                     SchemaCode.emptyRequiredValue, .error, "required key '\(entry.key)' is empty", at: entry.value.position,
-                    path: childPath, hint: "give it a value or leave the key out only if the app has a default")
+                    path: childPath, hint: "a required key needs a value")
+                continue
             }
             validate(entry.value, against: spec, path: childPath, sensitive: sensitive)
         }

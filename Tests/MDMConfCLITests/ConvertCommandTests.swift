@@ -4,7 +4,7 @@ import Testing
 
 struct ConvertCommandTests {
     @Test func toJSON() throws {
-        let result = try CLIProcess.run(["convert", "Examples/app/com.example.field.plist", "--to", "json"])
+        let result = try CLIProcess.run(["convert", "Examples/app/configs/com.example.field.plist", "--to", "json"])
         #expect(result.status == 0)
         let json = try CLIProcess.json(result.stdout)
         #expect(json["ServerPort"] as? Int == 8443)
@@ -18,7 +18,7 @@ struct ConvertCommandTests {
         let first = try CLIProcess.run(["convert", "Examples/broken/key-with-newline.plist", "--to", "xml"])
         #expect(first.status == 1, "a file with errors is not converted")
         #expect(first.stdout == "")
-        let xml = try CLIProcess.run(["convert", "Examples/app/com.example.field.plist", "--to", "xml"])
+        let xml = try CLIProcess.run(["convert", "Examples/app/configs/com.example.field.plist", "--to", "xml"])
         #expect(xml.status == 0)
         #expect(xml.stdout.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE plist PUBLIC"))
         let again = try CLIProcess.run(["convert", "-", "--to", "xml"], stdin: xml.stdout)
@@ -57,7 +57,7 @@ struct ConvertCommandTests {
 
     @Test func missingInputAndUsage() throws {
         #expect(try CLIProcess.run(["convert", "nope.plist", "--to", "json"]).status == 66)
-        #expect(try CLIProcess.run(["convert", "Examples/app/com.example.field.plist"]).status == 64)
-        #expect(try CLIProcess.run(["convert", "Examples/app/com.example.field.plist", "--to", "yaml"]).status == 64)
+        #expect(try CLIProcess.run(["convert", "Examples/app/configs/com.example.field.plist"]).status == 64)
+        #expect(try CLIProcess.run(["convert", "Examples/app/configs/com.example.field.plist", "--to", "yaml"]).status == 64)
     }
 }

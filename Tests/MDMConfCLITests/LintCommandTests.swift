@@ -3,7 +3,7 @@ import Testing
 
 struct LintCommandTests {
     @Test func validFileExitsZero() throws {
-        let result = try CLIProcess.run(["lint", "Examples/app/com.example.field.plist"])
+        let result = try CLIProcess.run(["lint", "Examples/app/configs/com.example.field.plist"])
         #expect(result.status == 0)
         #expect(result.stdout == "")
         #expect(result.stderr == "1 file checked: 0 errors, 0 warnings\n")
@@ -21,9 +21,9 @@ struct LintCommandTests {
     }
 
     @Test func foldersAreSearchedAndReportedInOrder() throws {
-        let result = try CLIProcess.run(["lint", "Examples"])
+        let result = try CLIProcess.run(["lint", "Examples/broken"])
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("8 files checked: 12 errors"))
+        #expect(result.stderr.hasPrefix("7 files checked: 12 errors"))
         let files = result.stdout.split(separator: "\n").filter { $0.contains(": error:") }.map {
             $0.split(separator: ":")[0]
         }
@@ -31,7 +31,7 @@ struct LintCommandTests {
     }
 
     @Test func missingFileExitsSixtySix() throws {
-        let result = try CLIProcess.run(["lint", "Examples/app/com.example.field.plist", "no/such/file.plist"])
+        let result = try CLIProcess.run(["lint", "Examples/app/configs/com.example.field.plist", "no/such/file.plist"])
         #expect(result.status == 66)
         #expect(
             result.stdout.contains(
@@ -49,7 +49,7 @@ struct LintCommandTests {
 
     @Test func jsonReportHasTheDocumentedShape() throws {
         let result = try CLIProcess.run([
-            "lint", "--format", "json", "Examples/broken/bad-values.plist", "Examples/app/com.example.field.plist",
+            "lint", "--format", "json", "Examples/broken/bad-values.plist", "Examples/app/configs/com.example.field.plist",
         ])
         #expect(result.status == 1)
         let json = try CLIProcess.json(result.stdout)
