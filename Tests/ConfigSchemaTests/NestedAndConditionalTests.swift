@@ -1,0 +1,91 @@
+import ConfigSchema
+import MDMDiagnostics
+import PropertyList
+import Testing
+
+/// ProfileManifest features: nested dictionaries and arrays, conditions, sensitive keys, availability.
+struct NestedAndConditionalTests {
+    static let subkeys = """
+        <dict><key>pfm_name</key><string>Accounts</string><key>pfm_type</key><string>array</string>
+          <key>pfm_subkeys</key><array><dict><key>pfm_type</key><string>dictionary</string><key>pfm_subkeys</key><array>
+            <dict><key>pfm_name</key><string>Server</string><key>pfm_type</key><string>string</string><key>pfm_require</key><string>always</string></dict>
+            <dict><key>pfm_name</key><string>Token</string><key>pfm_type</key><string>string</string><key>pfm_sensitive</key><true/>
+              <key>pfm_format</key><string>^[A-F0-9]{8}$</string></dict>
+          </array></dict></array></dict>
+        <dict><key>pfm_name</key><string>Proxy</string><key>pfm_type</key><string>dictionary</string><key>pfm_subkeys</key><array>
+          <dict><key>pfm_name</key><string>Mode</string><key>pfm_type</key><string>string</string></dict>
+          <dict><key>pfm_name</key><string>Host</string><key>pfm_type</key><string>string</string>
+            <key>pfm_conditionals</key><array><dict><key>pfm_target_conditions</key><array>
+              <dict><key>pfm_target</key><string>Mode</string><key>pfm_range_list</key><array><string>manual</string></array></dict>
+            </array></dict></array></dict>
+        </array></dict>
+        <dict><key>pfm_name</key><string>MenuBar</string><key>pfm_type</key><string>boolean</string>
+          <key>pfm_platforms</key><array><string>macOS</string></array><key>pfm_macos_min</key><string>14.0</string></dict>
+        """
+
+    static let schema: ConfigSchema = {
+        guard let schema = Support.manifest(subkeys).usableSchema else { fatalError("test manifest does not load") }
+        return schema
+    }()
+
+    @Test func nestedKeyPathsNameTheArrayItem() throws {
+        let config = """
+            <dict><key>Accounts</key><array>
+            <dict><key>Server</key><string>a</string></dict>
+            <dict><key>Server</key><string>b</string></dict>
+            <dict><key>Server</key><integer>3</integer></dict>
+            </array></dict>
+            """
+        let finding = try #require(Support.validate(config, against: Self.schema).first)
+        #expect(finding.code == SchemaCode.typeMismatch)
+        #expect(finding.keyPath == "Accounts[2].Server")
+        #expect(finding.line == 4)
+    }
+
+    @Test func conditionalRequirementAppliesOnlyInsideAPresentDict() {
+        let without = Support.validate("<dict/>", against: Self.schema)
+        #expect(without.isEmpty)
+        let manual = Support.validate("<dict><key>Proxy</key><dict><key>Mode</key><string>manual</string></dict></dict>", against: Self.schema)
+        #expect(manual.map(\.code) == [SchemaCode.missingRequiredKey])
+        #expect(manual.first?.keyPath == "Proxy.Host")
+        let auto = Support.validate("<dict><key>Proxy</key><dict><key>Mode</key><string>auto</string></dict></dict>", against: Self.schema)
+        #expect(auto.isEmpty)
+    }
+
+    @Test func sensitiveValuesAreRedactedInEveryFormat() throws {
+        let secret = "not-a-token-s3cr3t"
+        let config = "<dict><key>Accounts</key><array><dict><key>Server</key><string>a</string><key>Token</key><string>\(secret)</string></dict></array></dict>"
+        let findings = Support.validate(config, against: Self.schema)
+        let finding = try #require(findings.first)
+        #expect(finding.code == SchemaCode.patternMismatch)
+        #expect(finding.sensitive)
+        #expect(finding.message.hasPrefix("<redacted>"))
+        let report = DiagnosticReport(files: [FileReport(path: "config.plist", diagnostics: findings)])
+        for format in ReportFormat.allCases {
+            let rendered = report.rendered(
+                as: format, options: RenderOptions(sources: ["config.plist": SourceText(Array(config.utf8))]))
+            #expect(!rendered.contains(secret), "\(format) leaks the value")
+        }
+    }
+
+    @Test func readerFindingsOnSensitiveKeysAreRedactedToo() throws {
+        let config = "<dict><key>Accounts</key><array><dict><key>Server</key><string>a</string><key>Token</key><integer>12x45</integer></dict></array></dict>"
+        let findings = Support.validate(config, against: Self.schema)
+        let reader = try #require(findings.first { $0.code == PlistCode.invalidInteger })
+        #expect(reader.sensitive)
+        #expect(!reader.message.contains("12x45"))
+    }
+
+    @Test(arguments: [
+        ("iOS", nil as String?, true),
+        ("macOS", "13.6", true),
+        ("macOS", "14.2", false),
+        ("macOS", nil, false),
+    ])
+    func availabilityWarnsOnlyWhereTheKeyDoesNotExist(_ platform: String, _ version: String?, _ warns: Bool) {
+        let options = ValidationOptions(platform: platform, osVersion: version)
+        let findings = Support.validate("<dict><key>MenuBar</key><true/></dict>", against: Self.schema, options: options)
+        #expect(findings.contains { $0.code == SchemaCode.unavailableKey } == warns)
+        #expect(findings.allSatisfy { $0.severity == .warning })
+    }
+}
