@@ -32,7 +32,11 @@ public struct KeySpec: Sendable {
     /// The spec of every array item.
     public var items: [KeySpec]
     /// The members of a dictionary; nil when any members are allowed.
-    public var children: [KeySpec]?
+    public var children: [KeySpec]? {
+        didSet { childPositions = Self.index(children) }
+    }
+    /// Where each child is in `children`, by name (the first, when a schema declares one twice).
+    private var childPositions: [String: Int] = [:]
     public var sensitive: Bool
     public var availability: Availability
     /// Why the key is deprecated, when it is.
@@ -57,7 +61,18 @@ public struct KeySpec: Sendable {
     }
 
     /// The spec of child `name` of a dictionary key.
-    public func child(_ name: String) -> KeySpec? { children?.first { $0.name == name } }
+    public func child(_ name: String) -> KeySpec? { childIndex(name).flatMap { children?[$0] } }
+
+    /// The index in `children` of child `name`.
+    public func childIndex(_ name: String) -> Int? { childPositions[name] }
+
+    private static func index(_ children: [KeySpec]?) -> [String: Int] {
+        var positions: [String: Int] = [:]
+        for (offset, child) in (children ?? []).enumerated() where positions[child.name] == nil {
+            positions[child.name] = offset
+        }
+        return positions
+    }
 }
 
 /// One allowed value and the title a console shows for it.

@@ -74,15 +74,18 @@ struct Validation {
     /// The value being checked is sensitive.
     private var inSensitive = false
 
+    /// The key path of the value being checked, kept as one stack and written out only for a finding.
+    private var trail: [KeyPath.Component] = []
+
     mutating func report(
-        _ code: DiagnosticCode, _ severity: Severity, _ message: String, at position: SourcePosition, path: KeyPath,
-        hint: String? = nil
+        _ code: DiagnosticCode, _ severity: Severity, _ message: String, at position: SourcePosition,
+        path: KeyPath? = nil, hint: String? = nil
     ) {
         diagnostics.append(
             Diagnostic(
                 code, severity: severity, message: message,
                 location: position.isUnknown ? SourceLocation(file: file) : SourceLocation(file: file, position: position),
-                keyPath: path.diagnosticValue, hint: hint, sensitive: inSensitive))
+                keyPath: (path ?? KeyPath(trail)).diagnosticValue, hint: hint, sensitive: inSensitive))
     }
 
     /// Tell-tale plists that are not app configurations at all; false when the file is one of them.
@@ -103,38 +106,46 @@ struct Validation {
 
     // MARK: Values
 
-    mutating func validate(_ node: PlistNode, against spec: KeySpec, path: KeyPath, sensitive inherited: Bool) {
+    /// Validates `node` at `path` (the root of a document, or of a value being probed).
+    mutating func validate(_ node: PlistNode, against spec: KeySpec, path: KeyPath, sensitive: Bool) {
+        trail = path.components
+        validate(node, against: spec, sensitive: sensitive)
+    }
+
+    private mutating func validate(_ node: PlistNode, against spec: KeySpec, sensitive inherited: Bool) {
         let sensitive = inherited || spec.sensitive
         let outer = inSensitive
         inSensitive = sensitive
         defer { inSensitive = outer }
         let value = node.value
         if !spec.types.isEmpty && !spec.types.contains(where: { $0.accepts(value) }) {
-            reportTypeMismatch(node, spec: spec, path: path, sensitive: sensitive)
+            reportTypeMismatch(node, spec: spec, sensitive: sensitive)
             return
         }
         switch value {
         case .array(let items):
-            checkCount(items.count, spec: spec, at: node.position, path: path)
-            if spec.uniqueItems { checkUnique(items, path: path, sensitive: sensitive) }
-            if let itemSpec = spec.items.first {
+            checkCount(items.count, spec: spec, at: node.position)
+            if spec.uniqueItems { checkUnique(items, sensitive: sensitive) }
+            if !spec.items.isEmpty {
                 for (index, item) in items.enumerated() {
-                    validate(item, against: itemSpec, path: path.appending(index: index), sensitive: sensitive)
+                    trail.append(.index(index))
+                    validate(item, against: spec.items[0], sensitive: sensitive)
+                    trail.removeLast()
                 }
             }
         case .dictionary(let dict):
             if let children = spec.children {
-                validateMembers(dict, at: node.position, children: children, path: path, sensitive: sensitive)
+                validateMembers(dict, at: node.position, spec: spec, children: children, sensitive: sensitive)
             }
         default:
-            checkScalar(node, spec: spec, path: path, sensitive: sensitive)
+            checkScalar(node, spec: spec, sensitive: sensitive)
         }
     }
 
-    private mutating func reportTypeMismatch(_ node: PlistNode, spec: KeySpec, path: KeyPath, sensitive: Bool) {
+    private mutating func reportTypeMismatch(_ node: PlistNode, spec: KeySpec, sensitive: Bool) {
         let expected = spec.types.map(\.rawValue).joined(separator: " or ")
         let found = ValueType.of(node.value).rawValue
-        let name = path.components.last.map { component -> String in
+        let name = trail.last.map { component -> String in
             if case .key(let key) = component { return keyText(key) }
             return "item"
         } ?? "the value"
@@ -142,7 +153,7 @@ struct Validation {
             report(
                 SchemaCode.variableInNonString, .error,
                 "\(name) must be \(article(expected)) \(expected), but holds the MDM variable \(show(text, sensitive))",
-                at: node.position, path: path, hint: "variables are replaced by text; use a literal \(expected) here")
+                at: node.position, hint: "variables are replaced by text; use a literal \(expected) here")
             return
         }
         var hint = "write the value as \(spec.types.map(\.element).joined(separator: " or "))"
@@ -158,10 +169,10 @@ struct Validation {
         }
         report(
             SchemaCode.typeMismatch, .error, "\(name) must be \(article(expected)) \(expected), found \(found)",
-            at: node.position, path: path, hint: hint)
+            at: node.position, hint: hint)
     }
 
-    private mutating func checkScalar(_ node: PlistNode, spec: KeySpec, path: KeyPath, sensitive: Bool) {
+    private mutating func checkScalar(_ node: PlistNode, spec: KeySpec, sensitive: Bool) {
         let value = node.value
         if case .string(let text) = value {
             let tokens = MDMVariables.tokens(in: text, for: options.mdm)
@@ -169,7 +180,7 @@ struct Validation {
                 report(
                     SchemaCode.unknownVariable, .warning,
                     "\(token.text) is not a variable \(options.mdm == .any ? mdmName(token.mdm) : mdmName(options.mdm)) knows",
-                    at: node.position, path: path, hint: "the MDM will send it to the app as written")
+                    at: node.position, hint: "the MDM will send it to the app as written")
             }
             let known = tokens.filter(\.isKnown)
             if !known.isEmpty {
@@ -177,7 +188,7 @@ struct Validation {
                     report(
                         SchemaCode.variableDeferred, .info,
                         "checks of the value wait until \(known.map(\.text).joined(separator: ", ")) is substituted",
-                        at: node.position, path: path, hint: "pass --resolve VALUES.plist to check with real values")
+                        at: node.position, hint: "pass --resolve VALUES.plist to check with real values")
                 }
                 return
             }
@@ -192,31 +203,31 @@ struct Validation {
             }
             report(
                 SchemaCode.valueNotAllowed, .error, "\(show(value, sensitive)) is not an allowed value",
-                at: node.position, path: path, hint: sensitive ? nil : hint)
+                at: node.position, hint: sensitive ? nil : hint)
         }
-        checkBounds(node, spec: spec, path: path, sensitive: sensitive)
+        checkBounds(node, spec: spec, sensitive: sensitive)
         if case .string(let text) = value {
             let length = text.count
             if let minimum = spec.minLength, length < minimum {
                 report(
                     SchemaCode.lengthOutOfRange, .error, "the string has \(length) characters, fewer than the minimum \(minimum)",
-                    at: node.position, path: path)
+                    at: node.position)
             }
             if let maximum = spec.maxLength, length > maximum {
                 report(
                     SchemaCode.lengthOutOfRange, .error, "the string has \(length) characters, more than the maximum \(maximum)",
-                    at: node.position, path: path)
+                    at: node.position)
             }
             if let pattern = spec.pattern, !pattern.matches(text) {
                 report(
                     SchemaCode.patternMismatch, .error,
                     "\(show(value, sensitive)) does not match the pattern \(pattern.source.count > 60 ? "'\(pattern.source.prefix(60))…'" : "'\(pattern.source)'")",
-                    at: node.position, path: path, hint: "the pattern must match the whole value")
+                    at: node.position, hint: "the pattern must match the whole value")
             }
         }
     }
 
-    private mutating func checkBounds(_ node: PlistNode, spec: KeySpec, path: KeyPath, sensitive: Bool) {
+    private mutating func checkBounds(_ node: PlistNode, spec: KeySpec, sensitive: Bool) {
         let number: Double?
         switch node.value {
         case .integer(let value): number = Double(value)
@@ -235,34 +246,34 @@ struct Validation {
         if let low = limit(spec.minimum), number < low || number.isNaN {
             report(
                 SchemaCode.outOfRange, .error, "\(show(node.value, sensitive)) is below the minimum \(spec.minimum?.description ?? "")",
-                at: node.position, path: path)
+                at: node.position)
         }
         if let high = limit(spec.maximum), number > high || number.isNaN {
             report(
                 SchemaCode.outOfRange, .error, "\(show(node.value, sensitive)) is above the maximum \(spec.maximum?.description ?? "")",
-                at: node.position, path: path)
+                at: node.position)
         }
     }
 
-    private mutating func checkCount(_ count: Int, spec: KeySpec, at position: SourcePosition, path: KeyPath) {
+    private mutating func checkCount(_ count: Int, spec: KeySpec, at position: SourcePosition) {
         if let minimum = spec.minCount, count < minimum {
             report(
                 SchemaCode.countOutOfRange, .error, "the array has \(count) items, fewer than the minimum \(minimum)",
-                at: position, path: path)
+                at: position)
         }
         if let maximum = spec.maxCount, count > maximum {
             report(
                 SchemaCode.countOutOfRange, .error, "the array has \(count) items, more than the maximum \(maximum)",
-                at: position, path: path)
+                at: position)
         }
     }
 
-    private mutating func checkUnique(_ items: [PlistNode], path: KeyPath, sensitive: Bool) {
+    private mutating func checkUnique(_ items: [PlistNode], sensitive: Bool) {
         for (index, item) in items.enumerated() {
             if let first = items[..<index].firstIndex(where: { $0.value == item.value }) {
                 report(
                     SchemaCode.duplicateItems, .error, "item \(index) repeats item \(first) (\(show(item.value, sensitive)))",
-                    at: item.position, path: path.appending(index: index), hint: "the schema requires unique items")
+                    at: item.position, path: KeyPath(trail + [.index(index)]), hint: "the schema requires unique items")
             }
         }
     }
@@ -270,78 +281,81 @@ struct Validation {
     // MARK: Dictionaries
 
     private mutating func validateMembers(
-        _ dict: PlistDictionary, at position: SourcePosition, children: [KeySpec], path: KeyPath, sensitive: Bool
+        _ dict: PlistDictionary, at position: SourcePosition, spec: KeySpec, children: [KeySpec], sensitive: Bool
     ) {
-        let names = children.map(\.name)
         for entry in dict.entries {
-            let childPath = path.appending(key: entry.key)
-            guard let spec = children.first(where: { $0.name == entry.key }) else {
-                let close = Suggestion.closest(to: entry.key, in: names)
+            trail.append(.key(entry.key))
+            defer { trail.removeLast() }
+            // By index: copying a KeySpec out of the array would retain every field of it.
+            guard let index = spec.childIndex(entry.key) else {
+                let close = Suggestion.closest(to: entry.key, in: children.map(\.name))
                 report(
                     SchemaCode.unknownKey, .warning, "the schema does not declare the key \(keyText(entry.key))",
-                    at: entry.keyPosition, path: childPath,
-                    hint: close.map { "did you mean '\($0)'?" } ?? "apps ignore keys they do not know")
+                    at: entry.keyPosition, hint: close.map { "did you mean '\($0)'?" } ?? "apps ignore keys they do not know")
                 continue
             }
-            if spec.excludedWhen.contains(where: { conditions in conditions.allSatisfy { $0.holds(in: dict) } }) {
+            if !children[index].excludedWhen.isEmpty,
+                children[index].excludedWhen.contains(where: { conditions in conditions.allSatisfy { $0.holds(in: dict) } })
+            {
                 report(
-                    SchemaCode.excludedKey, .error, "'\(entry.key)' must not be set here",
-                    at: entry.keyPosition, path: childPath,
-                    hint: "the schema excludes it given \(spec.excludedWhen.flatMap { $0.map(\.target) }.joined(separator: ", "))")
+                    SchemaCode.excludedKey, .error, "\(keyText(entry.key)) must not be set here", at: entry.keyPosition,
+                    hint: "the schema excludes it given \(children[index].excludedWhen.flatMap { $0.map(\.target) }.joined(separator: ", "))")
             }
-            if let deprecation = spec.deprecation {
+            if let deprecation = children[index].deprecation {
                 report(
-                    SchemaCode.deprecatedKey, .warning, "'\(entry.key)' is deprecated", at: entry.keyPosition, path: childPath,
+                    SchemaCode.deprecatedKey, .warning, "\(keyText(entry.key)) is deprecated", at: entry.keyPosition,
                     hint: deprecation.isEmpty ? nil : deprecation)
             }
-            checkAvailability(spec, at: entry.keyPosition, path: childPath)
-            if spec.required, isEmpty(entry.value.value) {
+            if options.platform != nil { checkAvailability(children[index], at: entry.keyPosition) }
+            if children[index].required, isEmpty(entry.value.value) {
                 report(
-                    SchemaCode.emptyRequiredValue, .error, "required key '\(entry.key)' is empty", at: entry.value.position,
-                    path: childPath, hint: "a required key needs a value")
+                    SchemaCode.emptyRequiredValue, .error, "required key \(keyText(entry.key)) is empty",
+                    at: entry.value.position, hint: "a required key needs a value")
                 continue
             }
-            validate(entry.value, against: spec, path: childPath, sensitive: sensitive)
+            validate(entry.value, against: children[index], sensitive: sensitive)
         }
-        for spec in children where dict[spec.name] == nil {
-            let conditional = spec.requiredWhen.contains { conditions in conditions.allSatisfy { $0.holds(in: dict) } }
-            guard spec.required || conditional else { continue }
-            let close = Suggestion.closest(to: spec.name, in: dict.keys)
+        for index in children.indices where children[index].required || !children[index].requiredWhen.isEmpty {
+            let name = children[index].name
+            guard dict[name] == nil else { continue }
+            let conditional = children[index].requiredWhen.contains { conditions in conditions.allSatisfy { $0.holds(in: dict) } }
+            guard children[index].required || conditional else { continue }
+            let close = Suggestion.closest(to: name, in: dict.keys)
             report(
                 SchemaCode.missingRequiredKey, .error,
-                conditional && !spec.required
-                    ? "'\(spec.name)' is required here (\(spec.requiredWhen.flatMap { $0.map(\.target) }.joined(separator: ", ")) set)"
-                    : "required key '\(spec.name)' is missing",
-                at: position, path: path.appending(key: spec.name),
-                hint: close.map { "'\($0)' is present: did you mean '\(spec.name)'?" })
+                conditional && !children[index].required
+                    ? "\(keyText(name)) is required here (\(children[index].requiredWhen.flatMap { $0.map(\.target) }.joined(separator: ", ")) set)"
+                    : "required key \(keyText(name)) is missing",
+                at: position, path: KeyPath(trail + [.key(name)]),
+                hint: close.map { "'\($0)' is present: did you mean '\(name)'?" })
         }
     }
 
-    private mutating func checkAvailability(_ spec: KeySpec, at position: SourcePosition, path: KeyPath) {
+    private mutating func checkAvailability(_ spec: KeySpec, at position: SourcePosition) {
         guard let platform = options.platform?.lowercased(), !spec.availability.isUnrestricted else { return }
         let availability = spec.availability
         if !availability.platforms.isEmpty, !availability.platforms.contains(where: { $0.lowercased() == platform }) {
             report(
                 SchemaCode.unavailableKey, .warning,
                 "'\(spec.name)' is not available on \(options.platform ?? platform) (only \(availability.platforms.joined(separator: ", ")))",
-                at: position, path: path)
+                at: position)
             return
         }
         guard let version = options.osVersion else { return }
         if let introduced = availability.introduced[platform], compareVersions(version, introduced) < 0 {
             report(
                 SchemaCode.unavailableKey, .warning, "'\(spec.name)' needs \(options.platform ?? platform) \(introduced) or later",
-                at: position, path: path)
+                at: position)
         }
         if let removed = availability.removed[platform], compareVersions(version, removed) > 0 {
             report(
                 SchemaCode.unavailableKey, .warning, "'\(spec.name)' is not available after \(options.platform ?? platform) \(removed)",
-                at: position, path: path)
+                at: position)
         }
         if let deprecated = availability.deprecated[platform], compareVersions(version, deprecated) >= 0 {
             report(
                 SchemaCode.deprecatedKey, .warning, "'\(spec.name)' is deprecated since \(options.platform ?? platform) \(deprecated)",
-                at: position, path: path)
+                at: position)
         }
     }
 

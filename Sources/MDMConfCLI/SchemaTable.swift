@@ -12,7 +12,7 @@ struct SchemaTable {
         func add(_ spec: KeySpec, prefix: String) {
             rows.append([
                 prefix + spec.name, type(spec), spec.required ? "yes" : (spec.requiredWhen.isEmpty ? "" : "if …"),
-                spec.sensitive ? "<redacted>" : value(spec.defaultValue), constraints(spec), oneLine(spec.title ?? spec.description ?? ""),
+                spec.sensitive && spec.defaultValue != nil ? "<redacted>" : value(spec.defaultValue), constraints(spec), oneLine(spec.title ?? spec.description ?? ""),
             ])
             if let item = spec.items.first, item.children != nil {
                 for child in item.children ?? [] { add(child, prefix: prefix + spec.name + "[]." ) }
