@@ -25,10 +25,7 @@ public struct SpecfileImporter: Sendable {
     public static var xsd: String { SpecfileXSD.text }
 
     /// True when `bytes` look like a specfile (root element `managedAppConfiguration`).
-    public static func recognizes(_ bytes: [UInt8]) -> Bool {
-        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
-        return head.contains("<managedAppConfiguration")
-    }
+    public static func recognizes(_ bytes: [UInt8]) -> Bool { bytes.headContains("<managedAppConfiguration") }
 
     public func load(_ bytes: [UInt8], path: String) -> SchemaLoad {
         let document = XMLElementReader(options: readerOptions).read(bytes, file: path)

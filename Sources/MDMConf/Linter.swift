@@ -15,17 +15,20 @@ public struct Linter: Sendable {
         self.discovery = discovery
     }
 
-    public func lint(_ path: String) -> CheckedFile {
-        lint(path, candidates: discovery?.candidates() ?? [])
-    }
+    public func lint(_ path: String) -> CheckedFile { lint([path])[0] }
 
     /// Lints every path, in parallel, and returns the results in the order given.
     public func lint(_ paths: [String]) -> [CheckedFile] {
-        let candidates = discovery?.candidates() ?? []
-        return ParallelMap.map(paths) { lint($0, candidates: candidates) }
+        var results = ParallelMap.map(paths) { lintOne($0) }
+        // The search path is read only when a schema was linted: its id may be declared twice.
+        if let discovery, results.contains(where: { $0.report.schema != nil }) {
+            let candidates = discovery.candidates()
+            for index in results.indices { warnOfDuplicateID(&results[index], candidates: candidates) }
+        }
+        return results
     }
 
-    private func lint(_ path: String, candidates: [SchemaDiscovery.Candidate]) -> CheckedFile {
+    private func lintOne(_ path: String) -> CheckedFile {
         let name = path == "-" ? InputFile.standardInputName : path
         let bytes: [UInt8]
         do {
@@ -43,7 +46,9 @@ public struct Linter: Sendable {
         }
         if SpecfileImporter.recognizes(bytes) {
             let load = SpecfileImporter(readerOptions: readerOptions).load(bytes, path: name)
-            return schemaReport(load, path: name, shape: "document", bytes: bytes, candidates: candidates)
+            return CheckedFile.make(
+                FileReport(path: name, schema: load.schema?.reference, shape: "document", diagnostics: load.diagnostics),
+                bytes: bytes)
         }
         if Self.isAndroidRestrictions(bytes) {
             let diagnostic = Diagnostic(
@@ -56,34 +61,28 @@ public struct Linter: Sendable {
         let document = PropertyListReader(options: readerOptions).read(bytes, file: name)
         if ManifestImporter.recognizes(document) {
             let load = ManifestImporter(readerOptions: readerOptions).load(document)
-            return schemaReport(load, path: name, shape: document.shape?.rawValue, bytes: bytes, candidates: candidates)
+            return CheckedFile.make(
+                FileReport(path: name, schema: load.schema?.reference, shape: document.shape?.rawValue, diagnostics: load.diagnostics),
+                bytes: bytes)
         }
         let report = FileReport(path: document.file, shape: document.shape?.rawValue, diagnostics: document.diagnostics)
         return CheckedFile.make(report, bytes: bytes)
     }
 
-    private func schemaReport(
-        _ load: SchemaLoad, path: String, shape: String?, bytes: [UInt8], candidates: [SchemaDiscovery.Candidate]
-    ) -> CheckedFile {
-        var diagnostics = load.diagnostics
-        if let schema = load.schema {
-            let others = candidates.filter { $0.id == schema.id && !Self.samePath($0.path, path) }
-            if let first = candidates.first(where: { $0.id == schema.id }), !others.isEmpty {
-                diagnostics.append(
-                    Diagnostic(
-                        SchemaCode.duplicateSchemaID, severity: .warning,
-                        message: "'\(schema.id)' is also declared by \(others.map(\.path).joined(separator: ", "))",
-                        location: SourceLocation(file: path),
-                        hint: "validate uses the first on the search path: \(first.path)"))
-            }
-        }
-        return CheckedFile.make(
-            FileReport(path: path, schema: load.schema?.reference, shape: shape, diagnostics: diagnostics), bytes: bytes)
+    private func warnOfDuplicateID(_ file: inout CheckedFile, candidates: [SchemaDiscovery.Candidate]) {
+        guard let id = file.report.schema?.id else { return }
+        let path = file.report.path
+        let others = candidates.filter { $0.id == id && !Self.samePath($0.path, path) }
+        guard let first = candidates.first(where: { $0.id == id }), !others.isEmpty else { return }
+        file.report.diagnostics.append(
+            Diagnostic(
+                SchemaCode.duplicateSchemaID, severity: .warning,
+                message: "'\(id)' is also declared by \(others.map(\.path).joined(separator: ", "))",
+                location: SourceLocation(file: path), hint: "validate uses the first on the search path: \(first.path)"))
     }
 
     private static func isAndroidRestrictions(_ bytes: [UInt8]) -> Bool {
-        let head = String(decoding: bytes.prefix(2048), as: UTF8.self)
-        return head.contains("<restrictions") && head.contains("schemas.android.com")
+        bytes.headContains("<restrictions", within: 2048) && bytes.headContains("schemas.android.com", within: 2048)
     }
 
     private static func samePath(_ a: String, _ b: String) -> Bool {

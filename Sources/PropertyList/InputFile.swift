@@ -85,6 +85,21 @@ public enum InputFile {
     }
 }
 
+extension Array where Element == UInt8 {
+    /// True when `needle` occurs within the first `limit` bytes (a cheap look at a file's head).
+    public func headContains(_ needle: String, within limit: Int = 4096) -> Bool {
+        let pattern = Array(needle.utf8)
+        let end = Swift.min(count, limit)
+        guard let first = pattern.first, pattern.count <= end else { return false }
+        var index = 0
+        while index + pattern.count <= end {
+            if self[index] == first && self[index..<index + pattern.count].elementsEqual(pattern) { return true }
+            index += 1
+        }
+        return false
+    }
+}
+
 /// POSIX `read`, named apart from `InputFile.read`.
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     read(descriptor, buffer, count)

@@ -35,5 +35,31 @@ def main():
             print(f"| {labels[name]} | {tool_name(row['command'])} | {median * 1000:.1f} | {mbps:.1f} | {median / base:.2f}x |")
 
 
+def validation_table(results):
+    def medians(name):
+        path = os.path.join(results, f"{name}.json")
+        if not os.path.exists(path):
+            return None
+        return [row["median"] for row in json.load(open(path))["results"]]
+
+    print()
+    print("| validation | median ms | comparison |")
+    print("|---|---:|---|")
+    one = medians("validate-1k")
+    if one:
+        print(f"| validate 1 KB config with its schema | {one[0] * 1000:.1f} | lint of the same file {one[1] * 1000:.1f} ms |")
+    big = medians("validate-10m")
+    if big:
+        print(f"| validate 10 MB plist against a schema | {big[0] * 1000:.1f} | {big[0] / big[1]:.2f}x reading it ({big[1] * 1000:.1f} ms) |")
+    small = medians("validate-small")
+    separate = medians("validate-separate")
+    if small:
+        print(f"| validate 10,000 configs, one run | {small[0] * 1000:.1f} | xmllint --noout parsing them: {small[1] * 1000:.1f} ms |")
+    if small and separate:
+        scaled = separate[0] * 10
+        print(f"| validate 10,000 configs, one run each | {scaled * 1000:.0f} (1,000 runs x 10) | one run is {scaled / small[0]:.0f}x faster |")
+
+
 if __name__ == "__main__":
     main()
+    validation_table(sys.argv[2])

@@ -46,4 +46,16 @@ cmds=("$MDMCONF lint $DATA/small" "xmllint --noout $DATA/small/*.plist")
 cmds+=("$PYTHON -c \"$PYGLOB\" $DATA/small")
 hyperfine --warmup 1 --runs 5 --export-json "$RESULTS/small.json" "${cmds[@]}" >/dev/null 2>&1
 
+# Validation against a ProfileManifest (Tests/Benchmarks/bench-schema.plist) that describes the generated configs.
+SCHEMA=Tests/Benchmarks/bench-schema.plist
+hyperfine -N --warmup 3 --runs 30 --export-json "$RESULTS/validate-1k.json" \
+    "$MDMCONF validate --schema $SCHEMA $DATA/1k.plist" "$MDMCONF lint $DATA/1k.plist" >/dev/null 2>&1
+hyperfine -N --warmup 2 --runs 10 --export-json "$RESULTS/validate-10m.json" \
+    "$MDMCONF validate --schema $SCHEMA $DATA/10m.plist" "$MDMCONF lint $DATA/10m.plist" >/dev/null 2>&1
+hyperfine --warmup 1 --runs 5 --export-json "$RESULTS/validate-small.json" \
+    "$MDMCONF validate --schema $SCHEMA $DATA/small" "xmllint --noout $DATA/small/*.plist" >/dev/null 2>&1
+# 1,000 separate runs, one process per file (the table scales them to 10,000).
+hyperfine --warmup 0 --runs 1 --export-json "$RESULTS/validate-separate.json" \
+    "for f in \$(ls $DATA/small/*.plist | head -1000); do $MDMCONF validate --schema $SCHEMA \$f >/dev/null; done" >/dev/null 2>&1
+
 "$PYTHON" Tests/Benchmarks/report.py "$DATA" "$RESULTS"

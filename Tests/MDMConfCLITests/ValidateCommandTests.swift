@@ -122,4 +122,15 @@ struct ValidateCommandTests {
         #expect(byID.stdout.contains("1...65535"))
         #expect(try CLIProcess.run(["schema", "show", "com.example.unknown"]).status == 66)
     }
+
+    @Test func lintWarnsWhenTwoSchemasDeclareTheSameID() throws {
+        let copy = try CLIProcess.temporaryFile(
+            "copy.xml", try String(contentsOfFile: CLIProcess.packageRoot.appendingPathComponent(Self.schema).path, encoding: .utf8))
+        let folder = (copy as NSString).deletingLastPathComponent
+        let result = try CLIProcess.run(
+            ["lint", Self.schema], environment: ["MDMCONF_SCHEMA_PATH": "\(folder):Examples/app"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("warning: 'com.example.field' is also declared by"))
+        #expect(result.stdout.contains("[MC3017 duplicate-schema-id]"))
+    }
 }
