@@ -16,7 +16,11 @@ public struct ConfigSchema: Sendable {
     public var path: String
     public var title: String?
     /// The keys of the configuration dictionary.
-    public var keys: [KeySpec]
+    public var keys: [KeySpec] {
+        didSet { root.children = keys }
+    }
+    /// The root as a dictionary key spec, built once (the validator starts every file here).
+    public private(set) var root: KeySpec
 
     public init(id: String, format: Format, path: String, title: String? = nil, keys: [KeySpec]) {
         self.id = id
@@ -24,6 +28,9 @@ public struct ConfigSchema: Sendable {
         self.path = path
         self.title = title
         self.keys = keys
+        var root = KeySpec(name: "", types: [.dictionary])
+        root.children = keys
+        self.root = root
     }
 
     /// True when the value at `path`, or a container it sits in, is declared sensitive.
@@ -42,12 +49,6 @@ public struct ConfigSchema: Sendable {
 
     public var reference: SchemaReference { SchemaReference(path: path, format: format.rawValue, id: id) }
 
-    /// The root as a dictionary key spec.
-    public var root: KeySpec {
-        var spec = KeySpec(name: "", types: [.dictionary])
-        spec.children = keys
-        return spec
-    }
 }
 
 /// What loading a schema file produced: the schema when it is usable, and every lint finding.
