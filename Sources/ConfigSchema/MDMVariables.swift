@@ -53,8 +53,9 @@ public enum MDMVariables {
         var index = 0
         func word(from start: Int, allowing extra: (Unicode.Scalar) -> Bool) -> String {
             var end = start
-            while end < scalars.count, scalars[end].properties.isAlphabetic && scalars[end].isASCII
-                || ("0"..."9").contains(scalars[end]) || extra(scalars[end])
+            while end < scalars.count,
+                scalars[end].properties.isAlphabetic && scalars[end].isASCII
+                    || ("0"..."9").contains(scalars[end]) || extra(scalars[end])
             {
                 end += 1
             }
@@ -83,7 +84,8 @@ public enum MDMVariables {
                     if mdm == .any || mdm == .intune {
                         found.append(
                             VariableToken(
-                                mdm: .intune, name: name, text: "{{\(name)}}", isKnown: intune.contains(name.lowercased())))
+                                mdm: .intune, name: name, text: "{{\(name)}}",
+                                isKnown: intune.contains(name.lowercased())))
                     }
                     index = end + 2
                     continue
@@ -97,7 +99,8 @@ public enum MDMVariables {
                     if mdm == .any || mdm == .workspaceone {
                         found.append(
                             VariableToken(
-                                mdm: .workspaceone, name: name, text: "{\(name)}", isKnown: workspaceOne.contains(name)))
+                                mdm: .workspaceone, name: name, text: "{\(name)}", isKnown: workspaceOne.contains(name))
+                        )
                     }
                     index = end + 1
                     continue

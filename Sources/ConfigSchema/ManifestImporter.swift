@@ -34,7 +34,9 @@ public struct ManifestImporter: Sendable {
         "PayloadDescription", "PayloadDisplayName", "PayloadIdentifier", "PayloadType", "PayloadUUID", "PayloadVersion",
         "PayloadOrganization", "PayloadEnabled", "PayloadScope",
     ]
-    static let platforms = ["ios": "iOS", "macos": "macOS", "tvos": "tvOS", "watchos": "watchOS", "visionos": "visionOS"]
+    static let platforms = [
+        "ios": "iOS", "macos": "macOS", "tvos": "tvOS", "watchos": "watchOS", "visionos": "visionOS",
+    ]
 
     /// True when `document` is a manifest (a dict with `pfm_domain`).
     public static func recognizes(_ document: PlistDocument) -> Bool {
@@ -51,13 +53,16 @@ public struct ManifestImporter: Sendable {
         lint.diagnostics = document.diagnostics
         guard case .dictionary(let root)? = document.root?.value, let rootNode = document.root else {
             if !document.hasErrors {
-                lint.report(SchemaCode.notASchema, .error, "a ProfileManifest is a <dict> with pfm_domain", at: document.root?.position ?? .unknown, path: .root)
+                lint.report(
+                    SchemaCode.notASchema, .error, "a ProfileManifest is a <dict> with pfm_domain",
+                    at: document.root?.position ?? .unknown, path: .root)
             }
             return SchemaLoad(schema: nil, diagnostics: lint.diagnostics)
         }
         guard case .string(let domain)? = root["pfm_domain"]?.value else {
             lint.report(
-                SchemaCode.notASchema, .error, "the manifest has no pfm_domain string", at: rootNode.position, path: .root,
+                SchemaCode.notASchema, .error, "the manifest has no pfm_domain string", at: rootNode.position,
+                path: .root,
                 hint: "pfm_domain names the preference domain the manifest describes")
             return SchemaLoad(schema: nil, diagnostics: lint.diagnostics)
         }
@@ -97,7 +102,8 @@ struct ManifestLint {
         for entry in dict.entries where entry.key.hasPrefix("pfm_") && !ManifestImporter.knownKeys.contains(entry.key) {
             let close = Suggestion.closest(to: entry.key, in: Array(ManifestImporter.knownKeys))
             report(
-                SchemaCode.unknownManifestKey, .warning, "'\(entry.key)' is not a ProfileManifests key", at: entry.keyPosition,
+                SchemaCode.unknownManifestKey, .warning, "'\(entry.key)' is not a ProfileManifests key",
+                at: entry.keyPosition,
                 path: path, hint: close.map { "did you mean '\($0)'?" })
         }
         if let interaction = dict.entry("pfm_interaction"), case .string(let text) = interaction.value.value,
@@ -105,7 +111,8 @@ struct ManifestLint {
         {
             let close = Suggestion.closest(to: text, in: ["exclusive", "combined", "undefined"])
             report(
-                SchemaCode.invalidManifestValue, .warning, "pfm_interaction '\(text)' is not exclusive, combined or undefined",
+                SchemaCode.invalidManifestValue, .warning,
+                "pfm_interaction '\(text)' is not exclusive, combined or undefined",
                 at: interaction.value.position, path: path, hint: close.map { "did you mean '\($0)'?" })
         }
     }
@@ -115,7 +122,9 @@ struct ManifestLint {
         var seen: [String: SourcePosition] = [:]
         for node in subkeys {
             guard case .dictionary(let dict) = node.value else {
-                report(SchemaCode.invalidManifestValue, .error, "a pfm_subkeys item is not a dict", at: node.position, path: path)
+                report(
+                    SchemaCode.invalidManifestValue, .error, "a pfm_subkeys item is not a dict", at: node.position,
+                    path: path)
                 continue
             }
             guard case .string(let name)? = dict["pfm_name"]?.value else {
@@ -144,7 +153,9 @@ struct ManifestLint {
         return specs
     }
 
-    mutating func importKey(_ dict: PlistDictionary, name: String, at position: SourcePosition, path: KeyPath) -> KeySpec {
+    mutating func importKey(_ dict: PlistDictionary, name: String, at position: SourcePosition, path: KeyPath)
+        -> KeySpec
+    {
         checkKeys(dict, path: path)
         var spec = KeySpec(name: name, position: position)
         if let typeEntry = dict.entry("pfm_type") {
@@ -152,7 +163,8 @@ struct ManifestLint {
                 spec.types = [type]
             } else {
                 report(
-                    SchemaCode.invalidManifestValue, .error, "pfm_type \(describe(typeEntry.value.value)) is not a plist type",
+                    SchemaCode.invalidManifestValue, .error,
+                    "pfm_type \(describe(typeEntry.value.value)) is not a plist type",
                     at: typeEntry.value.position, path: path,
                     hint: "types: string, integer, real, boolean, date, data, array, dictionary")
             }
@@ -165,7 +177,8 @@ struct ManifestLint {
             case "push": break
             default:
                 report(
-                    SchemaCode.invalidManifestValue, .error, "pfm_require '\(require)' is not always, always-nested or push",
+                    SchemaCode.invalidManifestValue, .error,
+                    "pfm_require '\(require)' is not always, always-nested or push",
                     at: dict["pfm_require"]?.position ?? position, path: path)
             }
         }
@@ -176,7 +189,9 @@ struct ManifestLint {
         spec.minimum = bound(dict, "pfm_range_min", path: path)
         spec.maximum = bound(dict, "pfm_range_max", path: path)
         if case .number(let low)? = spec.minimum, case .number(let high)? = spec.maximum, low > high {
-            report(SchemaCode.minGreaterThanMax, .error, "pfm_range_min is greater than pfm_range_max", at: position, path: path)
+            report(
+                SchemaCode.minGreaterThanMax, .error, "pfm_range_min is greater than pfm_range_max", at: position,
+                path: path)
         }
         spec.minCount = count(dict, "pfm_repetition_min", path: path)
         spec.maxCount = count(dict, "pfm_repetition_max", path: path)
@@ -193,13 +208,17 @@ struct ManifestLint {
         spec.requiredWhen = conditions(dict, "pfm_conditionals", path: path)
         spec.excludedWhen = conditions(dict, "pfm_exclude", path: path)
         spec.availability = availability(dict)
-        if let version = string(dict, "pfm_app_deprecated") { spec.deprecation = "deprecated since app version \(version)" }
+        if let version = string(dict, "pfm_app_deprecated") {
+            spec.deprecation = "deprecated since app version \(version)"
+        }
         if case .array(let subkeys)? = dict["pfm_subkeys"]?.value {
             if spec.types.first == .array {
                 // The first subkey describes every item.
                 if let first = subkeys.first, case .dictionary(let itemDict) = first.value {
                     let itemName = string(itemDict, "pfm_name") ?? name
-                    spec.items = [importKey(itemDict, name: itemName, at: first.position, path: path.appending(index: 0))]
+                    spec.items = [
+                        importKey(itemDict, name: itemName, at: first.position, path: path.appending(index: 0))
+                    ]
                 }
             } else {
                 spec.children = importMembers(subkeys, path: path)
@@ -212,7 +231,9 @@ struct ManifestLint {
     private mutating func importRangeList(_ dict: PlistDictionary, into spec: inout KeySpec, path: KeyPath) {
         guard let list = dict.entry("pfm_range_list") else { return }
         guard case .array(let items) = list.value.value else {
-            report(SchemaCode.invalidManifestValue, .error, "pfm_range_list is not an array", at: list.value.position, path: path)
+            report(
+                SchemaCode.invalidManifestValue, .error, "pfm_range_list is not an array", at: list.value.position,
+                path: path)
             return
         }
         var titles: [String?] = []
@@ -239,11 +260,14 @@ struct ManifestLint {
         var probe = spec
         probe.required = false
         probe.children = nil
-        for finding in Validator.check(entry.value.value, against: probe, file: file, at: entry.value.position, path: path)
+        for finding in Validator.check(
+            entry.value.value, against: probe, file: file, at: entry.value.position, path: path)
         where finding.severity == .error {
             report(
-                SchemaCode.defaultViolatesConstraint, .error, "pfm_default violates the key's own constraint: \(finding.message)",
-                at: entry.value.position, path: path, hint: "fix pfm_default or the constraint; editors pre-fill this value")
+                SchemaCode.defaultViolatesConstraint, .error,
+                "pfm_default violates the key's own constraint: \(finding.message)",
+                at: entry.value.position, path: path,
+                hint: "fix pfm_default or the constraint; editors pre-fill this value")
         }
     }
 
@@ -259,7 +283,8 @@ struct ManifestLint {
                 at: entry.value.position, path: path, hint: "write <integer>\(text)</integer> or <real>\(text)</real>")
             return Double(text.trimmingSpace()).map(Bound.number)
         default:
-            report(SchemaCode.invalidManifestValue, .error, "\(key) is not a number", at: entry.value.position, path: path)
+            report(
+                SchemaCode.invalidManifestValue, .error, "\(key) is not a number", at: entry.value.position, path: path)
             return nil
         }
     }
@@ -267,7 +292,9 @@ struct ManifestLint {
     private mutating func count(_ dict: PlistDictionary, _ key: String, path: KeyPath) -> Int? {
         guard let entry = dict.entry(key) else { return nil }
         if case .integer(let value) = entry.value.value, value >= 0 { return Int(value) }
-        report(SchemaCode.invalidManifestValue, .error, "\(key) is not a non-negative integer", at: entry.value.position, path: path)
+        report(
+            SchemaCode.invalidManifestValue, .error, "\(key) is not a non-negative integer", at: entry.value.position,
+            path: path)
         return nil
     }
 
@@ -275,23 +302,31 @@ struct ManifestLint {
     private mutating func conditions(_ dict: PlistDictionary, _ key: String, path: KeyPath) -> [[Condition]] {
         guard let entry = dict.entry(key) else { return [] }
         guard case .array(let entries) = entry.value.value else {
-            report(SchemaCode.invalidManifestValue, .error, "\(key) is not an array", at: entry.value.position, path: path)
+            report(
+                SchemaCode.invalidManifestValue, .error, "\(key) is not an array", at: entry.value.position, path: path)
             return []
         }
         var result: [[Condition]] = []
         for item in entries {
-            guard case .dictionary(let group) = item.value, case .array(let targets)? = group["pfm_target_conditions"]?.value
+            guard case .dictionary(let group) = item.value,
+                case .array(let targets)? = group["pfm_target_conditions"]?.value
             else { continue }
             var set: [Condition] = []
             for target in targets {
                 guard case .dictionary(let condition) = target.value, let name = string(condition, "pfm_target") else {
-                    report(SchemaCode.invalidManifestValue, .error, "a target condition has no pfm_target", at: target.position, path: path)
+                    report(
+                        SchemaCode.invalidManifestValue, .error, "a target condition has no pfm_target",
+                        at: target.position, path: path)
                     continue
                 }
                 var tests: [Condition.Test] = []
                 if case .boolean(let present)? = condition["pfm_present"]?.value { tests.append(.present(present)) }
-                if case .array(let values)? = condition["pfm_range_list"]?.value { tests.append(.oneOf(values.map(\.value))) }
-                if case .array(let values)? = condition["pfm_n_range_list"]?.value { tests.append(.noneOf(values.map(\.value))) }
+                if case .array(let values)? = condition["pfm_range_list"]?.value {
+                    tests.append(.oneOf(values.map(\.value)))
+                }
+                if case .array(let values)? = condition["pfm_n_range_list"]?.value {
+                    tests.append(.noneOf(values.map(\.value)))
+                }
                 if case .array(let values)? = condition["pfm_contains_any"]?.value {
                     tests.append(.containsAny(values.map(\.value)))
                 }

@@ -32,9 +32,11 @@ public enum SchemaCode {
         "MC2020", "variable-deferred",
         summary: "The value holds an MDM variable; checks of its text wait until the MDM substitutes it.")
     public static let variableInNonString = DiagnosticCode(
-        "MC2021", "variable-in-non-string", summary: "An MDM variable stands where the schema declares a non-string type.")
+        "MC2021", "variable-in-non-string",
+        summary: "An MDM variable stands where the schema declares a non-string type.")
     public static let unknownVariable = DiagnosticCode(
-        "MC2022", "unknown-variable", summary: "A token that looks like an MDM variable is not one the chosen MDM knows.")
+        "MC2022", "unknown-variable",
+        summary: "A token that looks like an MDM variable is not one the chosen MDM knows.")
     public static let unresolvedVariable = DiagnosticCode(
         "MC2023", "unresolved-variable", summary: "--resolve gave no value for an MDM variable in the configuration.")
     public static let deprecatedKey = DiagnosticCode(
@@ -42,10 +44,12 @@ public enum SchemaCode {
     public static let unavailableKey = DiagnosticCode(
         "MC2031", "unavailable-key", summary: "The key is not available on the given platform or OS version.")
     public static let noSchema = DiagnosticCode(
-        "MC2040", "no-schema", summary: "No schema was found for the configuration; only syntax and structure were checked.")
+        "MC2040", "no-schema",
+        summary: "No schema was found for the configuration; only syntax and structure were checked.")
     public static let notAConfiguration = DiagnosticCode(
         "MC2041", "not-a-configuration",
-        summary: "The file looks like another kind of plist (a launchd job, a feedback response), not an app configuration.")
+        summary:
+            "The file looks like another kind of plist (a launchd job, a feedback response), not an app configuration.")
 
     // MARK: Lint of a schema
 
@@ -56,7 +60,8 @@ public enum SchemaCode {
     public static let invalidVersion = DiagnosticCode(
         "MC3003", "invalid-version", summary: "The specfile <version> is missing or not an integer of at least 1.")
     public static let invalidBundleID = DiagnosticCode(
-        "MC3004", "invalid-bundle-id", summary: "The bundle id is missing or holds characters other than letters, digits, '-' and '.'.")
+        "MC3004", "invalid-bundle-id",
+        summary: "The bundle id is missing or holds characters other than letters, digits, '-' and '.'.")
     public static let defaultViolatesConstraint = DiagnosticCode(
         "MC3005", "default-violates-constraint", summary: "A key's default value fails the key's own constraints.")
     public static let invalidPattern = DiagnosticCode(
@@ -81,7 +86,8 @@ public enum SchemaCode {
     public static let unknownManifestKey = DiagnosticCode(
         "MC3015", "unknown-manifest-key", summary: "A manifest key that is not part of the ProfileManifests format.")
     public static let invalidManifestValue = DiagnosticCode(
-        "MC3016", "invalid-manifest-value", summary: "A manifest key holds a value of the wrong type or an unknown value.")
+        "MC3016", "invalid-manifest-value",
+        summary: "A manifest key holds a value of the wrong type or an unknown value.")
     public static let duplicateSchemaID = DiagnosticCode(
         "MC3017", "duplicate-schema-id", summary: "Two schemas on the search path declare the same id; the first wins.")
     public static let notASchema = DiagnosticCode(

@@ -10,7 +10,9 @@ extension SpecfileLint {
         for child in presentation.children {
             if child.name == "field" { fields.append(child) }
             if child.name == "fieldGroup" {
-                if let name = child.child(named: "name") { checkLocale(name, locale: locale, key: nil, what: "group name") }
+                if let name = child.child(named: "name") {
+                    checkLocale(name, locale: locale, key: nil, what: "group name")
+                }
                 fields += child.children(named: "field")
             }
         }
@@ -19,7 +21,8 @@ extension SpecfileLint {
             guard let name = field.attribute("keyName") else { continue }
             if let first = seen[name] {
                 report(
-                    SchemaCode.duplicateField, .warning, "two presentation fields show '\(name)'", at: field.position, key: name,
+                    SchemaCode.duplicateField, .warning, "two presentation fields show '\(name)'", at: field.position,
+                    key: name,
                     notes: [.init("first field here", at: SourceLocation(file: file, position: first))])
                 continue
             }
@@ -27,7 +30,8 @@ extension SpecfileLint {
             guard let index = keys.firstIndex(where: { $0.name == name }) else {
                 let close = Suggestion.closest(to: name, in: keys.map(\.name))
                 report(
-                    SchemaCode.fieldUnknownKey, .warning, "field names the key '\(name)', which the dict does not declare",
+                    SchemaCode.fieldUnknownKey, .warning,
+                    "field names the key '\(name)', which the dict does not declare",
                     at: field.position, key: name, hint: close.map { "did you mean '\($0)'?" })
                 continue
             }

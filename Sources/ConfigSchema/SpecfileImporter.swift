@@ -14,7 +14,8 @@ public struct SpecfileImporter: Sendable {
         "floatArray": (.array, .real),
     ]
     static let userVariables: Set<String> = [
-        "cn", "displayName", "dn", "emailAddress", "emailAddressDomain", "emailAddressLocalPart", "firstName", "lastName",
+        "cn", "displayName", "dn", "emailAddress", "emailAddressDomain", "emailAddressLocalPart", "firstName",
+        "lastName",
         "locale", "ou", "sAMAccountName", "username", "upn",
     ]
     static let deviceVariables: Set<String> = [
@@ -75,7 +76,8 @@ struct SpecfileLint {
             findings = try XMLSchemaValidator(xsd: SpecfileXSD.text).validate(bytes)
         } catch {
             report(
-                SchemaCode.structure, .error, "the bundled specfile XSD does not compile: \(error.messages.joined(separator: "; "))",
+                SchemaCode.structure, .error,
+                "the bundled specfile XSD does not compile: \(error.messages.joined(separator: "; "))",
                 at: root.position)
             return
         }
@@ -115,7 +117,8 @@ struct SpecfileLint {
             }
             if let first = firstPosition[name] {
                 report(
-                    SchemaCode.duplicateKeyName, .error, "keyName \(quote(name)) is declared twice", at: element.position,
+                    SchemaCode.duplicateKeyName, .error, "keyName \(quote(name)) is declared twice",
+                    at: element.position,
                     key: name, hint: "keyName must be unique across the whole dict",
                     notes: [.init("first declared here", at: SourceLocation(file: file, position: first))])
                 continue
@@ -143,7 +146,11 @@ struct SpecfileLint {
         }
         if let bundleID {
             let text = bundleID.text.trimmingSpace()
-            let valid = !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".") }
+            let valid =
+                !text.isEmpty
+                && text.unicodeScalars.allSatisfy {
+                    $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".")
+                }
             if !valid {
                 report(
                     SchemaCode.invalidBundleID, .error, "bundleId \(quote(text)) is not a bundle identifier",
@@ -165,7 +172,9 @@ struct SpecfileLint {
         return spec
     }
 
-    private mutating func applyConstraint(_ constraint: XMLElement, to spec: inout KeySpec, valueType: ValueType, isArray: Bool) {
+    private mutating func applyConstraint(
+        _ constraint: XMLElement, to spec: inout KeySpec, valueType: ValueType, isArray: Bool
+    ) {
         let name = spec.name
         if constraint.attribute("nullable")?.trimmingSpace() == "false" { spec.required = true }
         var itemSpec = isArray ? spec.items.first ?? KeySpec(name: name, types: [valueType]) : spec
@@ -207,7 +216,9 @@ struct SpecfileLint {
         if let values = constraint.child(named: "values") {
             var allowed: [AllowedValue] = []
             for value in values.children(named: "value") {
-                if let parsed = parseValue(value.text, as: valueType, at: value.position, key: name, what: "allowed value") {
+                if let parsed = parseValue(
+                    value.text, as: valueType, at: value.position, key: name, what: "allowed value")
+                {
                     allowed.append(AllowedValue(parsed))
                 }
             }
@@ -216,7 +227,9 @@ struct SpecfileLint {
         if isArray { spec.items = [itemSpec] } else { spec = itemSpec }
     }
 
-    private mutating func applyDefault(_ defaults: XMLElement, to spec: inout KeySpec, valueType: ValueType, isArray: Bool) {
+    private mutating func applyDefault(
+        _ defaults: XMLElement, to spec: inout KeySpec, valueType: ValueType, isArray: Bool
+    ) {
         let name = spec.name
         var values: [PlistValue] = []
         var usesVariable = false
@@ -237,23 +250,29 @@ struct SpecfileLint {
         }
         guard !usesVariable else { return }
         if isArray {
-            if !values.isEmpty || !defaults.children.isEmpty { spec.defaultValue = .array(values.map { PlistNode($0) }) }
+            if !values.isEmpty || !defaults.children.isEmpty {
+                spec.defaultValue = .array(values.map { PlistNode($0) })
+            }
         } else if let first = values.first {
             spec.defaultValue = first
             if values.count > 1 {
                 report(
-                    SchemaCode.invalidConstraintValue, .error, "a \(valueType.rawValue) key has \(values.count) default values",
+                    SchemaCode.invalidConstraintValue, .error,
+                    "a \(valueType.rawValue) key has \(values.count) default values",
                     at: defaults.position, key: name, hint: "only array keys take several <value>s")
             }
         }
         guard let value = spec.defaultValue else { return }
         var probe = spec
         probe.required = false
-        for finding in Validator.check(value, against: probe, file: file, at: defaults.position, path: KeyPath([.key(name)]))
+        for finding in Validator.check(
+            value, against: probe, file: file, at: defaults.position, path: KeyPath([.key(name)]))
         where finding.severity == .error {
             report(
-                SchemaCode.defaultViolatesConstraint, .error, "the default violates the key's own constraint: \(finding.message)",
-                at: defaults.position, key: name, hint: "fix the default or the constraint; consoles pre-fill this value")
+                SchemaCode.defaultViolatesConstraint, .error,
+                "the default violates the key's own constraint: \(finding.message)",
+                at: defaults.position, key: name,
+                hint: "fix the default or the constraint; consoles pre-fill this value")
         }
     }
 
@@ -269,7 +288,8 @@ struct SpecfileLint {
         } else if !own.contains(value) {
             let hint: String
             if other.contains(value) {
-                hint = "'\(value)' is a \(isUser ? "device" : "user") variable: use <\(isUser ? "deviceVariable" : "userVariable") value=\"\(value)\"/>"
+                hint =
+                    "'\(value)' is a \(isUser ? "device" : "user") variable: use <\(isUser ? "deviceVariable" : "userVariable") value=\"\(value)\"/>"
             } else if let close = Suggestion.closest(to: value, in: Array(own)) {
                 hint = "did you mean '\(close)'?"
             } else {
@@ -327,7 +347,8 @@ struct SpecfileLint {
             report(
                 SchemaCode.invalidConstraintValue, .error, "\(what) \(quote(text)) is not a valid \(type.rawValue)",
                 at: position, key: key,
-                hint: type == .date ? "dates are written YYYY-MM-DDTHH:MM:SSZ" : type == .boolean ? "write true or false" : nil)
+                hint: type == .date
+                    ? "dates are written YYYY-MM-DDTHH:MM:SSZ" : type == .boolean ? "write true or false" : nil)
         }
         return parsed
     }

@@ -11,7 +11,9 @@ public struct ValidationOptions: Sendable {
     public var platform: String?
     public var osVersion: String?
 
-    public init(mdm: MDM = .any, resolvedVariables: [String: String]? = nil, platform: String? = nil, osVersion: String? = nil) {
+    public init(
+        mdm: MDM = .any, resolvedVariables: [String: String]? = nil, platform: String? = nil, osVersion: String? = nil
+    ) {
         self.mdm = mdm
         self.resolvedVariables = resolvedVariables
         self.platform = platform
@@ -30,16 +32,22 @@ public enum Validator {
     ) -> [Diagnostic] {
         var run = Validation(file: document.file, options: options)
         var root = document.root
-        if let node = root, let values = options.resolvedVariables { root = run.substitute(node, values: values, path: .root) }
+        if let node = root, let values = options.resolvedVariables {
+            root = run.substitute(node, values: values, path: .root)
+        }
         if let root {
             if case .dictionary(let dict) = root.value {
                 // A launchd job or feedback response gets one warning, not one per key.
                 let isConfiguration = run.checkKind(dict, at: root.position)
-                if let schema, isConfiguration { run.validate(root, against: schema.root, path: .root, sensitive: false) }
+                if let schema, isConfiguration {
+                    run.validate(root, against: schema.root, path: .root, sensitive: false)
+                }
             } else {
                 run.report(
-                    SchemaCode.rootNotDictionary, .error, "the configuration's root is a <\(root.value.typeName)>, not a <dict>",
-                    at: root.position, path: .root, hint: "a managed app configuration is one <dict> of keys and values")
+                    SchemaCode.rootNotDictionary, .error,
+                    "the configuration's root is a <\(root.value.typeName)>, not a <dict>",
+                    at: root.position, path: .root, hint: "a managed app configuration is one <dict> of keys and values"
+                )
             }
         }
         let reader = document.diagnostics.map { diagnostic in
@@ -84,7 +92,8 @@ struct Validation {
         diagnostics.append(
             Diagnostic(
                 code, severity: severity, message: message,
-                location: position.isUnknown ? SourceLocation(file: file) : SourceLocation(file: file, position: position),
+                location: position.isUnknown
+                    ? SourceLocation(file: file) : SourceLocation(file: file, position: position),
                 keyPath: (path ?? KeyPath(trail)).diagnosticValue, hint: hint, sensitive: inSensitive))
     }
 
@@ -92,12 +101,16 @@ struct Validation {
     mutating func checkKind(_ dict: PlistDictionary, at position: SourcePosition) -> Bool {
         if dict["Label"] != nil && (dict["ProgramArguments"] != nil || dict["Program"] != nil) {
             report(
-                SchemaCode.notAConfiguration, .warning, "this looks like a launchd job (Label, ProgramArguments), not an app configuration",
-                at: position, path: .root, hint: "the app's preferences live in a separate plist named after its domain")
+                SchemaCode.notAConfiguration, .warning,
+                "this looks like a launchd job (Label, ProgramArguments), not an app configuration",
+                at: position, path: .root, hint: "the app's preferences live in a separate plist named after its domain"
+            )
         } else if dict["com.apple.feedback.managed"] != nil {
             report(
-                SchemaCode.notAConfiguration, .warning, "this looks like an app's feedback response, not a configuration",
-                at: position, path: .root, hint: "apps write com.apple.feedback.managed; MDMs read it, they do not push it")
+                SchemaCode.notAConfiguration, .warning,
+                "this looks like an app's feedback response, not a configuration",
+                at: position, path: .root,
+                hint: "apps write com.apple.feedback.managed; MDMs read it, they do not push it")
         } else {
             return true
         }
@@ -145,11 +158,14 @@ struct Validation {
     private mutating func reportTypeMismatch(_ node: PlistNode, spec: KeySpec, sensitive: Bool) {
         let expected = spec.types.map(\.rawValue).joined(separator: " or ")
         let found = ValueType.of(node.value).rawValue
-        let name = trail.last.map { component -> String in
-            if case .key(let key) = component { return keyText(key) }
-            return "item"
-        } ?? "the value"
-        if case .string(let text) = node.value, !MDMVariables.tokens(in: text, for: options.mdm).filter(\.isKnown).isEmpty {
+        let name =
+            trail.last.map { component -> String in
+                if case .key(let key) = component { return keyText(key) }
+                return "item"
+            } ?? "the value"
+        if case .string(let text) = node.value,
+            !MDMVariables.tokens(in: text, for: options.mdm).filter(\.isKnown).isEmpty
+        {
             report(
                 SchemaCode.variableInNonString, .error,
                 "\(name) must be \(article(expected)) \(expected), but holds the MDM variable \(show(text, sensitive))",
@@ -176,7 +192,8 @@ struct Validation {
         let value = node.value
         if case .string(let text) = value {
             let tokens = MDMVariables.tokens(in: text, for: options.mdm)
-            for token in tokens where !token.isKnown && (options.mdm != .any || token.mdm == .intune || token.mdm == .fleet) {
+            for token in tokens
+            where !token.isKnown && (options.mdm != .any || token.mdm == .intune || token.mdm == .fleet) {
                 report(
                     SchemaCode.unknownVariable, .warning,
                     "\(token.text) is not a variable \(options.mdm == .any ? mdmName(token.mdm) : mdmName(options.mdm)) knows",
@@ -194,10 +211,12 @@ struct Validation {
             }
         }
         if let allowed = spec.allowedValues, !spec.allowsCustomValue, !allowed.contains(where: { $0.value == value }) {
-            var hint = "allowed: " + allowed.prefix(12).map { describe($0) }.joined(separator: ", ")
+            var hint =
+                "allowed: " + allowed.prefix(12).map { describe($0) }.joined(separator: ", ")
                 + (allowed.count > 12 ? ", …" : "")
             if case .string(let text) = value,
-                let close = Suggestion.closest(to: text, in: allowed.compactMap { if case .string(let s) = $0.value { s } else { nil } })
+                let close = Suggestion.closest(
+                    to: text, in: allowed.compactMap { if case .string(let s) = $0.value { s } else { nil } })
             {
                 hint = "did you mean '\(close)'? " + hint
             }
@@ -210,12 +229,14 @@ struct Validation {
             let length = text.count
             if let minimum = spec.minLength, length < minimum {
                 report(
-                    SchemaCode.lengthOutOfRange, .error, "the string has \(length) characters, fewer than the minimum \(minimum)",
+                    SchemaCode.lengthOutOfRange, .error,
+                    "the string has \(length) characters, fewer than the minimum \(minimum)",
                     at: node.position)
             }
             if let maximum = spec.maxLength, length > maximum {
                 report(
-                    SchemaCode.lengthOutOfRange, .error, "the string has \(length) characters, more than the maximum \(maximum)",
+                    SchemaCode.lengthOutOfRange, .error,
+                    "the string has \(length) characters, more than the maximum \(maximum)",
                     at: node.position)
             }
             if let pattern = spec.pattern, !pattern.matches(text) {
@@ -245,12 +266,14 @@ struct Validation {
         }
         if let low = limit(spec.minimum), number < low || number.isNaN {
             report(
-                SchemaCode.outOfRange, .error, "\(show(node.value, sensitive)) is below the minimum \(spec.minimum?.description ?? "")",
+                SchemaCode.outOfRange, .error,
+                "\(show(node.value, sensitive)) is below the minimum \(spec.minimum?.description ?? "")",
                 at: node.position)
         }
         if let high = limit(spec.maximum), number > high || number.isNaN {
             report(
-                SchemaCode.outOfRange, .error, "\(show(node.value, sensitive)) is above the maximum \(spec.maximum?.description ?? "")",
+                SchemaCode.outOfRange, .error,
+                "\(show(node.value, sensitive)) is above the maximum \(spec.maximum?.description ?? "")",
                 at: node.position)
         }
     }
@@ -272,7 +295,8 @@ struct Validation {
         for (index, item) in items.enumerated() {
             if let first = items[..<index].firstIndex(where: { $0.value == item.value }) {
                 report(
-                    SchemaCode.duplicateItems, .error, "item \(index) repeats item \(first) (\(show(item.value, sensitive)))",
+                    SchemaCode.duplicateItems, .error,
+                    "item \(index) repeats item \(first) (\(show(item.value, sensitive)))",
                     at: item.position, path: KeyPath(trail + [.index(index)]), hint: "the schema requires unique items")
             }
         }
@@ -291,15 +315,20 @@ struct Validation {
                 let close = Suggestion.closest(to: entry.key, in: children.map(\.name))
                 report(
                     SchemaCode.unknownKey, .warning, "the schema does not declare the key \(keyText(entry.key))",
-                    at: entry.keyPosition, hint: close.map { "did you mean '\($0)'?" } ?? "apps ignore keys they do not know")
+                    at: entry.keyPosition,
+                    hint: close.map { "did you mean '\($0)'?" } ?? "apps ignore keys they do not know")
                 continue
             }
             if !children[index].excludedWhen.isEmpty,
-                children[index].excludedWhen.contains(where: { conditions in conditions.allSatisfy { $0.holds(in: dict) } })
+                children[index].excludedWhen.contains(where: { conditions in
+                    conditions.allSatisfy { $0.holds(in: dict) }
+                })
             {
                 report(
                     SchemaCode.excludedKey, .error, "\(keyText(entry.key)) must not be set here", at: entry.keyPosition,
-                    hint: "the schema excludes it given \(children[index].excludedWhen.flatMap { $0.map(\.target) }.joined(separator: ", "))")
+                    hint:
+                        "the schema excludes it given \(children[index].excludedWhen.flatMap { $0.map(\.target) }.joined(separator: ", "))"
+                )
             }
             if let deprecation = children[index].deprecation {
                 report(
@@ -318,7 +347,9 @@ struct Validation {
         for index in children.indices where children[index].required || !children[index].requiredWhen.isEmpty {
             let name = children[index].name
             guard dict[name] == nil else { continue }
-            let conditional = children[index].requiredWhen.contains { conditions in conditions.allSatisfy { $0.holds(in: dict) } }
+            let conditional = children[index].requiredWhen.contains { conditions in
+                conditions.allSatisfy { $0.holds(in: dict) }
+            }
             guard children[index].required || conditional else { continue }
             let close = Suggestion.closest(to: name, in: dict.keys)
             report(
@@ -344,17 +375,20 @@ struct Validation {
         guard let version = options.osVersion else { return }
         if let introduced = availability.introduced[platform], compareVersions(version, introduced) < 0 {
             report(
-                SchemaCode.unavailableKey, .warning, "'\(spec.name)' needs \(options.platform ?? platform) \(introduced) or later",
+                SchemaCode.unavailableKey, .warning,
+                "'\(spec.name)' needs \(options.platform ?? platform) \(introduced) or later",
                 at: position)
         }
         if let removed = availability.removed[platform], compareVersions(version, removed) > 0 {
             report(
-                SchemaCode.unavailableKey, .warning, "'\(spec.name)' is not available after \(options.platform ?? platform) \(removed)",
+                SchemaCode.unavailableKey, .warning,
+                "'\(spec.name)' is not available after \(options.platform ?? platform) \(removed)",
                 at: position)
         }
         if let deprecated = availability.deprecated[platform], compareVersions(version, deprecated) >= 0 {
             report(
-                SchemaCode.deprecatedKey, .warning, "'\(spec.name)' is deprecated since \(options.platform ?? platform) \(deprecated)",
+                SchemaCode.deprecatedKey, .warning,
+                "'\(spec.name)' is deprecated since \(options.platform ?? platform) \(deprecated)",
                 at: position)
         }
     }
@@ -368,10 +402,12 @@ struct Validation {
             let tokens = MDMVariables.tokens(in: text, for: options.mdm).filter(\.isKnown)
             for token in tokens where values[token.name] == nil {
                 report(
-                    SchemaCode.unresolvedVariable, .warning, "--resolve has no value for \(token.text)", at: node.position,
+                    SchemaCode.unresolvedVariable, .warning, "--resolve has no value for \(token.text)",
+                    at: node.position,
                     path: path, hint: "add the key '\(token.name)' to the values file")
             }
-            return PlistNode(.string(MDMVariables.substitute(text, values: values, for: options.mdm)), at: node.position)
+            return PlistNode(
+                .string(MDMVariables.substitute(text, values: values, for: options.mdm)), at: node.position)
         case .array(let items):
             return PlistNode(
                 .array(items.enumerated().map { substitute($1, values: values, path: path.appending(index: $0)) }),

@@ -36,7 +36,9 @@ public struct ConfigValidation: Sendable {
         var schemas: [String: ConfigSchema] = [:]
         var assigned: [String?] = Array(repeating: nil, count: paths.count)
         if let schemaPath {
-            if let failure = load(schemaPath, with: loader, into: &schemas) { return Outcome(files: [], schemaFailure: failure) }
+            if let failure = load(schemaPath, with: loader, into: &schemas) {
+                return Outcome(files: [], schemaFailure: failure)
+            }
             assigned = Array(repeating: schemaPath, count: paths.count)
         } else {
             let candidates = discovery.candidates()
@@ -56,7 +58,9 @@ public struct ConfigValidation: Sendable {
     }
 
     /// Loads a schema into `schemas`, or returns why it cannot be used.
-    private func load(_ path: String, with loader: SchemaLoader, into schemas: inout [String: ConfigSchema]) -> CheckedFile? {
+    private func load(_ path: String, with loader: SchemaLoader, into schemas: inout [String: ConfigSchema])
+        -> CheckedFile?
+    {
         do {
             let (load, bytes) = try loader.load(path)
             guard let schema = load.usableSchema else {
@@ -66,7 +70,8 @@ public struct ConfigValidation: Sendable {
             schemas[path] = schema
             return nil
         } catch {
-            return CheckedFile(report: FileReport(path: path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
+            return CheckedFile(
+                report: FileReport(path: path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
         }
     }
 
@@ -76,14 +81,16 @@ public struct ConfigValidation: Sendable {
         do {
             (document, bytes) = try PropertyListReader(options: readerOptions).readFile(path)
         } catch {
-            return CheckedFile(report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
+            return CheckedFile(
+                report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
         }
         var diagnostics = Validator.validate(document, against: schema, options: options)
         if schema == nil {
             diagnostics.insert(
                 Diagnostic(
                     SchemaCode.noSchema, severity: .warning,
-                    message: "no schema found for '\(appID ?? Self.domain(of: path))'; checked syntax and structure only",
+                    message:
+                        "no schema found for '\(appID ?? Self.domain(of: path))'; checked syntax and structure only",
                     location: SourceLocation(file: document.file),
                     hint: "pass --schema FILE or --app ID, or add the schema to MDMCONF_SCHEMA_PATH or ./Schemas"),
                 at: 0)

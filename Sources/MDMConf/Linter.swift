@@ -35,19 +35,19 @@ public struct Linter: Sendable {
             switch try InputFile.read(path, limit: readerOptions.maxInputSize) {
             case .bytes(let contents): bytes = contents
             case .tooLarge(let size):
-                let diagnostic = Diagnostic(
-                    PlistCode.fileTooLarge, severity: .error,
-                    message: "input is \(size) bytes, more than the limit of \(readerOptions.maxInputSize)",
-                    location: SourceLocation(file: name), hint: "raise the limit with --max-size if the file is trusted")
-                return CheckedFile(report: FileReport(path: name, diagnostics: [diagnostic]), source: nil, unreadable: false)
+                let diagnostic = PlistCode.fileTooLarge(size: size, limit: readerOptions.maxInputSize, file: name)
+                return CheckedFile(
+                    report: FileReport(path: name, diagnostics: [diagnostic]), source: nil, unreadable: false)
             }
         } catch {
-            return CheckedFile(report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
+            return CheckedFile(
+                report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
         }
         if SpecfileImporter.recognizes(bytes) {
             let load = SpecfileImporter(readerOptions: readerOptions).load(bytes, path: name)
             return CheckedFile.make(
-                FileReport(path: name, schema: load.schema?.reference, shape: "document", diagnostics: load.diagnostics),
+                FileReport(
+                    path: name, schema: load.schema?.reference, shape: "document", diagnostics: load.diagnostics),
                 bytes: bytes)
         }
         if Self.isAndroidRestrictions(bytes) {
@@ -56,13 +56,16 @@ public struct Linter: Sendable {
                 message: "Android app restrictions (app_restrictions.xml) are not a format mdmconf reads",
                 location: SourceLocation(file: name),
                 hint: "mdmconf reads AppConfig specfiles and ProfileManifests")
-            return CheckedFile(report: FileReport(path: name, diagnostics: [diagnostic]), source: nil, unreadable: false)
+            return CheckedFile(
+                report: FileReport(path: name, diagnostics: [diagnostic]), source: nil, unreadable: false)
         }
         let document = PropertyListReader(options: readerOptions).read(bytes, file: name)
         if ManifestImporter.recognizes(document) {
             let load = ManifestImporter(readerOptions: readerOptions).load(document)
             return CheckedFile.make(
-                FileReport(path: name, schema: load.schema?.reference, shape: document.shape?.rawValue, diagnostics: load.diagnostics),
+                FileReport(
+                    path: name, schema: load.schema?.reference, shape: document.shape?.rawValue,
+                    diagnostics: load.diagnostics),
                 bytes: bytes)
         }
         let report = FileReport(path: document.file, shape: document.shape?.rawValue, diagnostics: document.diagnostics)
@@ -78,7 +81,8 @@ public struct Linter: Sendable {
             Diagnostic(
                 SchemaCode.duplicateSchemaID, severity: .warning,
                 message: "'\(id)' is also declared by \(others.map(\.path).joined(separator: ", "))",
-                location: SourceLocation(file: path), hint: "validate uses the first on the search path: \(first.path)"))
+                location: SourceLocation(file: path), hint: "validate uses the first on the search path: \(first.path)")
+        )
     }
 
     private static func isAndroidRestrictions(_ bytes: [UInt8]) -> Bool {

@@ -1,3 +1,7 @@
+import ConfigSchema
+import MDMDiagnostics
+import PropertyList
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,9 +9,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import ConfigSchema
-import MDMDiagnostics
-import PropertyList
 
 /// Finds the schema of a configuration by the id the schema declares (specfile `bundleId`, manifest
 /// `pfm_domain`), searching, in order: the folders of `MDMCONF_SCHEMA_PATH`, `./Schemas`, then the
@@ -80,11 +81,14 @@ public struct SchemaDiscovery: Sendable {
     /// after `<key>pfm_domain</key>` of a manifest.
     public static func declaredID(_ bytes: [UInt8]) -> String? {
         let text = String(decoding: bytes, as: UTF8.self)
-        if let value = text.textOfElement(after: "<bundleId>", closing: "</bundleId>"), text.contains("<managedAppConfiguration") {
+        if let value = text.textOfElement(after: "<bundleId>", closing: "</bundleId>"),
+            text.contains("<managedAppConfiguration")
+        {
             return value.trimmingWhitespace()
         }
         guard let key = text.firstRange(of: "<key>pfm_domain</key>") else { return nil }
-        return String(text[key.upperBound...]).textOfElement(after: "<string>", closing: "</string>")?.trimmingWhitespace()
+        return String(text[key.upperBound...]).textOfElement(after: "<string>", closing: "</string>")?
+            .trimmingWhitespace()
     }
 }
 

@@ -12,10 +12,7 @@ public struct SchemaLoader: Sendable {
     public func load(_ path: String) throws(InputError) -> (load: SchemaLoad, source: [UInt8]) {
         switch try InputFile.read(path, limit: readerOptions.maxInputSize) {
         case .tooLarge(let size):
-            let diagnostic = Diagnostic(
-                PlistCode.fileTooLarge, severity: .error,
-                message: "input is \(size) bytes, more than the limit of \(readerOptions.maxInputSize)",
-                location: SourceLocation(file: path))
+            let diagnostic = PlistCode.fileTooLarge(size: size, limit: readerOptions.maxInputSize, file: path)
             return (SchemaLoad(schema: nil, diagnostics: [diagnostic]), [])
         case .bytes(let bytes):
             return (load(bytes, path: path), bytes)

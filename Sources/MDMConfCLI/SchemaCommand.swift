@@ -41,7 +41,8 @@ struct SchemaCommand: ParsableCommand {
             }
             guard let schema = loaded.usableSchema else {
                 let errors = loaded.diagnostics.filter { $0.severity == .error }
-                Console.error(DiagnosticReport(files: [FileReport(path: path, diagnostics: errors)]).rendered(as: .text))
+                Console.error(
+                    DiagnosticReport(files: [FileReport(path: path, diagnostics: errors)]).rendered(as: .text))
                 throw ExitStatus.invalidConfiguration.exitCode
             }
             Console.out(SchemaTable(schema).render())

@@ -12,16 +12,18 @@ struct SchemaTable {
         func add(_ spec: KeySpec, prefix: String) {
             rows.append([
                 prefix + spec.name, type(spec), spec.required ? "yes" : (spec.requiredWhen.isEmpty ? "" : "if …"),
-                spec.sensitive && spec.defaultValue != nil ? "<redacted>" : value(spec.defaultValue), constraints(spec), oneLine(spec.title ?? spec.description ?? ""),
+                spec.sensitive && spec.defaultValue != nil ? "<redacted>" : value(spec.defaultValue), constraints(spec),
+                oneLine(spec.title ?? spec.description ?? ""),
             ])
             if let item = spec.items.first, item.children != nil {
-                for child in item.children ?? [] { add(child, prefix: prefix + spec.name + "[]." ) }
+                for child in item.children ?? [] { add(child, prefix: prefix + spec.name + "[].") }
             }
             for child in spec.children ?? [] { add(child, prefix: prefix + spec.name + ".") }
         }
         for key in schema.keys { add(key, prefix: "") }
         let widths = (0..<6).map { column in min(column == 5 ? 60 : 40, rows.map { $0[column].count }.max() ?? 0) }
-        var out = "\(schema.title ?? schema.id) (\(schema.format.rawValue), \(schema.path)): \(schema.keys.count) keys\n\n"
+        var out =
+            "\(schema.title ?? schema.id) (\(schema.format.rawValue), \(schema.path)): \(schema.keys.count) keys\n\n"
         for row in rows {
             let cells = row.enumerated().map { column, text in
                 let cut = text.count > widths[column] ? String(text.prefix(widths[column] - 1)) + "…" : text
@@ -34,7 +36,9 @@ struct SchemaTable {
 
     private func type(_ spec: KeySpec) -> String {
         let names = spec.types.isEmpty ? "any" : spec.types.map(\.rawValue).joined(separator: "|")
-        if let item = spec.items.first, !item.types.isEmpty { return "\(names) of \(item.types.map(\.rawValue).joined(separator: "|"))" }
+        if let item = spec.items.first, !item.types.isEmpty {
+            return "\(names) of \(item.types.map(\.rawValue).joined(separator: "|"))"
+        }
         return names
     }
 
@@ -42,13 +46,16 @@ struct SchemaTable {
         let target = spec.items.first ?? spec
         var parts: [String] = []
         if let allowed = target.allowedValues {
-            parts.append("one of " + allowed.prefix(6).map { value($0.value) }.joined(separator: ", ") + (allowed.count > 6 ? ", …" : ""))
+            parts.append(
+                "one of " + allowed.prefix(6).map { value($0.value) }.joined(separator: ", ")
+                    + (allowed.count > 6 ? ", …" : ""))
         }
         if target.minimum != nil || target.maximum != nil {
             parts.append("\(target.minimum?.description ?? "…")...\(target.maximum?.description ?? "…")")
         }
         if target.minLength != nil || target.maxLength != nil {
-            parts.append("length \(target.minLength.map(String.init) ?? "0")...\(target.maxLength.map(String.init) ?? "…")")
+            parts.append(
+                "length \(target.minLength.map(String.init) ?? "0")...\(target.maxLength.map(String.init) ?? "…")")
         }
         if let pattern = target.pattern { parts.append("pattern \(pattern.source)") }
         if spec.minCount != nil || spec.maxCount != nil {
@@ -80,7 +87,9 @@ struct SchemaTable {
 }
 
 extension String {
-    fileprivate func padding(to width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+    fileprivate func padding(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
 
     fileprivate func trimmingTrailingSpaces() -> String {
         var copy = self

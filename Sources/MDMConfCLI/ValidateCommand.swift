@@ -38,10 +38,13 @@ struct ValidateCommand: ParsableCommand {
         help: ArgumentHelp("Plist dict of MDM variable values to substitute before checking.", valueName: "file"))
     var resolve: String?
 
-    @Option(name: .long, help: ArgumentHelp("Warn about keys not available on this platform (iOS, macOS …).", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Warn about keys not available on this platform (iOS, macOS …).", valueName: "name"))
     var platform: String?
 
-    @Option(name: .customLong("os-version"), help: ArgumentHelp("With --platform: the OS version.", valueName: "version"))
+    @Option(
+        name: .customLong("os-version"), help: ArgumentHelp("With --platform: the OS version.", valueName: "version"))
     var osVersion: String?
 
     @OptionGroup var report: ReportOptions

@@ -141,10 +141,7 @@ public struct PropertyListReader: Sendable {
         case .bytes(let bytes):
             return (read(bytes, file: name), bytes)
         case .tooLarge(let size):
-            let diagnostic = Diagnostic(
-                PlistCode.fileTooLarge, severity: .error,
-                message: "input is \(size) bytes, more than the limit of \(options.maxInputSize)",
-                location: SourceLocation(file: name), hint: "raise the limit with --max-size if the file is trusted")
+            let diagnostic = PlistCode.fileTooLarge(size: size, limit: options.maxInputSize, file: name)
             return (PlistDocument(file: name, root: nil, shape: nil, diagnostics: [diagnostic]), [])
         }
     }

@@ -77,6 +77,16 @@ public enum PlistCode {
     ]
 }
 
+extension PlistCode {
+    /// The finding for an input of `size` bytes over the reader's `limit`.
+    public static func fileTooLarge(size: Int, limit: Int, file: String) -> Diagnostic {
+        Diagnostic(
+            fileTooLarge, severity: .error, message: "input is \(size) bytes, more than the limit of \(limit)",
+            location: SourceLocation(file: file, position: SourcePosition(offset: 0)),
+            hint: "raise the limit with --max-size if the file is trusted")
+    }
+}
+
 /// Quotes user text in a message, cut to 40 characters so that no large value is echoed.
 func quoted(_ text: some StringProtocol) -> String {
     var shown = ""

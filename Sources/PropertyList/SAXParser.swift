@@ -275,7 +275,10 @@ struct SAXAttributes {
             guard let name = base[index * 5], let start = base[index * 5 + 3], let end = base[index * 5 + 4] else {
                 return nil
             }
-            return (String(cString: name), String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self))
+            return (
+                String(cString: name),
+                String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+            )
         }
     }
 

@@ -49,10 +49,7 @@ public struct XMLElementReader: Sendable {
 
     public func read(_ bytes: [UInt8], file: String) -> XMLElementDocument {
         guard bytes.count <= options.maxInputSize else {
-            let diagnostic = Diagnostic(
-                PlistCode.fileTooLarge, severity: .error,
-                message: "input is \(bytes.count) bytes, more than the limit of \(options.maxInputSize)",
-                location: SourceLocation(file: file))
+            let diagnostic = PlistCode.fileTooLarge(size: bytes.count, limit: options.maxInputSize, file: file)
             return XMLElementDocument(file: file, root: nil, diagnostics: [diagnostic])
         }
         var input = bytes
@@ -112,7 +109,9 @@ private final class ElementTreeParser: SAXParser {
     override func characters(_ text: UnsafeBufferPointer<UInt8>, position: () -> SourcePosition) {
         guard !texts.isEmpty else { return }
         if texts[texts.count - 1].count + text.count > options.maxTextLength {
-            report(PlistCode.textTooLarge, "text node is larger than \(options.maxTextLength) bytes", at: position(), hint: nil)
+            report(
+                PlistCode.textTooLarge, "text node is larger than \(options.maxTextLength) bytes", at: position(),
+                hint: nil)
             stop()
             return
         }
@@ -127,6 +126,8 @@ private final class ElementTreeParser: SAXParser {
 
     override func report(_ code: DiagnosticCode, _ message: String, at position: SourcePosition, hint: String?) {
         diagnostics.append(
-            Diagnostic(code, severity: .error, message: message, location: SourceLocation(file: file, position: position), hint: hint))
+            Diagnostic(
+                code, severity: .error, message: message, location: SourceLocation(file: file, position: position),
+                hint: hint))
     }
 }

@@ -8,13 +8,10 @@ public struct XMLPlistReader: Sendable {
     public init(options: PlistReaderOptions = PlistReaderOptions()) { self.options = options }
 
     public func read(_ bytes: [UInt8], file: String) -> PlistDocument {
-        var builder = XMLPlistBuilder(file: file, options: options)
+        let builder = XMLPlistBuilder(file: file, options: options)
         guard bytes.count <= options.maxInputSize else {
-            builder.report(
-                PlistCode.fileTooLarge, .error,
-                "input is \(bytes.count) bytes, more than the limit of \(options.maxInputSize)",
-                at: SourcePosition(line: 1, column: 1, offset: 0))
-            return PlistDocument(file: file, root: nil, shape: nil, diagnostics: builder.diagnostics)
+            let diagnostic = PlistCode.fileTooLarge(size: bytes.count, limit: options.maxInputSize, file: file)
+            return PlistDocument(file: file, root: nil, shape: nil, diagnostics: [diagnostic])
         }
         var input = bytes
         let prolog = Prolog.check(&input, file: file)

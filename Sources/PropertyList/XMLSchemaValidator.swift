@@ -28,13 +28,15 @@ public struct XMLSchemaValidator: Sendable {
         let collector = FindingCollector()
         let context = Unmanaged.passUnretained(collector).toOpaque()
 
-        guard let parserContext = xsd.withUnsafeBufferPointer({ buffer in
-            buffer.baseAddress.flatMap {
-                $0.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    xmlSchemaNewMemParserCtxt($0, Int32(buffer.count))
+        guard
+            let parserContext = xsd.withUnsafeBufferPointer({ buffer in
+                buffer.baseAddress.flatMap {
+                    $0.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                        xmlSchemaNewMemParserCtxt($0, Int32(buffer.count))
+                    }
                 }
-            }
-        }) else { throw SchemaError(messages: ["cannot create an XSD parser"]) }
+            })
+        else { throw SchemaError(messages: ["cannot create an XSD parser"]) }
         defer { xmlSchemaFreeParserCtxt(parserContext) }
         xmlSchemaSetParserStructuredErrors(parserContext, LibXML2Schema.collect, context)
         guard let schema = xmlSchemaParse(parserContext) else {
@@ -43,7 +45,8 @@ public struct XMLSchemaValidator: Sendable {
         defer { xmlSchemaFree(schema) }
         collector.findings.removeAll()
 
-        let options = XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
+        let options =
+            XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
             | XML_PARSE_IGNORE_ENC.rawValue
         let parsed = document.withUnsafeBufferPointer { buffer in
             buffer.baseAddress.flatMap {

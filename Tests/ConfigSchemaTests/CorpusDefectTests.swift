@@ -18,13 +18,16 @@ struct CorpusDefectTests {
     static let schemaDefects: [Defect] = [
         Defect(file: "specfiles/jamf_AppConfig-Generator_wandera.xml", code: "MC3002", line: 31, keyPath: "externalId"),
         Defect(file: "specfiles/jamf_AppConfig-Generator_wandera.xml", code: "MC3013", line: 26, keyPath: "externalId"),
-        Defect(file: "specfiles/owncloud_ios-app_specfile.xml", code: "MC3001", line: 62, keyPath: "[\"log.log-level\"]"),
+        Defect(
+            file: "specfiles/owncloud_ios-app_specfile.xml", code: "MC3001", line: 62, keyPath: "[\"log.log-level\"]"),
         Defect(
             file: "specfiles/owncloud_ios-app_log-passcode-specfile.xml", code: "MC3001", line: 9,
             keyPath: "[\"log.log-level\"]"),
         Defect(file: "specfiles/nextcloud_ios_specfile.xml", code: "MC3003", line: 2, keyPath: nil),
         Defect(file: "specfiles/bodaay_WGManagerAirwatch_appconfig.xml", code: "MC3003", line: 2, keyPath: nil),
-        Defect(file: "specfiles/PlaceOS_docs_native-booking-panel_specfile-INVALID.xml", code: "MC3001", line: 6, keyPath: nil),
+        Defect(
+            file: "specfiles/PlaceOS_docs_native-booking-panel_specfile-INVALID.xml", code: "MC3001", line: 6,
+            keyPath: nil),
         Defect(
             file: "manifests/ProfileManifests_ManagedPreferencesApplications_com.github.macadmins.Nudge.plist",
             code: "MC3015", line: 405, keyPath: "optionalFeatures.blockedApplicationBundleIDs[0]"),
@@ -68,7 +71,8 @@ struct CorpusDefectTests {
             #expect(!load.diagnostics.hasErrors, "\(file): \(load.diagnostics.map(\.message))")
             #expect(load.usableSchema != nil)
         }
-        let mac = try #require(try Support.loadSchema(Support.corpusFile("specfiles/jamf_AppConfig-Generator_mac.xml")).schema)
+        let mac = try #require(
+            try Support.loadSchema(Support.corpusFile("specfiles/jamf_AppConfig-Generator_mac.xml")).schema)
         #expect(mac.keys.count == 14)
         #expect(Set(mac.keys.flatMap(\.types)) == [.boolean, .integer, .real, .string, .array, .date])
     }
@@ -82,15 +86,20 @@ struct CorpusDefectTests {
 
     static let manifests = "manifests/ProfileManifests_ManagedPreferencesApplications_"
     static let pairs: [Pair] = [
-        Pair(manifest: manifests + "com.google.Chrome.plist", config: "configs/nwfem_managedChrome_com.google.Chrome.plist", expected: []),
         Pair(
-            manifest: manifests + "com.google.Chrome.plist", config: "configs/ftirelo_site-search-policy_com.google.Chrome.plist",
+            manifest: manifests + "com.google.Chrome.plist",
+            config: "configs/nwfem_managedChrome_com.google.Chrome.plist", expected: []),
+        Pair(
+            manifest: manifests + "com.google.Chrome.plist",
+            config: "configs/ftirelo_site-search-policy_com.google.Chrome.plist",
             expected: ["MC2002"]),
         Pair(
             manifest: manifests + "com.microsoft.Edge.plist",
-            config: "configs/pelarsen_EdgeSecurityBaselineMacOS_com.microsoft.Edge.plist", expected: ["MC1014", "MC2002"]),
+            config: "configs/pelarsen_EdgeSecurityBaselineMacOS_com.microsoft.Edge.plist",
+            expected: ["MC1014", "MC2002"]),
         Pair(
-            manifest: manifests + "us.zoom.config.plist", config: "configs/macintechllc_configuration-profiles_us.zoom.config.plist",
+            manifest: manifests + "us.zoom.config.plist",
+            config: "configs/macintechllc_configuration-profiles_us.zoom.config.plist",
             expected: ["MC2002", "MC2002"]),
         Pair(
             manifest: manifests + "com.tinyspeck.slackmacgap.plist",
@@ -119,8 +128,10 @@ struct CorpusDefectTests {
     }
 
     @Test func firefoxFindingsIncludeTheKnownDefects() throws {
-        let schema = try #require(try Support.loadSchema(Support.corpusFile(Self.manifests + "org.mozilla.firefox.plist")).usableSchema)
-        let (document, _) = try PropertyListReader().readFile(Support.corpusFile("configs/mozilla_policy-templates_org.mozilla.firefox.plist"))
+        let schema = try #require(
+            try Support.loadSchema(Support.corpusFile(Self.manifests + "org.mozilla.firefox.plist")).usableSchema)
+        let (document, _) = try PropertyListReader().readFile(
+            Support.corpusFile("configs/mozilla_policy-templates_org.mozilla.firefox.plist"))
         let findings = Validator.validate(document, against: schema)
         let allowSession = try #require(findings.first { $0.keyPath == "Cookies.Allowsession" })
         #expect(allowSession.code == SchemaCode.unknownKey)
@@ -133,7 +144,8 @@ struct CorpusDefectTests {
 
     @Test func everyCorpusFileIsProcessed() throws {
         for folder in ["specfiles", "configs", "manifests"] {
-            let names = try FileManager.default.contentsOfDirectory(atPath: Support.corpus.appendingPathComponent(folder).path)
+            let names = try FileManager.default.contentsOfDirectory(
+                atPath: Support.corpus.appendingPathComponent(folder).path)
             for name in names {
                 let path = Support.corpusFile("\(folder)/\(name)")
                 _ = try Support.loadSchema(path)

@@ -45,16 +45,19 @@ struct NestedAndConditionalTests {
     @Test func conditionalRequirementAppliesOnlyInsideAPresentDict() {
         let without = Support.validate("<dict/>", against: Self.schema)
         #expect(without.isEmpty)
-        let manual = Support.validate("<dict><key>Proxy</key><dict><key>Mode</key><string>manual</string></dict></dict>", against: Self.schema)
+        let manual = Support.validate(
+            "<dict><key>Proxy</key><dict><key>Mode</key><string>manual</string></dict></dict>", against: Self.schema)
         #expect(manual.map(\.code) == [SchemaCode.missingRequiredKey])
         #expect(manual.first?.keyPath == "Proxy.Host")
-        let auto = Support.validate("<dict><key>Proxy</key><dict><key>Mode</key><string>auto</string></dict></dict>", against: Self.schema)
+        let auto = Support.validate(
+            "<dict><key>Proxy</key><dict><key>Mode</key><string>auto</string></dict></dict>", against: Self.schema)
         #expect(auto.isEmpty)
     }
 
     @Test func sensitiveValuesAreRedactedInEveryFormat() throws {
         let secret = "not-a-token-s3cr3t"
-        let config = "<dict><key>Accounts</key><array><dict><key>Server</key><string>a</string><key>Token</key><string>\(secret)</string></dict></array></dict>"
+        let config =
+            "<dict><key>Accounts</key><array><dict><key>Server</key><string>a</string><key>Token</key><string>\(secret)</string></dict></array></dict>"
         let findings = Support.validate(config, against: Self.schema)
         let finding = try #require(findings.first)
         #expect(finding.code == SchemaCode.patternMismatch)
@@ -69,7 +72,8 @@ struct NestedAndConditionalTests {
     }
 
     @Test func readerFindingsOnSensitiveKeysAreRedactedToo() throws {
-        let config = "<dict><key>Accounts</key><array><dict><key>Server</key><string>a</string><key>Token</key><integer>12x45</integer></dict></array></dict>"
+        let config =
+            "<dict><key>Accounts</key><array><dict><key>Server</key><string>a</string><key>Token</key><integer>12x45</integer></dict></array></dict>"
         let findings = Support.validate(config, against: Self.schema)
         let reader = try #require(findings.first { $0.code == PlistCode.invalidInteger })
         #expect(reader.sensitive)
@@ -84,7 +88,8 @@ struct NestedAndConditionalTests {
     ])
     func availabilityWarnsOnlyWhereTheKeyDoesNotExist(_ platform: String, _ version: String?, _ warns: Bool) {
         let options = ValidationOptions(platform: platform, osVersion: version)
-        let findings = Support.validate("<dict><key>MenuBar</key><true/></dict>", against: Self.schema, options: options)
+        let findings = Support.validate(
+            "<dict><key>MenuBar</key><true/></dict>", against: Self.schema, options: options)
         #expect(findings.contains { $0.code == SchemaCode.unavailableKey } == warns)
         #expect(findings.allSatisfy { $0.severity == .warning })
     }

@@ -38,20 +38,49 @@ struct ValidatorRuleTests {
     }
 
     static let cases: [Case] = [
-        Case(name: "integer as string", body: "<key>Port</key><string>8443</string>", at: "<string>8443", code: SchemaCode.typeMismatch, keyPath: "Port"),
-        Case(name: "boolean as string", body: "<key>Enabled</key><string>true</string>", at: "<string>true", code: SchemaCode.typeMismatch, keyPath: "Enabled"),
-        Case(name: "not allowed", body: "<key>Mode</key><string>turbo</string>", at: "<string>turbo", code: SchemaCode.valueNotAllowed, keyPath: "Mode"),
-        Case(name: "above maximum", body: "<key>Port</key><integer>70000</integer>", at: "<integer>70000", code: SchemaCode.outOfRange, keyPath: "Port"),
-        Case(name: "real below minimum", body: "<key>Ratio</key><real>-0.5</real>", at: "<real>", code: SchemaCode.outOfRange, keyPath: "Ratio"),
-        Case(name: "date before minimum", body: "<key>Until</key><date>2020-01-01T00:00:00Z</date>", at: "<date>", code: SchemaCode.outOfRange, keyPath: "Until"),
-        Case(name: "string too short", body: "<key>Code</key><string>x</string>", at: "<string>x", code: SchemaCode.lengthOutOfRange, keyPath: "Code"),
-        Case(name: "pattern is anchored", body: "<key>Exact</key><string>xabcx</string>", at: "<string>xabcx", code: SchemaCode.patternMismatch, keyPath: "Exact"),
-        Case(name: "too many items", body: "<key>Regions</key><array><string>a</string><string>b</string><string>c</string></array>", at: "<array>", code: SchemaCode.countOutOfRange, keyPath: "Regions"),
-        Case(name: "unknown key", body: "<key>Prot</key><integer>1</integer>", at: "<key>Prot", code: SchemaCode.unknownKey, keyPath: "Prot", severity: .warning),
-        Case(name: "empty required", body: "<key>URL</key><string></string>", at: "<string></string>", code: SchemaCode.emptyRequiredValue, keyPath: "URL"),
-        Case(name: "variable in an integer", body: "<key>Port</key><string>$UDID</string>", at: "<string>$UDID", code: SchemaCode.variableInNonString, keyPath: "Port"),
-        Case(name: "variable defers the pattern", body: "<key>Email</key><string>{{mail}}</string>", at: "<string>{{mail}}", code: SchemaCode.variableDeferred, keyPath: "Email", severity: .info),
-        Case(name: "unknown Intune token", body: "<key>Email</key><string>{{email}}</string>", at: "<string>{{email}}", code: SchemaCode.unknownVariable, keyPath: "Email", severity: .warning),
+        Case(
+            name: "integer as string", body: "<key>Port</key><string>8443</string>", at: "<string>8443",
+            code: SchemaCode.typeMismatch, keyPath: "Port"),
+        Case(
+            name: "boolean as string", body: "<key>Enabled</key><string>true</string>", at: "<string>true",
+            code: SchemaCode.typeMismatch, keyPath: "Enabled"),
+        Case(
+            name: "not allowed", body: "<key>Mode</key><string>turbo</string>", at: "<string>turbo",
+            code: SchemaCode.valueNotAllowed, keyPath: "Mode"),
+        Case(
+            name: "above maximum", body: "<key>Port</key><integer>70000</integer>", at: "<integer>70000",
+            code: SchemaCode.outOfRange, keyPath: "Port"),
+        Case(
+            name: "real below minimum", body: "<key>Ratio</key><real>-0.5</real>", at: "<real>",
+            code: SchemaCode.outOfRange, keyPath: "Ratio"),
+        Case(
+            name: "date before minimum", body: "<key>Until</key><date>2020-01-01T00:00:00Z</date>", at: "<date>",
+            code: SchemaCode.outOfRange, keyPath: "Until"),
+        Case(
+            name: "string too short", body: "<key>Code</key><string>x</string>", at: "<string>x",
+            code: SchemaCode.lengthOutOfRange, keyPath: "Code"),
+        Case(
+            name: "pattern is anchored", body: "<key>Exact</key><string>xabcx</string>", at: "<string>xabcx",
+            code: SchemaCode.patternMismatch, keyPath: "Exact"),
+        Case(
+            name: "too many items",
+            body: "<key>Regions</key><array><string>a</string><string>b</string><string>c</string></array>",
+            at: "<array>", code: SchemaCode.countOutOfRange, keyPath: "Regions"),
+        Case(
+            name: "unknown key", body: "<key>Prot</key><integer>1</integer>", at: "<key>Prot",
+            code: SchemaCode.unknownKey, keyPath: "Prot", severity: .warning),
+        Case(
+            name: "empty required", body: "<key>URL</key><string></string>", at: "<string></string>",
+            code: SchemaCode.emptyRequiredValue, keyPath: "URL"),
+        Case(
+            name: "variable in an integer", body: "<key>Port</key><string>$UDID</string>", at: "<string>$UDID",
+            code: SchemaCode.variableInNonString, keyPath: "Port"),
+        Case(
+            name: "variable defers the pattern", body: "<key>Email</key><string>{{mail}}</string>",
+            at: "<string>{{mail}}", code: SchemaCode.variableDeferred, keyPath: "Email", severity: .info),
+        Case(
+            name: "unknown Intune token", body: "<key>Email</key><string>{{email}}</string>", at: "<string>{{email}}",
+            code: SchemaCode.unknownVariable, keyPath: "Email", severity: .warning),
     ]
 
     @Test(arguments: cases)
@@ -67,7 +96,11 @@ struct ValidatorRuleTests {
     }
 
     @Test func integerIsAcceptedWhereARealIsDeclared() {
-        #expect(Support.validate("<dict><key>URL</key><string>https://x</string><key>Ratio</key><integer>1</integer></dict>", against: Self.schema).isEmpty)
+        #expect(
+            Support.validate(
+                "<dict><key>URL</key><string>https://x</string><key>Ratio</key><integer>1</integer></dict>",
+                against: Self.schema
+            ).isEmpty)
     }
 
     @Test func missingRequiredKeyPointsAtTheDict() throws {
@@ -80,7 +113,10 @@ struct ValidatorRuleTests {
 
     @Test func booleanStringHintSaysHowToWriteIt() throws {
         let finding = try #require(
-            Support.validate("<dict><key>URL</key><string>https://x</string><key>Enabled</key><string>yes</string></dict>", against: Self.schema).first)
+            Support.validate(
+                "<dict><key>URL</key><string>https://x</string><key>Enabled</key><string>yes</string></dict>",
+                against: Self.schema
+            ).first)
         #expect(finding.hint == "write <true/>, not a string")
     }
 
@@ -93,7 +129,8 @@ struct ValidatorRuleTests {
     @Test func didYouMeanFindsCaseAndTypos() {
         #expect(Suggestion.closest(to: "Allowsession", in: ["AllowSession", "Locked"]) == "AllowSession")
         #expect(Suggestion.closest(to: "pfm_tile", in: ["pfm_title", "pfm_type"]) == "pfm_title")
-        #expect(Suggestion.closest(to: "DefaultPluginsSetting\n", in: ["DefaultPluginsSetting"]) == "DefaultPluginsSetting")
+        #expect(
+            Suggestion.closest(to: "DefaultPluginsSetting\n", in: ["DefaultPluginsSetting"]) == "DefaultPluginsSetting")
         #expect(Suggestion.closest(to: "Zebra", in: ["AllowSession", "Locked"]) == nil)
     }
 }

@@ -41,10 +41,18 @@ struct VariableTests {
 
     @Test func chosenMDMDecidesWhatIsAVariable() {
         let config = "<dict><key>Email</key><string>$EMAIL</string></dict>"
-        #expect(Support.validate(config, against: Self.schema, options: ValidationOptions(mdm: .jamf)).map(\.code) == [SchemaCode.variableDeferred])
+        #expect(
+            Support.validate(config, against: Self.schema, options: ValidationOptions(mdm: .jamf)).map(\.code) == [
+                SchemaCode.variableDeferred
+            ])
         // Intune does not know $EMAIL: the text is checked as it is, and fails the pattern.
-        #expect(Support.validate(config, against: Self.schema, options: ValidationOptions(mdm: .intune)).map(\.code) == [SchemaCode.patternMismatch])
-        let unknown = Support.validate("<dict><key>Email</key><string>$MAIL</string></dict>", against: Self.schema, options: ValidationOptions(mdm: .jamf))
+        #expect(
+            Support.validate(config, against: Self.schema, options: ValidationOptions(mdm: .intune)).map(\.code) == [
+                SchemaCode.patternMismatch
+            ])
+        let unknown = Support.validate(
+            "<dict><key>Email</key><string>$MAIL</string></dict>", against: Self.schema,
+            options: ValidationOptions(mdm: .jamf))
         #expect(unknown.map(\.code).contains(SchemaCode.unknownVariable))
     }
 
@@ -53,8 +61,11 @@ struct VariableTests {
         let good = ValidationOptions(resolvedVariables: ["mail": "ann@example.com"])
         #expect(Support.validate(config, against: Self.schema, options: good).isEmpty)
         let bad = ValidationOptions(resolvedVariables: ["mail": "ann@elsewhere.org"])
-        #expect(Support.validate(config, against: Self.schema, options: bad).map(\.code) == [SchemaCode.patternMismatch])
+        #expect(
+            Support.validate(config, against: Self.schema, options: bad).map(\.code) == [SchemaCode.patternMismatch])
         let missing = ValidationOptions(resolvedVariables: [:])
-        #expect(Support.validate(config, against: Self.schema, options: missing).map(\.code).first == SchemaCode.unresolvedVariable)
+        #expect(
+            Support.validate(config, against: Self.schema, options: missing).map(\.code).first
+                == SchemaCode.unresolvedVariable)
     }
 }

@@ -58,6 +58,8 @@ struct ConvertCommandTests {
     @Test func missingInputAndUsage() throws {
         #expect(try CLIProcess.run(["convert", "nope.plist", "--to", "json"]).status == 66)
         #expect(try CLIProcess.run(["convert", "Examples/app/configs/com.example.field.plist"]).status == 64)
-        #expect(try CLIProcess.run(["convert", "Examples/app/configs/com.example.field.plist", "--to", "yaml"]).status == 64)
+        #expect(
+            try CLIProcess.run(["convert", "Examples/app/configs/com.example.field.plist", "--to", "yaml"]).status == 64
+        )
     }
 }

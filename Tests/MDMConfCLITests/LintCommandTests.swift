@@ -49,7 +49,8 @@ struct LintCommandTests {
 
     @Test func jsonReportHasTheDocumentedShape() throws {
         let result = try CLIProcess.run([
-            "lint", "--format", "json", "Examples/broken/bad-values.plist", "Examples/app/configs/com.example.field.plist",
+            "lint", "--format", "json", "Examples/broken/bad-values.plist",
+            "Examples/app/configs/com.example.field.plist",
         ])
         #expect(result.status == 1)
         let json = try CLIProcess.json(result.stdout)

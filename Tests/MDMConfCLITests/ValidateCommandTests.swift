@@ -5,9 +5,13 @@ struct ValidateCommandTests {
     static let schema = "Examples/app/schema.xml"
 
     @Test func validConfigExitsZero() throws {
-        let result = try CLIProcess.run(["validate", "--schema", Self.schema, "Examples/app/configs/com.example.field.plist"])
+        let result = try CLIProcess.run([
+            "validate", "--schema", Self.schema, "Examples/app/configs/com.example.field.plist",
+        ])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("info: checks of the value wait until $EMAIL is substituted [MC2020 variable-deferred]"))
+        #expect(
+            result.stdout.contains(
+                "info: checks of the value wait until $EMAIL is substituted [MC2020 variable-deferred]"))
         #expect(result.stderr == "1 file checked: 0 errors, 0 warnings\n")
     }
 
@@ -17,7 +21,8 @@ struct ValidateCommandTests {
         #expect(
             result.stdout.hasPrefix(
                 "Examples/app/configs/bad-port.plist:9:2: error: 'ServerPort' must be an integer, found string [MC2003 type-mismatch]\n"
-                    + " 9 | \t<string>8443</string>\n   | \t^\n  key path: ServerPort\n  hint: write <integer>8443</integer>, not a string\n"))
+                    + " 9 | \t<string>8443</string>\n   | \t^\n  key path: ServerPort\n  hint: write <integer>8443</integer>, not a string\n"
+            ))
     }
 
     @Test func jsonOutputIsTheDocumentedShape() throws {
@@ -28,7 +33,10 @@ struct ValidateCommandTests {
         #expect(result.status == 1)
         let json = try CLIProcess.json(result.stdout)
         let files = try #require(json["files"] as? [[String: Any]])
-        #expect(files.map { $0["path"] as? String } == ["Examples/app/configs/bad-port.plist", "Examples/app/configs/com.example.field.plist"])
+        #expect(
+            files.map { $0["path"] as? String } == [
+                "Examples/app/configs/bad-port.plist", "Examples/app/configs/com.example.field.plist",
+            ])
         let schema = try #require(files[0]["schema"] as? [String: String])
         #expect(schema == ["path": "Examples/app/schema.xml", "format": "appconfig", "id": "com.example.field"])
         #expect(files[0]["shape"] as? String == "document")
@@ -44,10 +52,14 @@ struct ValidateCommandTests {
     }
 
     @Test func strictTurnsWarningsIntoFailures() throws {
-        let relaxed = try CLIProcess.run(["validate", "--schema", Self.schema, "Examples/app/configs/unknown-keys.plist"])
+        let relaxed = try CLIProcess.run([
+            "validate", "--schema", Self.schema, "Examples/app/configs/unknown-keys.plist",
+        ])
         #expect(relaxed.status == 0)
         #expect(relaxed.stdout.contains("hint: did you mean 'AllowOfflineMode'?"))
-        let strict = try CLIProcess.run(["validate", "--strict", "--schema", Self.schema, "Examples/app/configs/unknown-keys.plist"])
+        let strict = try CLIProcess.run([
+            "validate", "--strict", "--schema", Self.schema, "Examples/app/configs/unknown-keys.plist",
+        ])
         #expect(strict.status == 1)
         #expect(strict.stdout.contains("error: the schema does not declare the key 'Allowofflinemode'"))
     }
@@ -77,21 +89,30 @@ struct ValidateCommandTests {
     }
 
     @Test func unusableSchemaExitsSeventyEight() throws {
-        let result = try CLIProcess.run(["validate", "--schema", "Examples/lint/broken-specfile.xml", "Examples/app/configs/com.example.field.plist"])
+        let result = try CLIProcess.run([
+            "validate", "--schema", "Examples/lint/broken-specfile.xml", "Examples/app/configs/com.example.field.plist",
+        ])
         #expect(result.status == 78)
         #expect(result.stdout.contains("MC3006 invalid-pattern"))
-        let missing = try CLIProcess.run(["validate", "--schema", "nope.xml", "Examples/app/configs/com.example.field.plist"])
+        let missing = try CLIProcess.run([
+            "validate", "--schema", "nope.xml", "Examples/app/configs/com.example.field.plist",
+        ])
         #expect(missing.status == 66)
         let unreadable = try CLIProcess.run(["validate", "--schema", Self.schema, "nope.plist"])
         #expect(unreadable.status == 66)
-        let usage = try CLIProcess.run(["validate", "--mdm", "mobileiron", "Examples/app/configs/com.example.field.plist"])
+        let usage = try CLIProcess.run([
+            "validate", "--mdm", "mobileiron", "Examples/app/configs/com.example.field.plist",
+        ])
         #expect(usage.status == 64)
     }
 
     @Test func resolveSubstitutesVariables() throws {
         let values = try CLIProcess.temporaryFile(
-            "values.plist", "<dict><key>EMAIL</key><string>not-an-email</string><key>SERIALNUMBER</key><string>C02XYZ</string></dict>")
-        let result = try CLIProcess.run(["validate", "--schema", Self.schema, "--resolve", values, "Examples/app/configs/com.example.field.plist"])
+            "values.plist",
+            "<dict><key>EMAIL</key><string>not-an-email</string><key>SERIALNUMBER</key><string>C02XYZ</string></dict>")
+        let result = try CLIProcess.run([
+            "validate", "--schema", Self.schema, "--resolve", values, "Examples/app/configs/com.example.field.plist",
+        ])
         #expect(result.status == 1)
         #expect(result.stdout.contains("'not-an-email' does not match the pattern"))
     }
@@ -108,7 +129,9 @@ struct ValidateCommandTests {
     }
 
     @Test func lintOfSchemasAndSchemaShow() throws {
-        let lint = try CLIProcess.run(["lint", "Examples/app/schema.xml", "Examples/manifest/schema.plist", "Examples/lint/broken-specfile.xml"])
+        let lint = try CLIProcess.run([
+            "lint", "Examples/app/schema.xml", "Examples/manifest/schema.plist", "Examples/lint/broken-specfile.xml",
+        ])
         #expect(lint.status == 1)
         #expect(lint.stderr.hasPrefix("3 files checked: 7 errors, 4 warnings"))
         let show = try CLIProcess.run(["schema", "show", "Examples/manifest/schema.plist"])
@@ -116,7 +139,8 @@ struct ValidateCommandTests {
         #expect(show.stdout.hasPrefix("Field Sync agent (manifest, Examples/manifest/schema.plist): 7 keys"))
         #expect(show.stdout.contains("Accounts[].Server"))
         #expect(show.stdout.contains("<redacted>") || show.stdout.contains("Password"))
-        let byID = try CLIProcess.run(["schema", "show", "com.example.field"], environment: ["MDMCONF_SCHEMA_PATH": "Examples/app"])
+        let byID = try CLIProcess.run(
+            ["schema", "show", "com.example.field"], environment: ["MDMCONF_SCHEMA_PATH": "Examples/app"])
         #expect(byID.status == 0)
         #expect(byID.stdout.contains("ServerPort"))
         #expect(byID.stdout.contains("1...65535"))
@@ -125,7 +149,9 @@ struct ValidateCommandTests {
 
     @Test func lintWarnsWhenTwoSchemasDeclareTheSameID() throws {
         let copy = try CLIProcess.temporaryFile(
-            "copy.xml", try String(contentsOfFile: CLIProcess.packageRoot.appendingPathComponent(Self.schema).path, encoding: .utf8))
+            "copy.xml",
+            try String(contentsOfFile: CLIProcess.packageRoot.appendingPathComponent(Self.schema).path, encoding: .utf8)
+        )
         let folder = (copy as NSString).deletingLastPathComponent
         let result = try CLIProcess.run(
             ["lint", Self.schema], environment: ["MDMCONF_SCHEMA_PATH": "\(folder):Examples/app"])

@@ -58,7 +58,9 @@ struct BundledContentTests {
             found == Self.expectedCodes(in: text).sorted(),
             "\(relative): \(result.report.diagnostics.map { "\($0.code.code) \($0.message)" })")
         for diagnostic in result.report.diagnostics where diagnostic.code != SchemaCode.noSchema {
-            #expect(diagnostic.line != nil && diagnostic.column != nil, "\(relative): \(diagnostic.message) has no position")
+            #expect(
+                diagnostic.line != nil && diagnostic.column != nil, "\(relative): \(diagnostic.message) has no position"
+            )
         }
     }
 
@@ -67,13 +69,15 @@ struct BundledContentTests {
             contentsOf: Self.packageRoot.appendingPathComponent("Schemas/appconfig-specfile.xsd"), encoding: .utf8)
         #expect(text == SpecfileImporter.xsd)
         // It compiles and accepts a minimal specfile.
-        let minimal = "<managedAppConfiguration><version>1</version><bundleId>a.b</bundleId><dict><string keyName=\"k\"/></dict></managedAppConfiguration>"
+        let minimal =
+            "<managedAppConfiguration><version>1</version><bundleId>a.b</bundleId><dict><string keyName=\"k\"/></dict></managedAppConfiguration>"
         #expect(try XMLSchemaValidator(xsd: text).validate(Array(minimal.utf8)).isEmpty)
     }
 
     /// The codes after `expect:` in the file's first comment that has one.
     static func expectedCodes(in text: String) -> [String] {
-        guard let start = text.range(of: "expect:"), let end = text.range(of: "-->", range: start.upperBound..<text.endIndex)
+        guard let start = text.range(of: "expect:"),
+            let end = text.range(of: "-->", range: start.upperBound..<text.endIndex)
         else { return [] }
         return text[start.upperBound..<end.lowerBound].split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })
             .map(String.init).filter { $0.hasPrefix("MC") }
