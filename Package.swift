@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "MDMDiagnostics", targets: ["MDMDiagnostics"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "ConfigSchema", targets: ["ConfigSchema"]),
+        .library(name: "UpdatePolicy", targets: ["UpdatePolicy"]),
         .library(name: "MDMConf", targets: ["MDMConf"]),
     ],
     dependencies: [
@@ -23,6 +24,7 @@ let package = Package(
         .target(name: "MDMDiagnostics"),
         .target(name: "PropertyList", dependencies: ["CLibXML2", "MDMDiagnostics"]),
         .target(name: "ConfigSchema", dependencies: ["MDMDiagnostics", "PropertyList"]),
+        .target(name: "UpdatePolicy", dependencies: ["MDMDiagnostics", "PropertyList"]),
         .target(name: "MDMConf", dependencies: ["MDMDiagnostics", "PropertyList", "ConfigSchema"]),
         .executableTarget(
             name: "MDMConfCLI",
@@ -40,6 +42,7 @@ let package = Package(
             dependencies: ["PropertyList", "MDMDiagnostics"],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "UpdatePolicyTests", dependencies: ["UpdatePolicy"]),
         .testTarget(name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics"]),
         .testTarget(name: "MDMConfTests", dependencies: ["MDMConf", "ConfigSchema", "PropertyList", "MDMDiagnostics"]),
         .testTarget(

@@ -1,0 +1,67 @@
+/// A version of one of the grammars that ranges are written in.
+public protocol RangeBound: Comparable, Sendable {
+    init?(_ text: String)
+}
+
+extension AppVersion: RangeBound {}
+extension OSVersion: RangeBound {}
+
+/// A range (3.4): whitespace-separated comparators that must all hold, `>=2.4.0 <2.4.3`; `*` is every version.
+/// A comparator is `>=`, `<=`, `>`, `<` or `=` (spaces may follow) and a version; a bare version means `=`.
+public struct VersionRange<Version: RangeBound>: Sendable {
+    public enum Operator: String, Sendable {
+        case atLeast = ">="
+        case atMost = "<="
+        case greater = ">"
+        case less = "<"
+        case equal = "="
+    }
+
+    public let comparators: [(Operator, Version)]
+    public let text: String
+
+    public init?(_ text: String) {
+        let trimmed = text.trimmingASCIIWhitespace()
+        guard !trimmed.isEmpty else { return nil }
+        self.text = String(trimmed)
+        if trimmed == "*" {
+            comparators = []
+            return
+        }
+        var comparators: [(Operator, Version)] = []
+        var tokens = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })[...]
+        while let token = tokens.popFirst() {
+            var op = Operator.equal
+            var rest = Substring(token)
+            for candidate in [Operator.atLeast, .atMost, .greater, .less, .equal]
+            where rest.hasPrefix(candidate.rawValue) {
+                op = candidate
+                rest = rest.dropFirst(candidate.rawValue.count)
+                break
+            }
+            // `>= 2.0`: the version is the next token.
+            if rest.isEmpty {
+                guard let next = tokens.popFirst() else { return nil }
+                rest = Substring(next)
+            }
+            guard !rest.hasPrefix(">"), !rest.hasPrefix("<"), !rest.hasPrefix("="), let version = Version(String(rest))
+            else {
+                return nil
+            }
+            comparators.append((op, version))
+        }
+        self.comparators = comparators
+    }
+
+    public func contains(_ version: Version) -> Bool {
+        comparators.allSatisfy { op, bound in
+            switch op {
+            case .atLeast: version >= bound
+            case .atMost: version <= bound
+            case .greater: version > bound
+            case .less: version < bound
+            case .equal: version == bound
+            }
+        }
+    }
+}
