@@ -13,7 +13,8 @@ let package = Package(
         .library(name: "MDMConf", targets: ["MDMConf"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         .systemLibrary(
@@ -24,7 +25,10 @@ let package = Package(
         .target(name: "MDMDiagnostics"),
         .target(name: "PropertyList", dependencies: ["CLibXML2", "MDMDiagnostics"]),
         .target(name: "ConfigSchema", dependencies: ["MDMDiagnostics", "PropertyList"]),
-        .target(name: "UpdatePolicy", dependencies: ["MDMDiagnostics", "PropertyList"]),
+        .target(
+            name: "UpdatePolicy",
+            dependencies: ["MDMDiagnostics", "PropertyList", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(name: "MDMConf", dependencies: ["MDMDiagnostics", "PropertyList", "ConfigSchema"]),
         .executableTarget(
             name: "MDMConfCLI",

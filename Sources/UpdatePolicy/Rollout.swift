@@ -1,0 +1,60 @@
+import Crypto
+
+/// A rollout percentage as an exact decimal with at most two places, kept in hundredths (0…10000).
+public struct RolloutPercent: Hashable, Sendable, CustomStringConvertible {
+    public let hundredths: Int
+
+    /// Parses the literal text of a number (`25`, `25.5`, `68.35`); nil outside 0–100 or with more than two
+    /// decimals. The text is read as a decimal, never through a binary float.
+    public init?(literal text: String) {
+        let trimmed = text.trimmingASCIIWhitespace()
+        let parts = trimmed.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = parts.first, !whole.isEmpty, whole.count <= 3, whole.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let wholeValue = Int(whole)
+        else { return nil }
+        var fraction = 0
+        if parts.count == 2 {
+            let digits = parts[1]
+            guard (1...2).contains(digits.count), digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(digits)
+            else { return nil }
+            fraction = digits.count == 1 ? value * 10 : value
+        }
+        let total = wholeValue * 100 + fraction
+        guard total <= 10_000 else { return nil }
+        hundredths = total
+    }
+
+    public var description: String {
+        let fraction = hundredths % 100
+        return fraction == 0 ? "\(hundredths / 100)" : "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}
+
+/// Rollout bucketing (update-policy.md 5.9): a device's bucket is the first 8 bytes of
+/// SHA-256(seed + ":" + deviceId'), big-endian, mod 10000; it is in the rollout iff bucket < percent × 100.
+public enum Rollout {
+    /// The bucket (0…9999) of `deviceID` under `seed`; the id is trimmed of ASCII whitespace and ASCII-lowercased.
+    public static func bucket(seed: String, deviceID: String) -> Int {
+        let normalized = String(deviceID.trimmingASCIIWhitespace()).asciiLowercased()
+        let digest = SHA256.hash(data: Array((seed + ":" + normalized).utf8))
+        var value: UInt64 = 0
+        for byte in digest.prefix(8) { value = value << 8 | UInt64(byte) }
+        return Int(value % 10_000)
+    }
+
+    /// Whether a request is in the rollout: 100 % takes everyone (even without a device id), 0 % no one, any
+    /// other percent only devices with an id whose bucket is below it.
+    public static func includes(percent: RolloutPercent, seed: String, deviceID: String?) -> Bool {
+        if percent.hundredths == 10_000 { return true }
+        if percent.hundredths == 0 { return false }
+        guard let deviceID, !deviceID.trimmingASCIIWhitespace().isEmpty else { return false }
+        return bucket(seed: seed, deviceID: deviceID) < percent.hundredths
+    }
+}
+
+extension String {
+    /// Only A–Z lowered: device ids and tokens are compared ASCII case-insensitively.
+    func asciiLowercased() -> String {
+        String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
