@@ -9,13 +9,15 @@ public struct RolloutPercent: Hashable, Sendable, CustomStringConvertible {
     public init?(literal text: String) {
         let trimmed = text.trimmingASCIIWhitespace()
         let parts = trimmed.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, !whole.isEmpty, whole.count <= 3, whole.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+        guard let whole = parts.first, !whole.isEmpty, whole.count <= 3,
+            whole.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
             let wholeValue = Int(whole)
         else { return nil }
         var fraction = 0
         if parts.count == 2 {
             let digits = parts[1]
-            guard (1...2).contains(digits.count), digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(digits)
+            guard (1...2).contains(digits.count), digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let value = Int(digits)
             else { return nil }
             fraction = digits.count == 1 ? value * 10 : value
         }

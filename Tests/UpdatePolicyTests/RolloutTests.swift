@@ -3,7 +3,9 @@ import UpdatePolicy
 
 struct RolloutTests {
     /// The reference values of update-policy.md 5.9.
-    @Test(arguments: [("pilot-2025", "device-0001", 6835), ("pilot-2025", "device-0002", 5234), ("pilot-2026", "device-0003", 582)])
+    @Test(arguments: [
+        ("pilot-2025", "device-0001", 6835), ("pilot-2025", "device-0002", 5234), ("pilot-2026", "device-0003", 582),
+    ])
     func referenceBuckets(_ seed: String, _ device: String, _ bucket: Int) {
         #expect(Rollout.bucket(seed: seed, deviceID: device) == bucket)
         #expect(Rollout.bucket(seed: seed, deviceID: "  \(device.uppercased())\t") == bucket, "trimmed and lowercased")
