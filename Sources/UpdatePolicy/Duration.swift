@@ -29,6 +29,11 @@ public struct PolicyDuration: Hashable, Comparable, Sendable, CustomStringConver
         self.text = String(trimmed)
     }
 
+    init(seconds: Int64, text: String) {
+        self.seconds = seconds
+        self.text = text
+    }
+
     public var description: String { text }
     public static func < (lhs: PolicyDuration, rhs: PolicyDuration) -> Bool { lhs.seconds < rhs.seconds }
 }

@@ -2,7 +2,7 @@
 public enum Suggestion {
     /// The candidate closest to `name`, if one is close enough to be a likely typo.
     public static func closest(to name: String, in candidates: [String]) -> String? {
-        let lowered = name.trimmingSpace().lowercased()
+        let lowered = String(name.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()).lowercased()
         if let exact = candidates.first(where: { $0.lowercased() == lowered && $0 != name }) { return exact }
         let limit = max(1, min(3, name.count / 3))
         var best: (String, Int)?
