@@ -6,11 +6,18 @@ import MDMDiagnostics
 /// reals, `true`/`false` booleans. `null` has no plist form and is an error, as are duplicate members.
 public struct JSONPlistReader: Sendable {
     public var options: PlistReaderOptions
+    /// Object members whose value is `null` are left out instead of being errors (JSON requests, where
+    /// null means absent).
+    public var nullMembersAreAbsent: Bool
 
-    public init(options: PlistReaderOptions = PlistReaderOptions()) { self.options = options }
+    public init(options: PlistReaderOptions = PlistReaderOptions(), nullMembersAreAbsent: Bool = false) {
+        self.options = options
+        self.nullMembersAreAbsent = nullMembersAreAbsent
+    }
 
     public func read(_ bytes: [UInt8], file: String) -> PlistDocument {
         var parser = Parser(bytes: bytes, file: file, options: options)
+        parser.nullMembersAreAbsent = nullMembersAreAbsent
         do throws(Failure) {
             parser.skipSpace()
             let root = try parser.value(depth: 0)
@@ -36,6 +43,7 @@ public struct JSONPlistReader: Sendable {
         var lineStart = 0
         var path: [KeyPath.Component] = []
         var diagnostics: [Diagnostic] = []
+        var nullMembersAreAbsent = false
 
         init(bytes: [UInt8], file: String, options: PlistReaderOptions) {
             self.bytes = bytes
@@ -130,6 +138,19 @@ public struct JSONPlistReader: Sendable {
                 index += 1
                 skipSpace()
                 path.append(.key(key))
+                if nullMembersAreAbsent, index < bytes.count, bytes[index] == 0x6E {
+                    try expect("null")
+                    path.removeLast()
+                    skipSpace()
+                    guard index < bytes.count else { throw failure("unexpected end of input inside an object") }
+                    if bytes[index] == 0x2C {
+                        index += 1
+                        continue
+                    }
+                    guard bytes[index] == 0x7D else { throw failure("expected ',' or '}' in an object") }
+                    index += 1
+                    return PlistNode(.dictionary(PlistDictionary(entries)), at: start)
+                }
                 let value = try self.value(depth: depth + 1)
                 if let first = seen[key] {
                     diagnostics.append(

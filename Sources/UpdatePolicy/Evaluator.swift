@@ -1,0 +1,333 @@
+/// Evaluates a policy document for one request (update-policy.md section 5): pure, deterministic, and
+/// independent of the order of the policies.
+public struct Evaluator: Sendable {
+    public let document: PolicyDocument
+
+    public init(_ document: PolicyDocument) { self.document = document }
+
+    /// One evaluated (or skipped) policy.
+    struct PolicyResult {
+        var index: Int
+        var outcome: Outcome?
+        var skipCode: String?
+        var reasons: [String] = []
+        var target: AppVersion?
+        /// The effective deadline while it is pending.
+        var pendingDeadline: Instant?
+        var urgency = Urgency.none
+        var deferralsRemaining: Int64?
+        var checks: [TraceCheck] = []
+    }
+
+    public func evaluate(_ request: UpdateRequest, now fallbackNow: Instant, explain: Bool = false) -> Decision {
+        let now = request.now ?? fallbackNow
+        var results: [PolicyResult] = []
+        var trace: [PolicyTrace] = []
+        for (index, policy) in document.policies.enumerated() {
+            guard policy.app == request.app || policy.app == "*" else {
+                if explain {
+                    trace.append(
+                        PolicyTrace(
+                            policy: policy.id, outcome: "other_app",
+                            checks: [TraceCheck(check: "app", result: "fail", detail: "\(policy.app) ≠ \(request.app)")]
+                        ))
+                }
+                continue
+            }
+            var result = PolicyResult(index: index)
+            evaluate(policy, request, now: now, explain: explain, into: &result)
+            if explain {
+                trace.append(
+                    PolicyTrace(
+                        policy: policy.id, outcome: result.outcome?.rawValue ?? "skipped", checks: result.checks))
+            }
+            results.append(result)
+        }
+        var decision = combine(results, request: request, now: now)
+        decision.trace = explain ? trace : nil
+        return decision
+    }
+
+    // MARK: One policy
+
+    private func evaluate(
+        _ policy: Policy, _ request: UpdateRequest, now: Instant, explain: Bool, into result: inout PolicyResult
+    ) {
+        func check(_ name: String, _ passed: Bool?, _ detail: @autoclosure () -> String?) {
+            guard explain else { return }
+            result.checks.append(
+                TraceCheck(check: name, result: passed.map { $0 ? "pass" : "fail" } ?? "n/a", detail: detail()))
+        }
+        func skip(_ code: String) { result.skipCode = code }
+
+        // 5.2 Targeting, first failure skips.
+        if let platforms = policy.platforms {
+            let passed = platforms.contains(request.platform)
+            check("platforms", passed, "\(request.platform) in \(platforms)")
+            if !passed { return skip("platform_mismatch") }
+        }
+        if let channels = policy.channels {
+            let passed = channels.contains(request.channel)
+            check("channels", passed, "\(request.channel) in \(channels)")
+            if !passed { return skip("channel_mismatch") }
+        }
+        if let range = policy.osVersion {
+            guard let os = request.osVersion else {
+                check("osVersion", false, "request has no osVersion")
+                return skip("missing_attribute(osVersion)")
+            }
+            let passed = range.contains(os)
+            check("osVersion", passed, "\(os) in \(range.text)")
+            if !passed { return skip("os_version_mismatch") }
+        }
+        if let range = policy.appVersion {
+            let passed = range.contains(request.version)
+            check("appVersion", passed, "\(request.version) in \(range.text)")
+            if !passed { return skip("app_version_mismatch") }
+        }
+        if let globs = policy.deviceModels {
+            guard let model = request.deviceModel else {
+                check("deviceModels", false, "request has no deviceModel")
+                return skip("missing_attribute(deviceModel)")
+            }
+            let passed = globs.contains { $0.matches(model) }
+            check("deviceModels", passed, "\(model) against \(globs.map(\.text))")
+            if !passed { return skip("device_model_mismatch") }
+        }
+        if let notBefore = policy.notBefore {
+            let instant = resolve(notBefore, policy, request)
+            let passed = now >= instant
+            check("notBefore", passed, "now \(now), notBefore \(instant)")
+            if !passed { return skip("not_yet_active") }
+        }
+        if let rollout = policy.rollout {
+            let passed = Rollout.includes(percent: rollout.percent, seed: rollout.seed, deviceID: request.deviceID)
+            check("rollout", passed, explain ? rolloutDetail(rollout, request) : nil)
+            if !passed { return skip("not_in_rollout") }
+        }
+
+        // 5.3 Hard requirement.
+        var unmet = false
+        var indeterminate = false
+        var thresholdTriggered = false
+        if policy.minVersion != nil || policy.minBuild != nil {
+            let version = request.version
+            if let minVersion = policy.minVersion, version < minVersion {
+                result.reasons.append("below_min_version")
+                unmet = true
+                thresholdTriggered = true
+            } else if let minBuild = policy.minBuild, policy.minVersion.map({ version == $0 }) ?? true {
+                if let build = request.build {
+                    if build < minBuild {
+                        result.reasons.append("below_min_build")
+                        unmet = true
+                        thresholdTriggered = true
+                    }
+                } else {
+                    indeterminate = true
+                }
+            }
+            check(
+                "threshold", indeterminate ? nil : !unmet, "version \(version), build \(request.build?.text ?? "none")")
+        }
+        if let blocked = policy.blockedVersions {
+            let inside = blocked.contains { $0.contains(request.version) }
+            check("blockedVersions", !inside, "\(request.version) against \(blocked.map(\.text))")
+            if inside {
+                result.reasons.append("blocked_version")
+                unmet = true
+            }
+        }
+        if !unmet && indeterminate {
+            switch policy.onIndeterminate {
+            case .error:
+                result.outcome = .error
+                result.reasons.append("missing_attribute(build)")
+                return
+            case .required:
+                result.reasons.append("indeterminate_treated_as_required")
+                unmet = true
+                thresholdTriggered = true
+            case .ok:
+                result.reasons.append("indeterminate_treated_as_ok")
+            }
+        }
+        if unmet {
+            result.target = policy.latestVersion ?? (thresholdTriggered ? policy.minVersion : nil)
+            hardOutcome(policy, request, now: now, explain: explain, into: &result)
+            return
+        }
+
+        // 5.7 Soft requirement.
+        var softUnmet = false
+        if let recommended = policy.recommendedVersion, request.version < recommended {
+            result.reasons.append("below_recommended_version")
+            softUnmet = true
+        } else if let recommendedBuild = policy.recommendedBuild,
+            policy.recommendedVersion.map({ $0 == request.version }) ?? true,
+            let build = request.build, build < recommendedBuild
+        {
+            result.reasons.append("below_recommended_build")
+            softUnmet = true
+        }
+        check(
+            "recommended", (policy.recommendedVersion == nil && policy.recommendedBuild == nil) ? nil : !softUnmet, nil)
+        guard softUnmet else {
+            result.outcome = .ok
+            return
+        }
+        if let requiresOS = policy.requiresOS, let os = request.osVersion, os < requiresOS {
+            result.reasons = ["os_too_old_for_recommended"]
+            result.outcome = .ok
+            return
+        }
+        if policy.requiresOS != nil && request.osVersion == nil {
+            result.reasons.append("os_unknown_assumed_supported")
+        }
+        result.outcome = .recommended
+        result.urgency = .low
+        result.target = policy.latestVersion ?? policy.recommendedVersion
+    }
+
+    /// 5.4 and 5.5: deadline, grace, deferrals, then OS support, for an unmet hard requirement.
+    private func hardOutcome(
+        _ policy: Policy, _ request: UpdateRequest, now: Instant, explain: Bool, into result: inout PolicyResult
+    ) {
+        let deadline = policy.deadline.map { resolve($0, policy, request) }
+        var grace: Instant?
+        if let enrolled = request.enrolledAt, let duration = policy.newDeviceGrace {
+            grace = enrolled.adding(seconds: duration.seconds)
+        }
+        var effective = deadline
+        if let grace, deadline.map({ grace > $0 }) ?? true {
+            effective = grace
+            result.reasons.append("new_device_grace")
+        }
+        if let effective, now < effective {
+            var exhausted = false
+            if let maximum = policy.maxDeferrals {
+                result.deferralsRemaining = max(0, maximum - request.deferralsUsed)
+                exhausted = request.deferralsUsed >= maximum
+            }
+            if exhausted {
+                result.outcome = .required
+                result.urgency = .critical
+                result.reasons.append("deferrals_exhausted")
+            } else {
+                result.outcome = .recommended
+                result.reasons.append("deadline_pending")
+                result.pendingDeadline = effective
+                let remaining = effective.seconds(since: now)
+                result.urgency =
+                    remaining <= policy.imminentWindow.seconds
+                    ? .imminent : remaining <= policy.approachingWindow.seconds ? .approaching : .initial
+            }
+            if explain {
+                result.checks.append(
+                    TraceCheck(check: "deadline", result: "pass", detail: "now \(now) before \(effective)"))
+            }
+        } else {
+            result.outcome = .required
+            result.urgency = .critical
+            if let effective {
+                result.reasons.append("deadline_passed")
+                if explain {
+                    result.checks.append(
+                        TraceCheck(check: "deadline", result: "fail", detail: "now \(now) at or after \(effective)"))
+                }
+            }
+        }
+        if let requiresOS = policy.requiresOS {
+            if let os = request.osVersion {
+                if os < requiresOS {
+                    result.outcome = .unsupported
+                    result.urgency = .critical
+                    result.reasons.append("os_too_old_for_target")
+                }
+            } else {
+                result.reasons.append("os_unknown_assumed_supported")
+            }
+        }
+    }
+
+    // MARK: Combining
+
+    private func combine(_ results: [PolicyResult], request: UpdateRequest, now: Instant) -> Decision {
+        let evaluated = results.filter { $0.outcome != nil }
+        let decision = evaluated.compactMap(\.outcome).max() ?? .ok
+        var reasons: [Reason] = []
+        var skipped: [Reason] = []
+        for result in results {
+            let id = document.policies[result.index].id
+            if let code = result.skipCode { skipped.append(Reason(policy: id, code: code)) }
+            reasons += result.reasons.map { Reason(policy: id, code: $0) }
+        }
+        var winners = evaluated.filter { $0.outcome == decision }
+        winners.sort { a, b in
+            let pa = document.policies[a.index]
+            let pb = document.policies[b.index]
+            if pa.priority != pb.priority { return pa.priority > pb.priority }
+            switch (a.pendingDeadline, b.pendingDeadline) {
+            case (let x?, let y?) where x != y: return x < y
+            case (.some, nil): return true
+            case (nil, .some): return false
+            default: return Array(pa.id.utf8).lexicographicallyPrecedes(Array(pb.id.utf8))
+            }
+        }
+        var result = Decision(
+            decision: decision, policy: nil, targetVersion: nil, deadline: nil, urgency: .none, deferralsRemaining: nil,
+            message: nil, updateURL: nil, reasons: reasons, skipped: skipped, evaluatedAt: now, trace: nil)
+        guard decision != .ok, let primary = winners.first else { return result }
+        let primaryPolicy = document.policies[primary.index]
+        result.policy = primaryPolicy.id
+        if decision == .recommended || decision == .required || decision == .unsupported {
+            var best: AppVersion?
+            for winner in winners { if let target = winner.target, best.map({ target > $0 }) ?? true { best = target } }
+            result.targetVersion = best?.text
+        }
+        if decision == .recommended { result.deadline = winners.compactMap(\.pendingDeadline).min() }
+        result.urgency = decision == .error ? .none : winners.map(\.urgency).max() ?? .none
+        result.deferralsRemaining = winners.compactMap(\.deferralsRemaining).min()
+        if decision != .error {
+            result.message = localizedMessage(primaryPolicy, request)
+            result.updateURL = localizedURL(primaryPolicy, request)
+        }
+        return result
+    }
+
+    // MARK: Helpers
+
+    /// A date-time in the first zone of: request, policy, defaults, else UTC.
+    private func resolve(_ dateTime: PolicyDateTime, _ policy: Policy, _ request: UpdateRequest) -> Instant {
+        dateTime.resolved(in: request.timeZone ?? policy.timeZone ?? document.defaults.timeZone)
+    }
+
+    private func rolloutDetail(_ rollout: (percent: RolloutPercent, seed: String), _ request: UpdateRequest) -> String {
+        guard let id = request.deviceID else { return "no deviceId, percent \(rollout.percent)" }
+        return "bucket \(Rollout.bucket(seed: rollout.seed, deviceID: id)), threshold \(rollout.percent.hundredths)"
+    }
+
+    /// Locale candidates: the request locale and its prefixes, then the policy's default locale and its prefixes.
+    private func candidates(_ policy: Policy, _ request: UpdateRequest) -> [LocaleTag] {
+        (request.locale?.fallbacks ?? []) + ((policy.defaultLocale ?? document.defaults.locale)?.fallbacks ?? [])
+    }
+
+    private func localizedMessage(_ policy: Policy, _ request: UpdateRequest) -> (
+        locale: String, title: String?, body: String?
+    )? {
+        for candidate in candidates(policy, request) {
+            if let message = policy.messages.first(where: { $0.locale == candidate }) {
+                return (message.locale.text, message.title, message.body)
+            }
+        }
+        return nil
+    }
+
+    private func localizedURL(_ policy: Policy, _ request: UpdateRequest) -> String? {
+        if let url = policy.updateURL { return url }
+        for candidate in candidates(policy, request) {
+            if let entry = policy.localizedUpdateURLs.first(where: { $0.locale == candidate }) { return entry.url }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,149 @@
+import MDMDiagnostics
+import PropertyList
+
+/// The facts of one installed app (update-policy.md section 4), validated.
+public struct UpdateRequest: Sendable {
+    public var app: String
+    public var version: AppVersion
+    public var build: BuildNumber?
+    public var platform: String
+    public var osVersion: OSVersion?
+    public var deviceModel: String?
+    public var deviceID: String?
+    public var channel = "stable"
+    public var locale: LocaleTag?
+    public var timeZone: ZoneInfo?
+    public var now: Instant?
+    public var deferralsUsed: Int64 = 0
+    public var enrolledAt: Instant?
+
+    public init(app: String, version: AppVersion, platform: String) {
+        self.app = app
+        self.version = version
+        self.platform = platform
+    }
+
+    /// The fields of a request as text (from flags, query parameters or JSON strings), and `deferralsUsed`.
+    public static let fields = [
+        "app", "version", "build", "platform", "osVersion", "deviceModel", "deviceId", "channel", "locale", "timeZone",
+        "now",
+        "deferralsUsed", "enrolledAt",
+    ]
+
+    /// Validates every field; either the request, or one reason code per malformed field (`invalid_version`, …),
+    /// plus `unknown_field` for fields not in the request (except `x-` ones).
+    public static func parse(_ values: [String: String]) -> Result<UpdateRequest, RequestErrors> {
+        var errors: [String] = []
+        func reason(_ field: String) -> String {
+            field == "deferralsUsed"
+                ? "invalid_deferrals"
+                : "invalid_"
+                    + field.reduce(into: "") { out, character in
+                        if character.isUppercase { out += "_" + character.lowercased() } else { out.append(character) }
+                    }
+        }
+        for key in values.keys.sorted() where !fields.contains(key) && !key.hasPrefix("x-") {
+            errors.append("unknown_field")
+        }
+        func text(_ field: String) -> String? {
+            guard let value = values[field] else { return nil }
+            return String(value.trimmingASCIIWhitespace())
+        }
+        let app = text("app").flatMap { $0.isEmpty ? nil : $0 }
+        if app == nil { errors.append(reason("app")) }
+        let version = text("version").flatMap(AppVersion.init)
+        if version == nil { errors.append(reason("version")) }
+        let platform = text("platform").flatMap(token)
+        if platform == nil { errors.append(reason("platform")) }
+        func optional<T>(_ field: String, _ parse: (String) -> T?) -> T? {
+            guard let value = text(field) else { return nil }
+            guard let parsed = parse(value) else {
+                errors.append(reason(field))
+                return nil
+            }
+            return parsed
+        }
+        let build = optional("build", BuildNumber.init)
+        let osVersion = optional("osVersion", OSVersion.init)
+        let deviceModel = optional("deviceModel") { $0.isEmpty ? nil : $0 }
+        let channel = optional("channel", token)
+        let locale = optional("locale", LocaleTag.init)
+        let timeZone = optional("timeZone", ZoneInfo.init(named:))
+        let now = optional("now", absoluteInstant)
+        let enrolledAt = optional("enrolledAt", absoluteInstant)
+        let deferrals = optional("deferralsUsed") { text -> Int64? in
+            guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            return Int64(text)
+        }
+        guard errors.isEmpty, let app, let version, let platform else {
+            return .failure(RequestErrors(reasons: errors))
+        }
+        var request = UpdateRequest(app: app, version: version, platform: platform)
+        request.build = build
+        request.osVersion = osVersion
+        request.deviceModel = deviceModel
+        if let id = text("deviceId"), !id.isEmpty { request.deviceID = id }
+        if let channel { request.channel = channel }
+        request.locale = locale
+        request.timeZone = timeZone
+        request.now = now
+        request.deferralsUsed = deferrals ?? 0
+        request.enrolledAt = enrolledAt
+        return .success(request)
+    }
+
+    /// A request from a JSON object (or plist dict): every field a string except `deferralsUsed`, an integer;
+    /// `null` is absent; a wrong type is that field's reason.
+    public static func parse(_ node: PlistNode?) -> Result<UpdateRequest, RequestErrors> {
+        guard case .dictionary(let dict)? = node?.value else {
+            return .failure(RequestErrors(reasons: ["malformed_request"]))
+        }
+        var values: [String: String] = [:]
+        var typeErrors: [String] = []
+        for entry in dict.entries {
+            switch entry.value.value {
+            case .string(let text) where entry.key != "deferralsUsed": values[entry.key] = text
+            case .integer(let number) where entry.key == "deferralsUsed":
+                values[entry.key] = number < 0 ? "-" : String(number)
+            default:
+                if fields.contains(entry.key) {
+                    typeErrors.append(
+                        entry.key == "deferralsUsed" ? "invalid_deferrals" : "invalid_" + snake(entry.key))
+                } else {
+                    values[entry.key] = ""
+                }
+            }
+        }
+        switch parse(values) {
+        case .success(let request) where typeErrors.isEmpty: return .success(request)
+        case .success: return .failure(RequestErrors(reasons: typeErrors))
+        case .failure(let errors): return .failure(RequestErrors(reasons: errors.reasons + typeErrors))
+        }
+    }
+
+    static func snake(_ field: String) -> String {
+        field.reduce(into: "") { out, character in
+            if character.isUppercase { out += "_" + character.lowercased() } else { out.append(character) }
+        }
+    }
+
+    static func token(_ text: String) -> String? {
+        let lowered = text.asciiLowercased()
+        guard !lowered.isEmpty,
+            lowered.utf8.allSatisfy({
+                ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D
+            })
+        else { return nil }
+        return lowered
+    }
+
+    static func absoluteInstant(_ text: String) -> Instant? {
+        guard let value = PolicyDateTime(text), case .absolute(let instant) = value.kind else { return nil }
+        return instant
+    }
+}
+
+/// Why a request cannot be evaluated: one reason code per malformed field.
+public struct RequestErrors: Error, Sendable, Equatable {
+    public var reasons: [String]
+}
