@@ -29,11 +29,12 @@ let package = Package(
             name: "UpdatePolicy",
             dependencies: ["MDMDiagnostics", "PropertyList", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .target(name: "MDMConf", dependencies: ["MDMDiagnostics", "PropertyList", "ConfigSchema"]),
+        .target(name: "MDMConf", dependencies: ["MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy"]),
         .executableTarget(
             name: "MDMConfCLI",
             dependencies: [
                 "ConfigSchema",
+                "UpdatePolicy",
                 "MDMConf",
                 "MDMDiagnostics",
                 "PropertyList",

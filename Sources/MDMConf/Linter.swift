@@ -2,9 +2,11 @@ import ConfigSchema
 import Dispatch
 import MDMDiagnostics
 import PropertyList
+import UpdatePolicy
 
 /// What `mdmconf lint` checks, shared by the CLI and the server: schemas (AppConfig specfiles,
-/// ProfileManifests) get the schema lint, any other plist (XML, binary or JSON) the reader's checks.
+/// ProfileManifests) get the schema lint, update-policy documents (a root dict with a `policies` array) the
+/// policy checks, any other plist (XML, binary or JSON) the reader's checks.
 public struct Linter: Sendable {
     public var readerOptions: PlistReaderOptions
     /// Schemas on the search path, to warn when a linted schema's id is declared twice.
@@ -60,6 +62,11 @@ public struct Linter: Sendable {
                 report: FileReport(path: name, diagnostics: [diagnostic]), source: nil, unreadable: false)
         }
         let document = PropertyListReader(options: readerOptions).read(bytes, file: name)
+        if PolicyLoader.recognizes(document) {
+            let loaded = PolicyLoader(readerOptions: readerOptions).load(document, source: bytes)
+            return CheckedFile.make(
+                FileReport(path: name, shape: document.shape?.rawValue, diagnostics: loaded.diagnostics), bytes: bytes)
+        }
         if ManifestImporter.recognizes(document) {
             let load = ManifestImporter(readerOptions: readerOptions).load(document)
             return CheckedFile.make(

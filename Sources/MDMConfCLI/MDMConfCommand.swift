@@ -8,10 +8,22 @@ struct MDMConfCommand: ParsableCommand {
         commandName: "mdmconf",
         abstract: "Check managed app configurations, update policies and device policies before an MDM ships them.",
         discussion: """
-            Exit codes: 0 success, 1 findings, 64 usage error, 66 unreadable input, 78 unusable schema.
-            Set NO_COLOR to turn colour off.
+            Exit codes: 0 success, 1 findings, 10/20/30 update recommended/required/unsupported, 64 usage error,
+            65 invalid request, 66 unreadable input, 78 invalid schema or policy. Set NO_COLOR to turn colour off.
+            `mdmconf --version` prints the version.
             """,
-        version: version,
-        subcommands: [ValidateCommand.self, LintCommand.self, ConvertCommand.self, SchemaCommand.self]
+        subcommands: [
+            ValidateCommand.self, LintCommand.self, UpdateCheckCommand.self, ConvertCommand.self, SchemaCommand.self,
+        ]
     )
+
+    /// `mdmconf --version` is answered before parsing: the parser's own version flag (and any root flag) would
+    /// also claim `--version` after a subcommand, where `update-check --version` is the app's version.
+    static func main() {
+        if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
+            Console.out(version + "\n")
+            return
+        }
+        main(nil)
+    }
 }

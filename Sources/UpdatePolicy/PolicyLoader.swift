@@ -53,6 +53,12 @@ public struct PolicyLoader: Sendable {
             return Result(document: nil, diagnostics: reader.diagnostics)
         }
         let loaded = reader.document(root)
-        return Result(document: reader.diagnostics.hasErrors ? nil : loaded, diagnostics: reader.diagnostics)
+        // Keys are read in a fixed order; findings are reported in document order.
+        let ordered = reader.diagnostics.enumerated().sorted { a, b in
+            let pa = (a.element.line ?? 0, a.element.column ?? 0, a.offset)
+            let pb = (b.element.line ?? 0, b.element.column ?? 0, b.offset)
+            return pa < pb
+        }.map(\.element)
+        return Result(document: reader.diagnostics.hasErrors ? nil : loaded, diagnostics: ordered)
     }
 }

@@ -180,7 +180,7 @@ struct PolicyReader {
     mutating func parsed<T>(
         _ node: PlistNode, path: KeyPath, code: DiagnosticCode, what: String, _ parse: (String) -> T?
     ) -> T? {
-        guard let text = string(node, path: path, hint: "write the \(what) as a string") else { return nil }
+        guard let text = string(node, path: path, hint: "write the version as a string") else { return nil }
         guard let value = parse(text) else {
             error(code, "'\(text)' is not \(what)", at: node.position, path: path)
             return nil

@@ -146,4 +146,6 @@ public struct UpdateRequest: Sendable {
 /// Why a request cannot be evaluated: one reason code per malformed field.
 public struct RequestErrors: Error, Sendable, Equatable {
     public var reasons: [String]
+
+    public init(reasons: [String]) { self.reasons = reasons }
 }
