@@ -49,10 +49,12 @@ let package = Package(
         ),
         .testTarget(name: "UpdatePolicyTests", dependencies: ["UpdatePolicy"]),
         .testTarget(name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics"]),
-        .testTarget(name: "MDMConfTests", dependencies: ["MDMConf", "ConfigSchema", "PropertyList", "MDMDiagnostics"]),
+        .testTarget(
+            name: "MDMConfTests", dependencies: ["MDMConf", "ConfigSchema", "UpdatePolicy", "PropertyList", "MDMDiagnostics"]
+        ),
         .testTarget(
             name: "MDMConfCLITests",
-            dependencies: ["MDMConfCLI", "PropertyList"]
+            dependencies: ["MDMConfCLI", "PropertyList", "UpdatePolicy"]
         ),
     ]
 )

@@ -97,8 +97,7 @@ public struct Linter: Sendable {
     }
 
     private static func samePath(_ a: String, _ b: String) -> Bool {
-        func trimmed(_ path: String) -> String { path.hasPrefix("./") ? String(path.dropFirst(2)) : path }
-        return trimmed(a) == trimmed(b)
+        SchemaDiscovery.realPath(a) == SchemaDiscovery.realPath(b)
     }
 }
 

@@ -54,8 +54,11 @@ public struct SchemaDiscovery: Sendable {
     /// Every schema on the search path with its declared id, in search order.
     public func candidates() -> [Candidate] {
         var found: [Candidate] = []
+        // The same folder can be on the path twice (./Schemas is the bundled one when run in the project).
+        var seen: Set<String> = []
         for folder in folders where InputPaths.isDirectory(folder) {
             for path in InputPaths.expand([folder], extensions: ["xml", "plist"]) {
+                guard seen.insert(Self.realPath(path)).inserted else { continue }
                 let contents: InputFile.Contents
                 do {
                     contents = try InputFile.read(path, limit: 64 << 20)
@@ -68,6 +71,13 @@ public struct SchemaDiscovery: Sendable {
             }
         }
         return found
+    }
+
+    /// The canonical absolute path of an existing file (symbolic links and `..` resolved).
+    public static func realPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// The first schema declaring `id`, and the later ones that declare it too.

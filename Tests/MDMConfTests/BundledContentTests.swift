@@ -4,6 +4,7 @@ import MDMConf
 import MDMDiagnostics
 import PropertyList
 import Testing
+import UpdatePolicy
 
 /// Every file under `Examples/` and `Schemas/` is checked, so none can rot. A file that should have findings
 /// says which in a comment (`expect: MC2003 MC2004`); every other file must have none (infos aside).
@@ -36,7 +37,12 @@ struct BundledContentTests {
         #expect(Self.files.contains("Schemas/appconfig-specfile.xsd"))
     }
 
-    @Test(arguments: files.filter { !$0.hasSuffix(".xsd") && !$0.hasSuffix(".md") })
+    /// Requests are decided (below), scripts run as processes (MDMConfCLITests), the XSD has its own test.
+    static func checkedElsewhere(_ path: String) -> Bool {
+        path.hasSuffix(".xsd") || path.hasSuffix(".sh") || path.contains("/requests/")
+    }
+
+    @Test(arguments: files.filter { !checkedElsewhere($0) })
     func bundledFileHasExactlyTheExpectedFindings(_ relative: String) throws {
         let path = Self.packageRoot.appendingPathComponent(relative).path
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -61,6 +67,40 @@ struct BundledContentTests {
             #expect(
                 diagnostic.line != nil && diagnostic.column != nil, "\(relative): \(diagnostic.message) has no position"
             )
+        }
+    }
+
+    /// Each example request is named by the decision it must get, from the plist and the JSON policy alike.
+    @Test(arguments: files.filter { $0.contains("update-policy/requests/") })
+    func exampleRequestGetsTheDecisionItsNameSays(_ relative: String) throws {
+        let expected = try #require(((relative as NSString).lastPathComponent).split(separator: "-").first).description
+        var decisions: [String] = []
+        for policy in ["update-policy.plist", "update-policy.json"] {
+            let path = Self.packageRoot.appendingPathComponent("Examples/update-policy/\(policy)").path
+            let loaded = PolicyLoader().load(Array(try Data(contentsOf: URL(fileURLWithPath: path))), file: path)
+            let document = try #require(loaded.document)
+            let request = Array(try Data(contentsOf: Self.packageRoot.appendingPathComponent(relative)))
+            let json = JSONPlistReader(nullMembersAreAbsent: true).read(request, file: relative)
+            let decision: Decision
+            switch UpdateRequest.parse(json.root) {
+            case .success(let parsed): decision = Evaluator(document).evaluate(parsed, now: Instant(seconds: 0))
+            case .failure(let errors): decision = .invalidRequest(errors, evaluatedAt: Instant(seconds: 0))
+            }
+            #expect(decision.decision.rawValue == expected, "\(relative) with \(policy): \(decision.reasons)")
+            decisions.append(decision.json.serialized())
+        }
+        #expect(decisions[0] == decisions[1], "plist and JSON policies decide alike")
+    }
+
+    @Test func exampleUpdatePolicyFitsItsBundledSchema() throws {
+        let schema = Self.packageRoot.appendingPathComponent("Schemas/io.mdmconf.update-policy.plist").path
+        let paths = ["update-policy.plist", "update-policy.json"].map {
+            Self.packageRoot.appendingPathComponent("Examples/update-policy/\($0)").path
+        }
+        let outcome = ConfigValidation(schemaPath: schema, discovery: SchemaDiscovery(folders: [])).run(paths)
+        #expect(outcome.schemaFailure == nil)
+        for file in outcome.files {
+            #expect(file.report.diagnostics.isEmpty, "\(file.report.diagnostics.map(\.message))")
         }
     }
 
