@@ -41,6 +41,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "update-decisions-benchmark", dependencies: ["UpdatePolicy"], path: "Tests/Benchmarks/UpdateDecisions"
+        ),
         .testTarget(name: "MDMDiagnosticsTests", dependencies: ["MDMDiagnostics"]),
         .testTarget(
             name: "PropertyListTests",

@@ -43,6 +43,8 @@ public struct LocaleTag: Hashable, Sendable, CustomStringConvertible {
     public let text: String
     /// Lowercased, `_` replaced by `-`: the form compared.
     public let key: String
+    /// This tag's key, then with its last subtag dropped, repeatedly (`zh-hant-tw`, `zh-hant`, `zh`).
+    public let fallbackKeys: [String]
 
     public init?(_ text: String) {
         let trimmed = String(text.trimmingASCIIWhitespace())
@@ -53,7 +55,9 @@ public struct LocaleTag: Hashable, Sendable, CustomStringConvertible {
             })
         else { return nil }
         self.text = trimmed
-        self.key = parts.map { $0.lowercased() }.joined(separator: "-")
+        let lowered = parts.map { $0.lowercased() }
+        self.key = lowered.joined(separator: "-")
+        self.fallbackKeys = (1...lowered.count).reversed().map { lowered.prefix($0).joined(separator: "-") }
     }
 
     public var description: String { text }
@@ -61,43 +65,39 @@ public struct LocaleTag: Hashable, Sendable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 
     /// This tag, then with its last subtag dropped, repeatedly (`zh-Hant-TW`, `zh-Hant`, `zh`).
-    public var fallbacks: [LocaleTag] {
-        var result: [LocaleTag] = [self]
-        var parts = key.split(separator: "-")
-        while parts.count > 1 {
-            parts.removeLast()
-            if let tag = LocaleTag(parts.joined(separator: "-")) { result.append(tag) }
-        }
-        return result
-    }
+    public var fallbacks: [LocaleTag] { fallbackKeys.compactMap(LocaleTag.init) }
+
 }
 
 /// A device-model glob (3.8): the whole string, ASCII case-insensitively; `*` any run, `?` one character;
 /// everything else literal (`iPhone10,*`).
 public struct ModelGlob: Hashable, Sendable, CustomStringConvertible {
     public let text: String
-    private let pattern: [Character]
+    /// ASCII-lowercased UTF-8: models are compared ASCII case-insensitively, byte by byte.
+    private let pattern: [UInt8]
 
     public init?(_ text: String) {
         guard !text.isEmpty else { return nil }
         self.text = text
-        self.pattern = Array(text.lowercased())
+        self.pattern = Array(text.asciiLowercased().utf8)
     }
 
     public var description: String { text }
 
-    public func matches(_ model: String) -> Bool {
-        let subject = Array(model.lowercased())
+    public func matches(_ model: String) -> Bool { matches(lowercased: Array(model.asciiLowercased().utf8)) }
+
+    /// Matches a model already ASCII-lowercased to UTF-8 bytes.
+    func matches(lowercased subject: [UInt8]) -> Bool {
         // Iterative wildcard match with backtracking to the last star: linear in practice, no recursion.
         var p = 0
         var s = 0
         var star: Int?
         var mark = 0
         while s < subject.count {
-            if p < pattern.count, pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == subject[s]) {
+            if p < pattern.count, pattern[p] == 0x3F || (pattern[p] != 0x2A && pattern[p] == subject[s]) {
                 p += 1
                 s += 1
-            } else if p < pattern.count, pattern[p] == "*" {
+            } else if p < pattern.count, pattern[p] == 0x2A {
                 star = p
                 mark = s
                 p += 1
@@ -109,7 +109,7 @@ public struct ModelGlob: Hashable, Sendable, CustomStringConvertible {
                 return false
             }
         }
-        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        while p < pattern.count, pattern[p] == 0x2A { p += 1 }
         return p == pattern.count
     }
 }

@@ -23,25 +23,29 @@ public struct Evaluator: Sendable {
         let now = request.now ?? fallbackNow
         var results: [PolicyResult] = []
         var trace: [PolicyTrace] = []
-        for (index, policy) in document.policies.enumerated() {
-            guard policy.app == request.app || policy.app == "*" else {
+        // Borrowed through a buffer: a Policy is large, and copying one retains every field of it.
+        document.policies.withUnsafeBufferPointer { policies in
+            for index in policies.indices {
+                guard policies[index].app == request.app || policies[index].app == "*" else {
+                    if explain {
+                        let detail = "\(policies[index].app) ≠ \(request.app)"
+                        trace.append(
+                            PolicyTrace(
+                                policy: policies[index].id, outcome: "other_app",
+                                checks: [TraceCheck(check: "app", result: "fail", detail: detail)]))
+                    }
+                    continue
+                }
+                var result = PolicyResult(index: index)
+                evaluate(policies[index], request, now: now, explain: explain, into: &result)
                 if explain {
                     trace.append(
                         PolicyTrace(
-                            policy: policy.id, outcome: "other_app",
-                            checks: [TraceCheck(check: "app", result: "fail", detail: "\(policy.app) ≠ \(request.app)")]
-                        ))
+                            policy: policies[index].id, outcome: result.outcome?.rawValue ?? "skipped",
+                            checks: result.checks))
                 }
-                continue
+                results.append(result)
             }
-            var result = PolicyResult(index: index)
-            evaluate(policy, request, now: now, explain: explain, into: &result)
-            if explain {
-                trace.append(
-                    PolicyTrace(
-                        policy: policy.id, outcome: result.outcome?.rawValue ?? "skipped", checks: result.checks))
-            }
-            results.append(result)
         }
         var decision = combine(results, request: request, now: now)
         decision.trace = explain ? trace : nil
@@ -90,7 +94,7 @@ public struct Evaluator: Sendable {
                 check("deviceModels", false, "request has no deviceModel")
                 return skip("missing_attribute(deviceModel)")
             }
-            let passed = globs.contains { $0.matches(model) }
+            let passed = globs.contains { $0.matches(lowercased: request.deviceModelKey) }
             check("deviceModels", passed, "\(model) against \(globs.map(\.text))")
             if !passed { return skip("device_model_mismatch") }
         }
@@ -101,7 +105,7 @@ public struct Evaluator: Sendable {
             if !passed { return skip("not_yet_active") }
         }
         if let rollout = policy.rollout {
-            let passed = Rollout.includes(percent: rollout.percent, seed: rollout.seed, deviceID: request.deviceID)
+            let passed = Rollout.includes(percent: rollout.percent, seed: rollout.seed, normalizedID: request.rolloutID)
             check("rollout", passed, explain ? rolloutDetail(rollout, request) : nil)
             if !passed { return skip("not_in_rollout") }
         }
@@ -253,44 +257,49 @@ public struct Evaluator: Sendable {
     // MARK: Combining
 
     private func combine(_ results: [PolicyResult], request: UpdateRequest, now: Instant) -> Decision {
-        let evaluated = results.filter { $0.outcome != nil }
-        let decision = evaluated.compactMap(\.outcome).max() ?? .ok
+        let decision = results.compactMap(\.outcome).max() ?? .ok
         var reasons: [Reason] = []
         var skipped: [Reason] = []
         for result in results {
             let id = document.policies[result.index].id
             if let code = result.skipCode { skipped.append(Reason(policy: id, code: code)) }
-            reasons += result.reasons.map { Reason(policy: id, code: $0) }
+            for code in result.reasons { reasons.append(Reason(policy: id, code: code)) }
         }
-        var winners = evaluated.filter { $0.outcome == decision }
-        winners.sort { a, b in
-            let pa = document.policies[a.index]
-            let pb = document.policies[b.index]
-            if pa.priority != pb.priority { return pa.priority > pb.priority }
-            switch (a.pendingDeadline, b.pendingDeadline) {
-            case (let x?, let y?) where x != y: return x < y
-            case (.some, nil): return true
-            case (nil, .some): return false
-            default: return Array(pa.id.utf8).lexicographicallyPrecedes(Array(pb.id.utf8))
+        // Winners as positions in `results`, in primary order.
+        var winners = results.indices.filter { results[$0].outcome == decision }
+        if winners.count > 1 {
+            let policies = document.policies
+            winners.sort { x, y in
+                let (a, b) = (results[x], results[y])
+                let (pa, pb) = (policies[a.index].priority, policies[b.index].priority)
+                if pa != pb { return pa > pb }
+                switch (a.pendingDeadline, b.pendingDeadline) {
+                case (let x?, let y?) where x != y: return x < y
+                case (.some, nil): return true
+                case (nil, .some): return false
+                default: return policies[a.index].id.utf8.lexicographicallyPrecedes(policies[b.index].id.utf8)
+                }
             }
         }
         var result = Decision(
             decision: decision, policy: nil, targetVersion: nil, deadline: nil, urgency: .none, deferralsRemaining: nil,
             message: nil, updateURL: nil, reasons: reasons, skipped: skipped, evaluatedAt: now, trace: nil)
-        guard decision != .ok, let primary = winners.first else { return result }
-        let primaryPolicy = document.policies[primary.index]
-        result.policy = primaryPolicy.id
+        guard decision != .ok, let first = winners.first else { return result }
+        let primary = results[first]
+        result.policy = document.policies[primary.index].id
         if decision == .recommended || decision == .required || decision == .unsupported {
             var best: AppVersion?
-            for winner in winners { if let target = winner.target, best.map({ target > $0 }) ?? true { best = target } }
+            for winner in winners {
+                if let target = results[winner].target, best.map({ target > $0 }) ?? true { best = target }
+            }
             result.targetVersion = best?.text
         }
-        if decision == .recommended { result.deadline = winners.compactMap(\.pendingDeadline).min() }
-        result.urgency = decision == .error ? .none : winners.map(\.urgency).max() ?? .none
-        result.deferralsRemaining = winners.compactMap(\.deferralsRemaining).min()
+        if decision == .recommended { result.deadline = winners.compactMap { results[$0].pendingDeadline }.min() }
+        result.urgency = decision == .error ? .none : winners.map { results[$0].urgency }.max() ?? .none
+        result.deferralsRemaining = winners.compactMap { results[$0].deferralsRemaining }.min()
         if decision != .error {
-            result.message = localizedMessage(primaryPolicy, request)
-            result.updateURL = localizedURL(primaryPolicy, request)
+            result.message = localizedMessage(document.policies[primary.index], request)
+            result.updateURL = localizedURL(document.policies[primary.index], request)
         }
         return result
     }
@@ -303,20 +312,21 @@ public struct Evaluator: Sendable {
     }
 
     private func rolloutDetail(_ rollout: (percent: RolloutPercent, seed: String), _ request: UpdateRequest) -> String {
-        guard let id = request.deviceID else { return "no deviceId, percent \(rollout.percent)" }
-        return "bucket \(Rollout.bucket(seed: rollout.seed, deviceID: id)), threshold \(rollout.percent.hundredths)"
+        guard let id = request.rolloutID else { return "no deviceId, percent \(rollout.percent)" }
+        return "bucket \(Rollout.bucket(seed: rollout.seed, normalizedID: id)), threshold \(rollout.percent.hundredths)"
     }
 
     /// Locale candidates: the request locale and its prefixes, then the policy's default locale and its prefixes.
-    private func candidates(_ policy: Policy, _ request: UpdateRequest) -> [LocaleTag] {
-        (request.locale?.fallbacks ?? []) + ((policy.defaultLocale ?? document.defaults.locale)?.fallbacks ?? [])
+    private func candidates(_ policy: Policy, _ request: UpdateRequest) -> [String] {
+        (request.locale?.fallbackKeys ?? []) + ((policy.defaultLocale ?? document.defaults.locale)?.fallbackKeys ?? [])
     }
 
     private func localizedMessage(_ policy: Policy, _ request: UpdateRequest) -> (
         locale: String, title: String?, body: String?
     )? {
+        guard !policy.messages.isEmpty else { return nil }
         for candidate in candidates(policy, request) {
-            if let message = policy.messages.first(where: { $0.locale == candidate }) {
+            if let message = policy.messages.first(where: { $0.locale.key == candidate }) {
                 return (message.locale.text, message.title, message.body)
             }
         }
@@ -325,8 +335,9 @@ public struct Evaluator: Sendable {
 
     private func localizedURL(_ policy: Policy, _ request: UpdateRequest) -> String? {
         if let url = policy.updateURL { return url }
+        guard !policy.localizedUpdateURLs.isEmpty else { return nil }
         for candidate in candidates(policy, request) {
-            if let entry = policy.localizedUpdateURLs.first(where: { $0.locale == candidate }) { return entry.url }
+            if let entry = policy.localizedUpdateURLs.first(where: { $0.locale.key == candidate }) { return entry.url }
         }
         return nil
     }

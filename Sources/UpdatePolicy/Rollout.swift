@@ -37,8 +37,20 @@ public struct RolloutPercent: Hashable, Sendable, CustomStringConvertible {
 public enum Rollout {
     /// The bucket (0…9999) of `deviceID` under `seed`; the id is trimmed of ASCII whitespace and ASCII-lowercased.
     public static func bucket(seed: String, deviceID: String) -> Int {
-        let normalized = String(deviceID.trimmingASCIIWhitespace()).asciiLowercased()
-        let digest = SHA256.hash(data: Array((seed + ":" + normalized).utf8))
+        bucket(seed: seed, normalizedID: normalize(deviceID))
+    }
+
+    /// A device id as buckets use it: trimmed of ASCII whitespace and ASCII-lowercased.
+    public static func normalize(_ deviceID: String) -> String {
+        String(deviceID.trimmingASCIIWhitespace()).asciiLowercased()
+    }
+
+    /// The bucket of an id already normalized (requests normalize theirs once, not once per policy).
+    static func bucket(seed: String, normalizedID: String) -> Int {
+        var input = Array(seed.utf8)
+        input.append(0x3A)
+        input.append(contentsOf: normalizedID.utf8)
+        let digest = SHA256.hash(data: input)
         var value: UInt64 = 0
         for byte in digest.prefix(8) { value = value << 8 | UInt64(byte) }
         return Int(value % 10_000)
@@ -47,11 +59,16 @@ public enum Rollout {
     /// Whether a request is in the rollout: 100 % takes everyone (even without a device id), 0 % no one, any
     /// other percent only devices with an id whose bucket is below it.
     public static func includes(percent: RolloutPercent, seed: String, deviceID: String?) -> Bool {
+        includes(percent: percent, seed: seed, normalizedID: deviceID.map(normalize))
+    }
+
+    static func includes(percent: RolloutPercent, seed: String, normalizedID: String?) -> Bool {
         if percent.hundredths == 10_000 { return true }
         if percent.hundredths == 0 { return false }
-        guard let deviceID, !deviceID.trimmingASCIIWhitespace().isEmpty else { return false }
-        return bucket(seed: seed, deviceID: deviceID) < percent.hundredths
+        guard let normalizedID, !normalizedID.isEmpty else { return false }
+        return bucket(seed: seed, normalizedID: normalizedID) < percent.hundredths
     }
+
 }
 
 extension String {

@@ -8,8 +8,15 @@ public struct UpdateRequest: Sendable {
     public var build: BuildNumber?
     public var platform: String
     public var osVersion: OSVersion?
-    public var deviceModel: String?
-    public var deviceID: String?
+    public var deviceModel: String? {
+        didSet { deviceModelKey = Array((deviceModel ?? "").asciiLowercased().utf8) }
+    }
+    public var deviceID: String? {
+        didSet { rolloutID = deviceID.map(Rollout.normalize) }
+    }
+    /// `deviceModel` lowercased, and `deviceID` as rollout buckets use it: computed once per request.
+    private(set) var deviceModelKey: [UInt8] = []
+    private(set) var rolloutID: String?
     public var channel = "stable"
     public var locale: LocaleTag?
     public var timeZone: ZoneInfo?
