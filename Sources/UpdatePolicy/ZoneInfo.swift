@@ -76,8 +76,17 @@ public struct ZoneInfo: Sendable {
     private func transitionsNear(_ wall: Int64) -> [(Int64, Int32, Int32)] {
         var result: [(Int64, Int32, Int32)] = []
         let window: ClosedRange<Int64> = (wall - 2 * 86_400)...(wall + 2 * 86_400)
-        for (index, instant) in transitions.enumerated() where window.contains(instant) {
-            result.append((instant, index == 0 ? initialOffset : offsetsAfter[index - 1], offsetsAfter[index]))
+        // The first transition at or after the window's start, by binary search; then the few inside it.
+        var low = 0
+        var high = transitions.count
+        while low < high {
+            let mid = (low + high) / 2
+            if transitions[mid] < window.lowerBound { low = mid + 1 } else { high = mid }
+        }
+        var index = low
+        while index < transitions.count, transitions[index] <= window.upperBound {
+            result.append((transitions[index], index == 0 ? initialOffset : offsetsAfter[index - 1], offsetsAfter[index]))
+            index += 1
         }
         if let rule, transitions.last.map({ wall >= $0 - 2 * 86_400 }) ?? true {
             result += rule.transitions(near: wall).filter { window.contains($0.0) }
