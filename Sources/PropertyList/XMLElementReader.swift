@@ -29,9 +29,6 @@ public struct XMLElement: Sendable {
     public func children(named name: String) -> [XMLElement] { children.filter { $0.name == name } }
 
     public func child(named name: String) -> XMLElement? { children.first { $0.name == name } }
-
-    /// Every element below this one, depth first, this one first.
-    public var descendants: [XMLElement] { [self] + children.flatMap(\.descendants) }
 }
 
 /// The result of reading an XML document into elements.

@@ -64,9 +64,6 @@ public struct LocaleTag: Hashable, Sendable, CustomStringConvertible {
     public static func == (lhs: LocaleTag, rhs: LocaleTag) -> Bool { lhs.key == rhs.key }
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 
-    /// This tag, then with its last subtag dropped, repeatedly (`zh-Hant-TW`, `zh-Hant`, `zh`).
-    public var fallbacks: [LocaleTag] { fallbackKeys.compactMap(LocaleTag.init) }
-
 }
 
 /// A device-model glob (3.8): the whole string, ASCII case-insensitively; `*` any run, `?` one character;

@@ -61,8 +61,6 @@ public struct Policy: Sendable {
         self.app = app
     }
 
-    var hasHardRequirement: Bool { minVersion != nil || minBuild != nil || blockedVersions != nil }
-    var hasSoftRequirement: Bool { recommendedVersion != nil || recommendedBuild != nil }
 }
 
 extension PolicyDuration {

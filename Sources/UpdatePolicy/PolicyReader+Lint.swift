@@ -62,7 +62,8 @@ extension PolicyReader {
         let fallback = policy.defaultLocale ?? defaults.locale
         let keys = policy.messages.map(\.locale) + policy.localizedUpdateURLs.map(\.locale)
         if !keys.isEmpty {
-            let matches = fallback.map { tag in tag.fallbacks.contains { keys.contains($0) } } ?? false
+            let matches =
+                fallback.map { tag in tag.fallbackKeys.contains { key in keys.contains { $0.key == key } } } ?? false
             if !matches {
                 let (at, keyPath) = where_(dict["messages"] != nil ? "messages" : "updateUrl")
                 warning(

@@ -42,12 +42,7 @@ public struct UpdateRequest: Sendable {
     public static func parse(_ values: [String: String]) -> Result<UpdateRequest, RequestErrors> {
         var errors: [String] = []
         func reason(_ field: String) -> String {
-            field == "deferralsUsed"
-                ? "invalid_deferrals"
-                : "invalid_"
-                    + field.reduce(into: "") { out, character in
-                        if character.isUppercase { out += "_" + character.lowercased() } else { out.append(character) }
-                    }
+            field == "deferralsUsed" ? "invalid_deferrals" : "invalid_" + snake(field)
         }
         for key in values.keys.sorted() where !fields.contains(key) && !key.hasPrefix("x-") {
             errors.append("unknown_field")

@@ -85,7 +85,8 @@ public struct ZoneInfo: Sendable {
         }
         var index = low
         while index < transitions.count, transitions[index] <= window.upperBound {
-            result.append((transitions[index], index == 0 ? initialOffset : offsetsAfter[index - 1], offsetsAfter[index]))
+            result.append(
+                (transitions[index], index == 0 ? initialOffset : offsetsAfter[index - 1], offsetsAfter[index]))
             index += 1
         }
         if let rule, transitions.last.map({ wall >= $0 - 2 * 86_400 }) ?? true {

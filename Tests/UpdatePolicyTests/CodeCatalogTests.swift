@@ -11,7 +11,8 @@ struct UpdatePolicyCodeCatalogTests {
     }
 
     @Test func readmeDocumentsEveryCode() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         for code in UpdatePolicyCode.all {
             #expect(readme.contains("| \(code.code) | \(code.name) |"), "README lacks \(code.code)")

@@ -92,7 +92,7 @@ struct GrammarTests {
 
     @Test func localesCompareCaseInsensitivelyAndFallBack() throws {
         #expect(try #require(LocaleTag("fr_CA")) == #require(LocaleTag("FR-ca")))
-        #expect(try #require(LocaleTag("zh-Hant-TW")).fallbacks.map(\.key) == ["zh-hant-tw", "zh-hant", "zh"])
+        #expect(try #require(LocaleTag("zh-Hant-TW")).fallbackKeys == ["zh-hant-tw", "zh-hant", "zh"])
         #expect(LocaleTag("es-419") != nil)
         for invalid in ["e", "englishes-US", "en-toolongsub", "en--US", "en-", "12", "en-US!", ""] {
             #expect(LocaleTag(invalid) == nil, "\(invalid)")
