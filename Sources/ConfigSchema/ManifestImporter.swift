@@ -281,7 +281,7 @@ struct ManifestLint {
             report(
                 SchemaCode.invalidManifestValue, .error, "\(key) is the string '\(text)', not a number",
                 at: entry.value.position, path: path, hint: "write <integer>\(text)</integer> or <real>\(text)</real>")
-            return Double(text.trimmingSpace()).map(Bound.number)
+            return Double(text.trimmingXMLSpace()).map(Bound.number)
         default:
             report(
                 SchemaCode.invalidManifestValue, .error, "\(key) is not a number", at: entry.value.position, path: path)

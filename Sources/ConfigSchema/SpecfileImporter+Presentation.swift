@@ -112,7 +112,7 @@ extension SpecfileLint {
     }
 
     private func parseValueQuietly(_ raw: String, as type: ValueType) -> PlistValue? {
-        let text = raw.trimmingSpace()
+        let text = raw.trimmingXMLSpace()
         switch type {
         case .string: return .string(raw)
         case .integer: return Int64(text).map(PlistValue.integer)
@@ -139,6 +139,6 @@ extension SpecfileLint {
     private func localized(_ element: XMLElement, locale: String?) -> String? {
         let languages = element.children(named: "language")
         let chosen = languages.first { $0.attribute("value") == locale } ?? languages.first
-        return chosen?.text.trimmingSpace()
+        return chosen?.text.trimmingXMLSpace()
     }
 }

@@ -127,13 +127,13 @@ struct SpecfileLint {
             keys.append(importKey(element, name: name, type: kind.type, item: kind.item))
         }
         if let presentation = root.child(named: "presentation") { applyPresentation(presentation, to: &keys) }
-        let id = bundleID?.text.trimmingSpace() ?? ""
+        let id = bundleID?.text.trimmingXMLSpace() ?? ""
         return ConfigSchema(id: id, format: .appconfig, path: file, keys: keys)
     }
 
     private mutating func checkHeader(bundleID: XMLElement?) {
         if let version = root.child(named: "version") {
-            let text = version.text.trimmingSpace()
+            let text = version.text.trimmingXMLSpace()
             if Int(text).map({ $0 < 1 }) ?? true {
                 report(
                     SchemaCode.invalidVersion, .error, "<version> \(quote(text)) is not an integer of at least 1",
@@ -145,7 +145,7 @@ struct SpecfileLint {
                 hint: "add <version>1</version> before <bundleId>")
         }
         if let bundleID {
-            let text = bundleID.text.trimmingSpace()
+            let text = bundleID.text.trimmingXMLSpace()
             let valid =
                 !text.isEmpty
                 && text.unicodeScalars.allSatisfy {
@@ -176,7 +176,7 @@ struct SpecfileLint {
         _ constraint: XMLElement, to spec: inout KeySpec, valueType: ValueType, isArray: Bool
     ) {
         let name = spec.name
-        if constraint.attribute("nullable")?.trimmingSpace() == "false" { spec.required = true }
+        if constraint.attribute("nullable")?.trimmingXMLSpace() == "false" { spec.required = true }
         var itemSpec = isArray ? spec.items.first ?? KeySpec(name: name, types: [valueType]) : spec
         let minText = constraint.attribute("min")
         let maxText = constraint.attribute("max")
@@ -304,7 +304,7 @@ struct SpecfileLint {
     // MARK: Values
 
     private mutating func parseCount(_ text: String?, _ at: XMLElement, _ key: String) -> Int? {
-        guard let text = text?.trimmingSpace(), !text.isEmpty else { return nil }
+        guard let text = text?.trimmingXMLSpace(), !text.isEmpty else { return nil }
         guard let value = Int(text), value >= 0 else {
             report(
                 SchemaCode.invalidConstraintValue, .error, "bound \(quote(text)) is not a non-negative integer",
@@ -315,7 +315,7 @@ struct SpecfileLint {
     }
 
     private mutating func parseBound(_ text: String?, _ type: ValueType, _ at: XMLElement, _ key: String) -> Bound? {
-        guard let text = text?.trimmingSpace(), !text.isEmpty else { return nil }
+        guard let text = text?.trimmingXMLSpace(), !text.isEmpty else { return nil }
         switch parseValue(text, as: type, at: at.position, key: key, what: "bound") {
         case .integer(let value)?: return .number(Double(value))
         case .real(let value)?: return .number(value)
@@ -333,7 +333,7 @@ struct SpecfileLint {
     mutating func parseValue(
         _ raw: String, as type: ValueType, at position: SourcePosition, key: String, what: String
     ) -> PlistValue? {
-        let text = type == .string ? raw : raw.trimmingSpace()
+        let text = type == .string ? raw : raw.trimmingXMLSpace()
         let parsed: PlistValue?
         switch type {
         case .string: parsed = .string(text)
@@ -355,16 +355,5 @@ struct SpecfileLint {
 
     func quote(_ text: String) -> String {
         text.count > 40 ? "'\(text.prefix(40))…'" : "'\(text)'"
-    }
-}
-
-extension String {
-    /// Without leading and trailing ASCII whitespace.
-    func trimmingSpace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
-        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[start...end])
     }
 }

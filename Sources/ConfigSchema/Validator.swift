@@ -174,13 +174,13 @@ struct Validation {
         }
         var hint = "write the value as \(spec.types.map(\.element).joined(separator: " or "))"
         if case .string(let text) = node.value {
-            let lowered = text.trimmingSpace().lowercased()
+            let lowered = text.trimmingXMLSpace().lowercased()
             if spec.types.contains(.boolean), ["true", "false", "yes", "no", "1", "0"].contains(lowered) {
                 hint = "write <\(["true", "yes", "1"].contains(lowered) ? "true" : "false")/>, not a string"
-            } else if spec.types.contains(.integer), Int64(text.trimmingSpace()) != nil {
-                hint = "write <integer>\(sensitive ? "…" : text.trimmingSpace())</integer>, not a string"
-            } else if spec.types.contains(.real), Double(text.trimmingSpace()) != nil {
-                hint = "write <real>\(sensitive ? "…" : text.trimmingSpace())</real>, not a string"
+            } else if spec.types.contains(.integer), Int64(text.trimmingXMLSpace()) != nil {
+                hint = "write <integer>\(sensitive ? "…" : text.trimmingXMLSpace())</integer>, not a string"
+            } else if spec.types.contains(.real), Double(text.trimmingXMLSpace()) != nil {
+                hint = "write <real>\(sensitive ? "…" : text.trimmingXMLSpace())</real>, not a string"
             }
         }
         report(

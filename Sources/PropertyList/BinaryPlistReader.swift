@@ -48,7 +48,6 @@ public struct BinaryPlistReader: Sendable {
         let options: PlistReaderOptions
         var trailer = Trailer(offsetSize: 0, referenceSize: 0, objectCount: 0, topObject: 0, tableOffset: 0)
         var onPath: [Bool] = []
-        var nodes = 0
 
         init(bytes: [UInt8], options: PlistReaderOptions) {
             self.bytes = bytes
@@ -179,13 +178,6 @@ public struct BinaryPlistReader: Sendable {
             guard reference < trailer.objectCount else {
                 throw damaged(
                     "reference to object \(reference); there are \(trailer.objectCount)", at: trailer.tableOffset)
-            }
-            nodes += 1
-            guard nodes <= options.maxNodes else {
-                throw Failure(
-                    code: PlistCode.tooManyNodes,
-                    message: "binary plist expands to more than \(options.maxNodes) values",
-                    offset: 0, hint: "shared objects are expanded once per use; this file multiplies them")
             }
             guard depth < options.maxDepth else {
                 throw Failure(

@@ -139,30 +139,24 @@ public struct JSONPlistReader: Sendable {
                 skipSpace()
                 path.append(.key(key))
                 if nullMembersAreAbsent, index < bytes.count, bytes[index] == 0x6E {
-                    try expect("null")
-                    path.removeLast()
-                    skipSpace()
-                    guard index < bytes.count else { throw failure("unexpected end of input inside an object") }
-                    if bytes[index] == 0x2C {
-                        index += 1
-                        continue
-                    }
-                    guard bytes[index] == 0x7D else { throw failure("expected ',' or '}' in an object") }
-                    index += 1
-                    return PlistNode(.dictionary(PlistDictionary(entries)), at: start)
-                }
-                let value = try self.value(depth: depth + 1)
-                if let first = seen[key] {
-                    diagnostics.append(
-                        Diagnostic(
-                            PlistCode.duplicateKey, severity: .error, message: "duplicate key \(quoted(key))",
-                            location: SourceLocation(file: file, position: keyPosition),
-                            keyPath: KeyPath(path).diagnosticValue, hint: "readers disagree which value wins; keep one",
-                            notes: [.init("first defined here", at: SourceLocation(file: file, position: first))]))
-                    if let existing = entries.firstIndex(where: { $0.key == key }) { entries[existing].value = value }
+                    try expect("null")  // null means absent: the member is left out
                 } else {
-                    seen[key] = keyPosition
-                    entries.append(PlistDictionary.Entry(key: key, keyPosition: keyPosition, value: value))
+                    let value = try self.value(depth: depth + 1)
+                    if let first = seen[key] {
+                        diagnostics.append(
+                            Diagnostic(
+                                PlistCode.duplicateKey, severity: .error, message: "duplicate key \(quoted(key))",
+                                location: SourceLocation(file: file, position: keyPosition),
+                                keyPath: KeyPath(path).diagnosticValue,
+                                hint: "readers disagree which value wins; keep one",
+                                notes: [.init("first defined here", at: SourceLocation(file: file, position: first))]))
+                        if let existing = entries.firstIndex(where: { $0.key == key }) {
+                            entries[existing].value = value
+                        }
+                    } else {
+                        seen[key] = keyPosition
+                        entries.append(PlistDictionary.Entry(key: key, keyPosition: keyPosition, value: value))
+                    }
                 }
                 path.removeLast()
                 skipSpace()

@@ -36,10 +36,10 @@ public struct PlistDate: Sendable, Hashable, Comparable {
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), day >= 1, day <= Self.daysInMonth(year: year, month: month),
+            (1...12).contains(month), day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
             hour < 24, minute < 60, second < 60
         else { return nil }
-        let days = Self.daysFromCivil(year: year, month: month, day: day)
+        let days = CivilCalendar.daysFromCivil(year: year, month: month, day: day)
         self.secondsSince1970 = Double(days * 86_400 + hour * 3_600 + minute * 60 + second)
     }
 
@@ -52,43 +52,14 @@ public struct PlistDate: Sendable, Hashable, Comparable {
             seconds += 86_400
             days -= 1
         }
-        let (year, month, day) = Self.civilFromDays(days)
-        func pad(_ value: Int64, _ width: Int) -> String {
+        let (year, month, day) = CivilCalendar.civil(fromDays: Int(days))
+        func pad(_ value: Int, _ width: Int) -> String {
             let digits = String(abs(value))
             let sign = value < 0 ? "-" : ""
             return sign + String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):"
-            + "\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))Z"
-    }
-
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civilFromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let second = Int(seconds)
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(second / 3600, 2)):"
+            + "\(pad(second / 60 % 60, 2)):\(pad(second % 60, 2))Z"
     }
 }

@@ -461,7 +461,7 @@ struct XMLPlistBuilder {
 
 extension String {
     /// The string without leading and trailing XML whitespace (space, tab, CR, LF).
-    func trimmingXMLSpace() -> String {
+    public func trimmingXMLSpace() -> String {
         let scalars = unicodeScalars
         guard let start = scalars.firstIndex(where: { !" \t\r\n".unicodeScalars.contains($0) }),
             let end = scalars.lastIndex(where: { !" \t\r\n".unicodeScalars.contains($0) })

@@ -1,3 +1,5 @@
+import PropertyList
+
 /// An instant: seconds since 1970-01-01T00:00:00Z and nanoseconds.
 public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let seconds: Int64
@@ -23,7 +25,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var description: String {
         let days = Int((seconds >= 0 ? seconds : seconds - 86_399) / 86_400)
         let secondOfDay = Int(seconds - Int64(days) * 86_400)
-        let (year, month, day) = Calendar.civil(fromDays: days)
+        let (year, month, day) = CivilCalendar.civil(fromDays: days)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         var text = "\(String(repeating: "0", count: max(0, 4 - String(year).count)))\(year)-\(two(month))-\(two(day))T"
         text += "\(two(secondOfDay / 3_600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
@@ -71,7 +73,7 @@ public struct PolicyDateTime: Hashable, Sendable, CustomStringConvertible {
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), day >= 1, day <= Calendar.daysInMonth(year: year, month: month), hour < 24,
+            (1...12).contains(month), day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month), hour < 24,
             minute < 60, second < 60
         else { return nil }
         var index = 19
@@ -87,7 +89,7 @@ public struct PolicyDateTime: Hashable, Sendable, CustomStringConvertible {
             nanoseconds = Int32(scaled)
         }
         let wall =
-            Int64(Calendar.daysFromCivil(year: year, month: month, day: day)) * 86_400
+            Int64(CivilCalendar.daysFromCivil(year: year, month: month, day: day)) * 86_400
             + Int64(hour * 3_600 + minute * 60 + second)
         if index == bytes.count {
             kind = .floating(seconds: wall, nanoseconds: nanoseconds)

@@ -186,11 +186,8 @@ extension PolicyReader {
 
     mutating func token(_ node: PlistNode, path: KeyPath) -> String? {
         guard let text = string(node, path: path) else { return nil }
-        let lowered = String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-        guard !lowered.isEmpty,
-            lowered.utf8.allSatisfy({
-                ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D
-            })
+        // The same rule as the request's platform and channel (update-policy.md 3.8).
+        guard let lowered = UpdateRequest.token(text)
         else {
             error(
                 UpdatePolicyCode.invalidValue, "'\(text)' is not a token", at: node.position, path: path,

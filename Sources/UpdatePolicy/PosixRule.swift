@@ -1,3 +1,5 @@
+import PropertyList
+
 /// The POSIX TZ rule of a TZif footer (`EST5EDT,M3.2.0,M11.1.0`): standard and daylight offsets and the
 /// yearly dates daylight time starts and ends.
 struct PosixRule: Sendable {
@@ -32,7 +34,7 @@ struct PosixRule: Sendable {
 
     func offset(at instant: Int64) -> Int32 {
         guard let daylight else { return standardOffset }
-        let year = Calendar.year(ofSeconds: instant + Int64(standardOffset))
+        let year = CivilCalendar.year(ofSeconds: instant + Int64(standardOffset))
         for (transition, _, after) in transitions(inYear: year).reversed() where instant >= transition { return after }
         // Before this year's first transition: the state the previous year ended in.
         return transitions(inYear: year - 1).last?.2 ?? standardOffset
@@ -40,7 +42,7 @@ struct PosixRule: Sendable {
 
     /// The transitions of the years around `wall`.
     func transitions(near wall: Int64) -> [(Int64, Int32, Int32)] {
-        let year = Calendar.year(ofSeconds: wall)
+        let year = CivilCalendar.year(ofSeconds: wall)
         return (year - 1...year + 1).flatMap { transitions(inYear: $0) }
     }
 
@@ -58,16 +60,16 @@ struct PosixRule: Sendable {
     private func day(_ rule: DateRule, _ year: Int) -> Int64 {
         switch rule {
         case .julian(let day, let time):
-            var days = Calendar.daysFromCivil(year: year, month: 1, day: 1) + day - 1
-            if Calendar.isLeap(year) && day >= 60 { days += 1 }
+            var days = CivilCalendar.daysFromCivil(year: year, month: 1, day: 1) + day - 1
+            if CivilCalendar.isLeap(year) && day >= 60 { days += 1 }
             return Int64(days) * 86_400 + Int64(time)
         case .zeroBased(let day, let time):
-            return Int64(Calendar.daysFromCivil(year: year, month: 1, day: 1) + day) * 86_400 + Int64(time)
+            return Int64(CivilCalendar.daysFromCivil(year: year, month: 1, day: 1) + day) * 86_400 + Int64(time)
         case .monthWeekDay(let month, let week, let weekday, let time):
-            let first = Calendar.daysFromCivil(year: year, month: month, day: 1)
+            let first = CivilCalendar.daysFromCivil(year: year, month: month, day: 1)
             let firstWeekday = (first % 7 + 11) % 7  // 1970-01-01 was a Thursday (4)
             var date = 1 + (weekday - firstWeekday + 7) % 7 + (week - 1) * 7
-            let length = Calendar.daysInMonth(year: year, month: month)
+            let length = CivilCalendar.daysInMonth(year: year, month: month)
             while date > length { date -= 7 }
             return Int64(first + date - 1) * 86_400 + Int64(time)
         }
@@ -146,43 +148,5 @@ struct PosixRule: Sendable {
             }
             return rule
         }
-    }
-}
-
-/// Proleptic Gregorian calendar arithmetic on days since 1970-01-01.
-enum Calendar {
-    static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
-
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Howard Hinnant's days_from_civil.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        return era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
-    }
-
-    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    static func year(ofSeconds seconds: Int64) -> Int {
-        civil(fromDays: Int((seconds >= 0 ? seconds : seconds - 86_399) / 86_400)).year
     }
 }
