@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "ConfigSchema", targets: ["ConfigSchema"]),
         .library(name: "UpdatePolicy", targets: ["UpdatePolicy"]),
+        .library(name: "DevicePolicy", targets: ["DevicePolicy"]),
         .library(name: "MDMConf", targets: ["MDMConf"]),
     ],
     dependencies: [
@@ -22,19 +23,32 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
+        .systemLibrary(
+            name: "CLibIDN2",
+            pkgConfig: "libidn2",
+            providers: [.apt(["libidn2-dev"]), .brew(["libidn2"])]
+        ),
         .target(name: "MDMDiagnostics"),
-        .target(name: "PropertyList", dependencies: ["CLibXML2", "MDMDiagnostics"]),
+        .target(name: "CivilTime"),
+        .target(name: "PropertyList", dependencies: ["CLibXML2", "CivilTime", "MDMDiagnostics"]),
         .target(name: "ConfigSchema", dependencies: ["MDMDiagnostics", "PropertyList"]),
         .target(
             name: "UpdatePolicy",
-            dependencies: ["MDMDiagnostics", "PropertyList", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "CivilTime", "MDMDiagnostics", "PropertyList", .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
-        .target(name: "MDMConf", dependencies: ["MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy"]),
+        .target(name: "DevicePolicy", dependencies: ["CivilTime", "CLibIDN2", "MDMDiagnostics", "PropertyList"]),
+        .target(
+            name: "MDMConf",
+            dependencies: ["MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy"]
+        ),
         .executableTarget(
             name: "MDMConfCLI",
             dependencies: [
                 "ConfigSchema",
                 "UpdatePolicy",
+                "DevicePolicy",
                 "MDMConf",
                 "MDMDiagnostics",
                 "PropertyList",
@@ -42,7 +56,7 @@ let package = Package(
             ]
         ),
         .executableTarget(
-            name: "update-decisions-benchmark", dependencies: ["UpdatePolicy"], path: "Tests/Benchmarks/UpdateDecisions"
+            name: "update-decisions-benchmark", dependencies: ["UpdatePolicy", "CivilTime"], path: "Tests/Benchmarks/UpdateDecisions"
         ),
         .testTarget(name: "MDMDiagnosticsTests", dependencies: ["MDMDiagnostics"]),
         .testTarget(
@@ -50,14 +64,15 @@ let package = Package(
             dependencies: ["PropertyList", "MDMDiagnostics"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "UpdatePolicyTests", dependencies: ["UpdatePolicy"]),
+        .testTarget(name: "UpdatePolicyTests", dependencies: ["UpdatePolicy", "CivilTime"]),
+        .testTarget(name: "DevicePolicyTests", dependencies: ["DevicePolicy", "PropertyList", "MDMDiagnostics"]),
         .testTarget(name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics"]),
         .testTarget(
-            name: "MDMConfTests", dependencies: ["MDMConf", "ConfigSchema", "UpdatePolicy", "PropertyList", "MDMDiagnostics"]
+            name: "MDMConfTests", dependencies: ["MDMConf", "ConfigSchema", "UpdatePolicy", "CivilTime", "PropertyList", "MDMDiagnostics"]
         ),
         .testTarget(
             name: "MDMConfCLITests",
-            dependencies: ["MDMConfCLI", "PropertyList", "UpdatePolicy"]
+            dependencies: ["MDMConfCLI", "PropertyList", "UpdatePolicy", "CivilTime"]
         ),
     ]
 )

@@ -1,3 +1,4 @@
+import CivilTime
 import UpdatePolicy
 
 /// The short human summary of `mdmconf update-check`: readable at a glance; only JSON and exit codes are stable.

@@ -1,3 +1,4 @@
+import CivilTime
 import ArgumentParser
 import MDMConf
 import MDMDiagnostics

@@ -1,3 +1,5 @@
+import CivilTime
+
 /// A plist date: an instant in UTC.
 ///
 /// XML plists write whole seconds (`2024-05-01T08:30:00Z`); binary plists store a Double of seconds

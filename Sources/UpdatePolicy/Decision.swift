@@ -1,3 +1,4 @@
+import CivilTime
 import MDMDiagnostics
 
 /// An update outcome, ordered by severity: ok < recommended < unsupported < error < required.

@@ -1,3 +1,5 @@
+import CivilTime
+
 /// A policy duration (3.6): `7d`, `36h`, `1h30m`, `45s`; `d` is exactly 24 hours; at most 3650 days.
 public struct PolicyDuration: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let seconds: Int64

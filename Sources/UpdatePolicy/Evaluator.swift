@@ -1,3 +1,5 @@
+import CivilTime
+
 /// Evaluates a policy document for one request (update-policy.md section 5): pure, deterministic, and
 /// independent of the order of the policies.
 public struct Evaluator: Sendable {

@@ -1,3 +1,4 @@
+import CivilTime
 import MDMDiagnostics
 
 /// A loaded, fully checked update-policy document (update-policy.md section 2).

@@ -1,3 +1,4 @@
+import CivilTime
 import Crypto
 
 /// A rollout percentage as an exact decimal with at most two places, kept in hundredths (0…10000).

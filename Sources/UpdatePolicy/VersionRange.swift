@@ -1,3 +1,5 @@
+import CivilTime
+
 /// A version of one of the grammars that ranges are written in.
 public protocol RangeBound: Comparable, Sendable {
     init?(_ text: String)

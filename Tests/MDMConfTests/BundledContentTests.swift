@@ -1,3 +1,4 @@
+import CivilTime
 import ConfigSchema
 import Foundation
 import MDMConf

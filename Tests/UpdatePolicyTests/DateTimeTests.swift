@@ -1,3 +1,4 @@
+import CivilTime
 import Testing
 import UpdatePolicy
 

@@ -1,3 +1,4 @@
+import CivilTime
 import MDMDiagnostics
 import Testing
 import UpdatePolicy

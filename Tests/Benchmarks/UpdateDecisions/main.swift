@@ -1,3 +1,4 @@
+import CivilTime
 import UpdatePolicy
 
 // Decisions per second of the update-policy engine, in process, on a 20-policy document.

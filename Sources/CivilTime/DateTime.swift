@@ -1,5 +1,3 @@
-import PropertyList
-
 /// An instant: seconds since 1970-01-01T00:00:00Z and nanoseconds.
 public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let seconds: Int64
@@ -57,8 +55,9 @@ public struct PolicyDateTime: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses the grammar exactly; date-only values, a space for `T` and every other shape are nil.
-    public init?(_ raw: String) {
-        let trimmed = String(raw.trimmingASCIIWhitespace())
+    /// Surrounding ASCII white space is ignored unless `exact` is true.
+    public init?(_ raw: String, exact: Bool = false) {
+        let trimmed = exact ? raw : String(raw.trimmingASCIIWhitespace())
         let bytes = Array(trimmed.utf8)
         guard bytes.count >= 19, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] | 0x20 == 0x74, bytes[13] == 0x3A,
             bytes[16] == 0x3A

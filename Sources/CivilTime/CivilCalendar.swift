@@ -1,5 +1,5 @@
-/// Proleptic Gregorian calendar arithmetic on days since 1970-01-01, shared by plist dates and the
-/// date-times and time zones of update policies.
+/// Proleptic Gregorian calendar arithmetic on days since 1970-01-01, shared by plist dates, the
+/// date-times and time zones of update policies and device-policy schedules.
 public enum CivilCalendar {
     public static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
 

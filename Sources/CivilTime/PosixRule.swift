@@ -1,5 +1,3 @@
-import PropertyList
-
 /// The POSIX TZ rule of a TZif footer (`EST5EDT,M3.2.0,M11.1.0`): standard and daylight offsets and the
 /// yearly dates daylight time starts and ends.
 struct PosixRule: Sendable {
