@@ -9,12 +9,16 @@ public struct DiagnosticCode: Sendable, Hashable, Codable, CustomStringConvertib
     public let name: String
     /// One sentence saying what the finding means, used in SARIF rule descriptions and the docs.
     public let summary: String
+    /// The stable lint rule identifier of a device-policy lint (`L_EMPTY_LIST`); nil for other codes.
+    public let rule: String?
 
-    public init(_ code: String, _ name: String, summary: String) {
+    public init(_ code: String, _ name: String, rule: String? = nil, summary: String) {
         self.code = code
         self.name = name
+        self.rule = rule
         self.summary = summary
     }
 
-    public var description: String { "\(code) \(name)" }
+    /// `MC5207 empty-allow-list L_EMPTY_LIST`, or `MC1013 duplicate-key` without a rule.
+    public var description: String { rule.map { "\(code) \(name) \($0)" } ?? "\(code) \(name)" }
 }

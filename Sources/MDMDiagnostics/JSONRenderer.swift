@@ -40,6 +40,7 @@ public struct JSONRenderer: Sendable {
             ("name", .string(diagnostic.code.name)),
             ("message", .string(diagnostic.message)),
         ]
+        if let rule = diagnostic.code.rule { members.append(("rule", .string(rule))) }
         members += Self.location(diagnostic.location)
         members += [
             ("keyPath", .optional(diagnostic.keyPath)),

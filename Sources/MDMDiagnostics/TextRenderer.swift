@@ -25,7 +25,7 @@ public struct TextRenderer: Sendable {
         out.append(" ")
         out.append(paint(diagnostic.message, .bold))
         out.append(" ")
-        out.append(paint("[\(diagnostic.code.code) \(diagnostic.code.name)]", .dim))
+        out.append(paint("[\(diagnostic.code)]", .dim))
         out.append("\n")
         if let location = diagnostic.location, !diagnostic.sensitive { excerpt(at: location, into: &out) }
         if let keyPath = diagnostic.keyPath { out.append("  key path: \(keyPath)\n") }

@@ -1,0 +1,240 @@
+import MDMDiagnostics
+
+/// Kiosk, app, ASAM and restriction questions (device-policy.md 7 and 11).
+extension Evaluation {
+    /// The effective App Lock: active lock payloads and the distinct apps they name.
+    struct KioskState {
+        var locks: [(info: PayloadInfo, lock: AppLock)] = []
+        /// Distinct lock apps (lowercase key → spelling of the first payload in identifier order).
+        var apps: [String: String] = [:]
+
+        var isLocked: Bool { !locks.isEmpty }
+        var isConflict: Bool { apps.count > 1 }
+        var candidates: [String] { apps.keys.sorted(by: String.utf8Less).compactMap { apps[$0] } }
+    }
+
+    func kioskState() -> KioskState {
+        var state = KioskState()
+        for (_, payload) in activePayloads() {
+            if case .appLock(let lock) = payload.content { state.locks.append((payload.info, lock)) }
+        }
+        state.locks.sort { PayloadInfo.ordered($0.info, $1.info) }
+        for (_, lock) in state.locks where state.apps[BundleID.key(lock.app.value)] == nil {
+            state.apps[BundleID.key(lock.app.value)] = lock.app.value
+        }
+        return state
+    }
+
+    mutating func decideKiosk(into fields: inout [(String, JSONValue)]) -> PolicyDecision {
+        let state = kioskState()
+        var decision = PolicyDecision.ok
+        var options: JSONValue = .null
+        var userEnabled: JSONValue = .null
+        var app: JSONValue = .null
+        if !state.isLocked {
+            reasons.append(Reason("KIOSK_NONE", .info, message: "no active App Lock payload: not locked"))
+        } else if state.isConflict {
+            decision = .indeterminate
+            let names = state.candidates.joined(separator: ", ")
+            for (info, lock) in state.locks {
+                reasons.append(
+                    Reason("KIOSK_CONFLICT", .indeterminate, info, lock.app, message: "App Lock payloads name different apps: \(names)"))
+            }
+        } else {
+            app = .string(state.candidates[0])
+            var forced: [String: Bool] = [:]
+            var toggles: [String: Bool] = [:]
+            for key in AppLock.optionKeys { forced[key] = state.locks.contains { $0.lock.options[key]?.value == true } }
+            for key in AppLock.userEnabledKeys {
+                toggles[key] = state.locks.allSatisfy { $0.lock.userEnabledOptions[key]?.value == true }
+                if toggles[key] == true, forced["Enable\(key)"] == true { toggles[key] = false }
+            }
+            options = .object(AppLock.optionKeys.map { ($0, .bool(forced[$0] ?? false)) })
+            userEnabled = .object(AppLock.userEnabledKeys.map { ($0, .bool(toggles[$0] ?? false)) })
+            for (info, lock) in state.locks {
+                reasons.append(Reason("KIOSK_ACTIVE", .info, info, lock.app, message: "locked to \(lock.app.value)"))
+            }
+        }
+        fields = [
+            ("locked", .bool(state.isLocked)), ("app", app), ("candidates", .array(state.candidates.map { .string($0) })),
+            ("options", options), ("userEnabledOptions", userEnabled),
+        ]
+        return decision
+    }
+
+    mutating func decideApp(_ app: String) -> PolicyDecision {
+        let key = BundleID.key(app)
+        let state = kioskState()
+        if state.isLocked {
+            let inside = state.apps[key] != nil
+            for (info, lock) in state.locks {
+                if state.isConflict {
+                    reasons.append(
+                        inside
+                            ? Reason("KIOSK_CONFLICT", .indeterminate, info, lock.app,
+                                     message: "App Lock payloads conflict (\(state.candidates.joined(separator: ", ")))")
+                            : Reason("KIOSK_LOCKED", .deny, info, lock.app,
+                                     message: "the device is locked to \(state.candidates.joined(separator: " or "))"))
+                } else if inside {
+                    reasons.append(Reason("KIOSK_APP", .allow, info, lock.app, message: "\(app) is the App Lock app"))
+                } else {
+                    reasons.append(Reason("KIOSK_LOCKED", .deny, info, lock.app, message: "the device is locked to \(lock.app.value)"))
+                }
+            }
+        }
+        appListRules(app, key: key)
+        if reasons.contains(where: { $0.effect == .deny }) { return .deny }
+        if reasons.contains(where: { $0.effect == .indeterminate }) { return .indeterminate }
+        if !reasons.contains(where: { $0.effect == .allow }) {
+            reasons.append(Reason("DEFAULT_ALLOW", .allow, message: "no rule restricts \(app)"))
+        }
+        return .allow
+    }
+
+    /// Rules 2–4 of 7.2: blocked lists, allowlists, Safari, web clips and the App Store.
+    mutating func appListRules(_ app: String, key: String) {
+        for (_, payload) in activePayloads() {
+            guard case .restrictions(let restrictions) = payload.content else { continue }
+            if let blocked = restrictions.blockedApps {
+                for entry in blocked.entries {
+                    let matched = BundleID.key(entry.value) == key
+                    traceMatch(payload.info, key: entry.key, index: entry.index, value: entry.written, matched: matched)
+                    if matched {
+                        reasons.append(Reason("APP_DENYLISTED", .deny, payload.info, entry, message: "\(app) is in \(entry.key)"))
+                    }
+                }
+            }
+            if let allowed = restrictions.allowListedApps {
+                var found = false
+                for entry in allowed.entries {
+                    let matched = BundleID.key(entry.value) == key
+                    traceMatch(payload.info, key: entry.key, index: entry.index, value: entry.written, matched: matched)
+                    if matched {
+                        found = true
+                        reasons.append(Reason("APP_ALLOWLISTED", .allow, payload.info, entry, message: "\(app) is in \(entry.key)"))
+                    }
+                }
+                if !found {
+                    reasons.append(
+                        Reason("APP_NOT_ALLOWLISTED", .deny, payload.info, key: allowed.key, position: allowed.position,
+                               message: "\(app) is not in \(allowed.key)\(allowed.entries.isEmpty ? " (empty: allows nothing)" : "")"))
+                }
+            }
+            let rules: [(String, [String], String)] = [
+                ("com.apple.mobilesafari", ["allowSafari"], "SAFARI_DISABLED"),
+                ("com.apple.webapp", ["allowSafari"], "WEBCLIPS_DISABLED"),
+                ("com.apple.appstore", ["allowAppInstallation", "allowUIAppInstallation"], "APP_STORE_DISABLED"),
+            ]
+            for (bundle, keys, code) in rules where key == bundle {
+                for restriction in keys {
+                    if let setting = restrictions.booleans[restriction], setting.value == false {
+                        reasons.append(Reason(code, .deny, payload.info, setting, message: "\(setting.key) is false"))
+                    }
+                }
+            }
+        }
+    }
+
+    mutating func decideASAM(_ app: String) -> PolicyDecision {
+        let key = BundleID.key(app)
+        let appDecision = decideApp(app)
+        reasons.removeAll { $0.effect == .allow }
+        var listed = false
+        for (_, payload) in activePayloads() {
+            guard case .restrictions(let restrictions) = payload.content, let list = restrictions.asamApps else { continue }
+            listed = true
+            var found = false
+            for entry in list.entries {
+                let matched = BundleID.key(entry.value) == key
+                traceMatch(payload.info, key: entry.key, index: entry.index, value: entry.written, matched: matched)
+                if matched {
+                    found = true
+                    reasons.append(Reason("ASAM_PERMITTED", .allow, payload.info, entry, message: "\(app) is in \(entry.key)"))
+                }
+            }
+            if !found {
+                reasons.append(
+                    Reason("ASAM_NOT_PERMITTED", .deny, payload.info, key: list.key, position: list.position,
+                           message: "\(app) is not in \(list.key)"))
+            }
+        }
+        if !listed {
+            reasons.append(Reason("ASAM_DEFAULT_DENY", .deny, message: "no payload permits apps to enter single-app mode"))
+        }
+        if reasons.contains(where: { $0.effect == .deny }) { return .deny }
+        return appDecision == .indeterminate ? .indeterminate : .allow
+    }
+
+    mutating func decideRestriction(_ key: String, into fields: inout [(String, JSONValue)]) -> PolicyDecision {
+        var contributors: [(PayloadInfo, String, JSONValue)] = []
+        var boolSettings: [(PayloadInfo, Setting<Bool>)] = []
+        var lists: [(PayloadInfo, ListSetting<String>)] = []
+        for (_, payload) in activePayloads() {
+            guard case .restrictions(let restrictions) = payload.content else { continue }
+            if let setting = restrictions.booleans[key] {
+                boolSettings.append((payload.info, setting))
+                contributors.append((payload.info, setting.key, setting.written))
+            }
+            let list: ListSetting<String>? =
+                switch key {
+                case "allowListedAppBundleIDs": restrictions.allowListedApps
+                case "blockedAppBundleIDs": restrictions.blockedApps
+                case "autonomousSingleAppModePermittedAppIDs": restrictions.asamApps
+                default: nil
+                }
+            if let list {
+                lists.append((payload.info, list))
+                contributors.append((payload.info, list.key, .array(list.entries.map(\.written))))
+            }
+        }
+        contributors.sort { PayloadInfo.ordered($0.0, $1.0) }
+        lists.sort { PayloadInfo.ordered($0.0, $1.0) }
+        var value: JSONValue
+        if Restrictions.listKeys.contains(key) {
+            var spelling: [String: String] = [:]
+            var merged: Set<String>? = nil
+            for (_, list) in lists {
+                let keys = Set(list.entries.map { BundleID.key($0.value) })
+                for entry in list.entries where spelling[BundleID.key(entry.value)] == nil {
+                    spelling[BundleID.key(entry.value)] = entry.value
+                }
+                merged = key == "blockedAppBundleIDs" ? (merged ?? []).union(keys) : (merged?.intersection(keys) ?? keys)
+            }
+            if let merged {
+                value = .array(merged.sorted(by: String.utf8Less).map { .string(spelling[$0] ?? $0) })
+            } else {
+                value = key == "allowListedAppBundleIDs" ? .null : .array([])
+            }
+            for (info, list) in lists {
+                reasons.append(
+                    Reason("RESTRICTION_SET", .info, info, key: list.key, value: .array(list.entries.map(\.written)),
+                           position: list.position, message: "\(list.key) set by \(info.identifier)"))
+            }
+        } else {
+            let isAnd = Restrictions.andKeys.contains(key)
+            let winning = isAnd ? false : true
+            let merged = boolSettings.contains { $0.1.value == winning } ? winning : !winning
+            value = .bool(merged)
+            for (info, setting) in boolSettings where setting.value == merged {
+                reasons.append(Reason("RESTRICTION_SET", .info, info, setting, message: "\(setting.key) = \(setting.value)"))
+            }
+        }
+        if reasons.isEmpty {
+            reasons.append(Reason("RESTRICTION_DEFAULT", .info, message: "no active payload sets \(key): default"))
+        }
+        fields = [
+            ("key", .string(key)), ("value", value),
+            (
+                "contributors",
+                .array(
+                    contributors.map { info, spelled, written in
+                        .object([
+                            ("profile", .string(info.profile)), ("payload", .string(info.identifier)),
+                            ("key", .string(spelled)), ("value", written),
+                        ])
+                    })
+            ),
+        ]
+        return .ok
+    }
+}

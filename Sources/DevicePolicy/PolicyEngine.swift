@@ -1,0 +1,218 @@
+import CivilTime
+import MDMDiagnostics
+
+/// Answers device-policy questions over one profile set (device-policy.md 6–12): a pure function of the
+/// documents, the query and the instant, independent of document order except same-identifier replacement.
+/// Build it once per profile set; it is immutable and `Sendable`.
+public struct PolicyEngine: Sendable {
+    public let profileSet: ProfileSet
+    /// Every lint of the loaded set, ordered (section 13).
+    public let lints: [PolicyFinding]
+    let payloads: [Payload]
+    /// URL indexes of the BuiltIn filter payloads, by payload position.
+    let urlIndexes: [Int: FilterIndex]
+    let hasSchedules: Bool
+
+    public init(profileSet: ProfileSet) {
+        self.profileSet = profileSet
+        payloads = profileSet.payloads
+        var indexes: [Int: FilterIndex] = [:]
+        for (position, payload) in payloads.enumerated() {
+            if case .webFilter(let filter) = payload.content, !filter.isPlugin {
+                indexes[position] = FilterIndex(filter)
+            }
+        }
+        urlIndexes = indexes
+        hasSchedules = payloads.contains { $0.schedule != nil }
+        lints = PolicyLinter(payloads: profileSet.payloads).lints(adding: profileSet.loadLints)
+    }
+
+    /// The answer to `query`; query errors (MC51xx) and an unusable profile set give no decision.
+    public func evaluate(_ query: PolicyQuery) -> PolicyAnswer {
+        var answer = PolicyAnswer(query: query)
+        answer.profiles = profileSet.profiles
+        answer.lints = lints
+        answer.diagnostics = profileSet.diagnostics
+        if query.trace { answer.trace = [] }
+        let parsed: ParsedQuery
+        switch ParsedQuery.parse(query) {
+        case .success(let value): parsed = value
+        case .failure(let error):
+            answer.diagnostics.append(PolicyFinding(error.diagnostic))
+            answer.errorExit = 65
+            return answer
+        }
+        guard profileSet.isUsable else {
+            answer.errorExit = 78
+            return answer
+        }
+        var evaluation = Evaluation(engine: self, at: query.at, tracing: query.trace)
+        evaluation.run(parsed, into: &answer)
+        answer.inactive = evaluation.inactive.sorted(by: PayloadInfo.ordered)
+        return answer
+    }
+}
+
+/// A query whose argument has been checked and parsed.
+enum ParsedQuery {
+    case app(String)
+    case asam(String)
+    case url(QueryURL)
+    case wifi(SSID)
+    case kiosk
+    case vpn
+    case restriction(String)
+
+    static func parse(_ query: PolicyQuery) -> Result<ParsedQuery, QueryError> {
+        let argument = query.argument ?? ""
+        switch query.kind {
+        case .app, .asam:
+            guard BundleID.isValid(argument) else {
+                return fail(
+                    Diagnostic(
+                        DevicePolicyCode.invalidQueryBundleID, severity: .error,
+                        message: "'\(argument)' is not a bundle id ([A-Za-z0-9.-]+)"))
+            }
+            return .success(query.kind == .app ? .app(argument) : .asam(argument))
+        case .url:
+            do throws(QueryURL.ParseError) {
+                return .success(.url(try QueryURL(parsing: argument)))
+            } catch { return fail(error.diagnostic) }
+        case .wifi:
+            let ssid: SSID?
+            let shown: String
+            if let hex = query.ssidHex {
+                ssid = SSID(hex: hex)
+                shown = "--ssid-hex '\(hex)': hex of 1 to 32 bytes, even length, no separators"
+            } else {
+                ssid = SSID(text: argument)
+                shown = "SSID '\(argument)': 1 to 32 bytes of UTF-8 (\(argument.utf8.count) given)"
+            }
+            guard let ssid else {
+                return fail(
+                    Diagnostic(DevicePolicyCode.invalidQuerySSID, severity: .error, message: "invalid \(shown)"))
+            }
+            return .success(.wifi(ssid))
+        case .kiosk: return .success(.kiosk)
+        case .vpn: return .success(.vpn)
+        case .restriction:
+            let current = Restrictions.aliases[argument] ?? argument
+            guard (Restrictions.andKeys + Restrictions.orKeys + Restrictions.listKeys).contains(current) else {
+                let keys = Restrictions.andKeys + Restrictions.orKeys + Restrictions.listKeys
+                return fail(
+                    Diagnostic(
+                        DevicePolicyCode.unknownRestrictionKey, severity: .error,
+                        message: "'\(argument)' is not an evaluated restriction key",
+                        hint: Suggestion.closest(to: argument, in: keys).map { "did you mean '\($0)'?" }
+                            ?? "one of: \(keys.joined(separator: " "))"))
+            }
+            return .success(.restriction(current))
+        }
+    }
+}
+
+/// A query argument that cannot be evaluated (MC51xx, exit 65).
+struct QueryError: Error {
+    let diagnostic: Diagnostic
+}
+
+private func fail(_ diagnostic: Diagnostic) -> Result<ParsedQuery, QueryError> { .failure(QueryError(diagnostic: diagnostic)) }
+
+/// One evaluation: the payloads active at the instant, reasons collected, the trace.
+struct Evaluation {
+    let engine: PolicyEngine
+    let tracing: Bool
+    /// Positions (in `engine.payloads`) of active payloads.
+    var active: [Int] = []
+    var inactive: [PayloadInfo] = []
+    var reasons: [Reason] = []
+    var advisories: [Advisory] = []
+    var trace: [TraceEntry] = []
+
+    init(engine: PolicyEngine, at instant: Instant, tracing: Bool) {
+        self.engine = engine
+        self.tracing = tracing
+        active.reserveCapacity(engine.payloads.count)
+        for (position, payload) in engine.payloads.enumerated() {
+            guard let schedule = payload.schedule else {
+                active.append(position)
+                continue
+            }
+            let covered = schedule.contains { $0.covers(instant) }
+            if covered { active.append(position) } else { inactive.append(payload.info) }
+            if tracing {
+                trace.append(
+                    TraceEntry(
+                        step: .schedule, payload: payload.info, key: "MDMConfSchedule", index: nil,
+                        value: .integer(schedule.count), result: covered ? "active" : "inactive",
+                        note: schedule.isEmpty ? "empty schedule: never active" : nil))
+            }
+        }
+    }
+
+    mutating func run(_ query: ParsedQuery, into answer: inout PolicyAnswer) {
+        var informational = false
+        let decision: PolicyDecision
+        switch query {
+        case .app(let app): decision = decideApp(app)
+        case .asam(let app): decision = decideASAM(app)
+        case .url(let url):
+            answer.normalized = url.normalized
+            decision = decideURL(url)
+        case .wifi(let ssid):
+            answer.query.ssidHex = ssid.hex
+            decision = decideWiFi(ssid, hidden: answer.query.hidden)
+        case .kiosk:
+            informational = true
+            decision = decideKiosk(into: &answer.fields)
+        case .vpn:
+            informational = true
+            decision = decideVPN(into: &answer.fields)
+        case .restriction(let key):
+            informational = true
+            decision = decideRestriction(key, into: &answer.fields)
+        }
+        answer.decision = decision
+        reasons.sort(by: Reason.ordered)
+        if informational {
+            answer.reasons = reasons
+        } else {
+            let determining: Set<Effect> =
+                switch decision {
+                case .deny: [.deny, .info]
+                case .indeterminate: [.indeterminate, .info]
+                case .conditional: [.conditional, .allow, .info]
+                case .allow, .ok: [.allow, .info]
+                }
+            answer.reasons = reasons.filter { determining.contains($0.effect) }
+            if tracing {
+                for reason in reasons where !determining.contains(reason.effect) {
+                    trace.append(
+                        TraceEntry(
+                            step: .rule, payload: reason.payload, key: reason.key, index: reason.index, value: reason.value,
+                            result: reason.effect.rawValue, note: "\(reason.code) (not determining): \(reason.message)"))
+                }
+            }
+        }
+        answer.advisories = advisories
+        if tracing { answer.trace = trace }
+    }
+
+    /// Active payloads' positions with their content, in input order.
+    func activePayloads() -> LazyMapSequence<[Int], (Int, Payload)> {
+        active.lazy.map { ($0, engine.payloads[$0]) }
+    }
+
+    mutating func traceMatch(_ info: PayloadInfo, key: String?, index: Int?, value: JSONValue, matched: Bool, note: String? = nil) {
+        guard tracing else { return }
+        trace.append(
+            TraceEntry(
+                step: .match, payload: info, key: key, index: index, value: value,
+                result: matched ? "match" : "no match", note: note))
+    }
+
+    mutating func traceMerge(_ info: PayloadInfo, key: String, value: JSONValue, note: String) {
+        guard tracing else { return }
+        trace.append(TraceEntry(step: .merge, payload: info, key: key, index: nil, value: value, result: "contributes", note: note))
+    }
+}

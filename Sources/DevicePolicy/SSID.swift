@@ -1,0 +1,57 @@
+/// A Wi-Fi network name as bytes (device-policy.md 9): compared byte for byte, never normalised.
+public struct SSID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    /// The UTF-8 bytes of `text`, exactly as written; nil when empty or longer than 32 bytes.
+    public init?(text: String) {
+        let bytes = Array(text.utf8)
+        guard (1...32).contains(bytes.count) else { return nil }
+        self.bytes = bytes
+    }
+
+    /// Hex digits of either case, even length, no separators, 1–32 bytes; nil otherwise.
+    public init?(hex: String) {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0, (2...64).contains(digits.count) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        self.bytes = bytes
+    }
+
+    /// Lowercase hex of the bytes.
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
+    }
+
+    /// The bytes as text when they are UTF-8, else their hex.
+    public var description: String { String(validating: bytes, as: UTF8.self) ?? hex }
+
+    public static func < (lhs: SSID, rhs: SSID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+}
+
+/// Bundle identifiers (device-policy.md 6): `[A-Za-z0-9.-]+`, compared ASCII case-insensitively.
+public enum BundleID {
+    public static func isValid(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy {
+                ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D
+            }
+    }
+
+    /// The comparison key: ASCII lowercase.
+    public static func key(_ text: String) -> String {
+        String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+extension String {
+    /// Orders by UTF-8 bytes (the answer's sort order), never by `String <`, which compares canonically.
+    static func utf8Less(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
+}

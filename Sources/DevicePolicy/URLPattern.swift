@@ -1,0 +1,126 @@
+/// A URL pattern of `DenyListURLs`, `PermittedURLs` and bookmark URLs (device-policy.md 8.1):
+/// `[scheme://]host[:port][path]`, hosts matched at label boundaries, paths as byte prefixes.
+public struct URLPattern: Hashable, Sendable {
+    public enum HostForm: Hashable, Sendable {
+        /// `*`: any host.
+        case any
+        /// `.example.com`: exactly this host.
+        case exact(String)
+        /// `*.example.com`: strict subdomains only.
+        case subdomains(String)
+        /// `example.com`: this host and all its subdomains.
+        case domain(String)
+        /// An IPv4 or IPv6 address: exactly it.
+        case address(URLHost)
+    }
+
+    public let scheme: QueryURL.Scheme?
+    public let host: HostForm
+    public let port: Int?
+    /// The normalised path, nil when the pattern has none.
+    public let path: String?
+
+    public init(parsing text: String) throws(URLPatternError) {
+        guard !text.isEmpty else { throw .init("is empty") }
+        if text.unicodeScalars.contains(where: { $0.properties.isWhitespace || QueryURL.isControl($0) }) {
+            throw .init("contains white space or a control character")
+        }
+        if let bad = text.first(where: { "?#@\\".contains($0) }) { throw .init("contains '\(bad)'") }
+        var rest = Substring(text)
+        if let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
+            let schemeText = rest[..<colon].lowercased()
+            guard let scheme = QueryURL.Scheme(rawValue: schemeText) else {
+                throw .init("has scheme '\(rest[..<colon])': only http and https are allowed")
+            }
+            self.scheme = scheme
+            rest = rest[colon...].dropFirst(3)
+        } else {
+            self.scheme = nil
+        }
+        let slash = rest.firstIndex(of: "/")
+        let authority = rest[..<(slash ?? rest.endIndex)]
+        path = slash.map { URLPath.normalize(Array(rest[$0...].utf8)[...]) }
+        let (hostBytes, portBytes) = QueryURL.splitPort(Array(authority.utf8)[...])
+        if let portBytes {
+            guard !portBytes.isEmpty, portBytes.count <= 5, portBytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let value = Int(String(decoding: portBytes, as: UTF8.self)), (1...65535).contains(value)
+            else { throw .init("has a port that is not 1–65535") }
+            port = value
+        } else {
+            port = nil
+        }
+        let hostText = Substring(String(decoding: hostBytes, as: UTF8.self))
+        guard !hostText.isEmpty else { throw .init("has an empty host") }
+        if hostText == "*" {
+            host = .any
+            return
+        }
+        var form = 0  // 0 domain, 1 exact, 2 subdomains
+        var name = hostText
+        if name.hasPrefix("*.") {
+            form = 2
+            name = name.dropFirst(2)
+        } else if name.hasPrefix(".") {
+            form = 1
+            name = name.dropFirst()
+        }
+        if name.contains("*") { throw .init("has '*' outside the '*' and '*.domain' host forms") }
+        guard !name.isEmpty, !name.hasPrefix("."), let parsed = URLHost(name) else {
+            throw .init("has an invalid host '\(hostText)'")
+        }
+        switch parsed {
+        case .domain(let domain): host = form == 0 ? .domain(domain) : form == 1 ? .exact(domain) : .subdomains(domain)
+        case .ipv4, .ipv6:
+            guard form == 0 else { throw .init("has '.' or '*.' before an IP address") }
+            host = .address(parsed)
+        }
+    }
+
+    /// True when `url` matches: scheme (if given), host by form, port (if given), path prefix (if given).
+    public func matches(_ url: QueryURL) -> Bool {
+        if let scheme, scheme != url.scheme { return false }
+        if let port, port != url.effectivePort { return false }
+        guard hostMatches(url.host) else { return false }
+        if let path, !url.path.utf8.starts(with: path.utf8) { return false }
+        return true
+    }
+
+    func hostMatches(_ candidate: URLHost) -> Bool {
+        switch host {
+        case .any: return true
+        case .address(let address): return address == candidate
+        case .exact(let domain):
+            guard case .domain(let name) = candidate else { return false }
+            return name == domain
+        case .domain(let domain):
+            guard case .domain(let name) = candidate else { return false }
+            return name == domain || Self.isStrictSubdomain(name, of: domain)
+        case .subdomains(let domain):
+            guard case .domain(let name) = candidate else { return false }
+            return Self.isStrictSubdomain(name, of: domain)
+        }
+    }
+
+    static func isStrictSubdomain(_ name: String, of domain: String) -> Bool {
+        let nameBytes = name.utf8
+        let domainBytes = domain.utf8
+        guard nameBytes.count > domainBytes.count + 1, nameBytes.reversed().starts(with: domainBytes.reversed())
+        else { return false }
+        return nameBytes[nameBytes.index(nameBytes.endIndex, offsetBy: -domainBytes.count - 1)] == UInt8(ascii: ".")
+    }
+
+    /// Forms Apple does not document (`L_APPLE_DIVERGENCE`): `.host`, `*.host`, `*`, a port, an IP.
+    var divergesFromApple: Bool {
+        if port != nil { return true }
+        switch host {
+        case .domain: return false
+        default: return true
+        }
+    }
+}
+
+/// Why a URL pattern is invalid (MC5007).
+public struct URLPatternError: Error, Equatable, Sendable {
+    public let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
