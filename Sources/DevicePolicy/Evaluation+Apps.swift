@@ -91,30 +91,39 @@ extension Evaluation {
         return .allow
     }
 
-    /// Rules 2–4 of 7.2: blocked lists, allowlists, Safari, web clips and the App Store.
+    /// Rules 2–4 of 7.2 over the active payloads.
     mutating func appListRules(_ app: String, key: String) {
-        for (_, payload) in activePayloads() {
+        var log: [TraceEntry]? = tracing ? [] : nil
+        reasons += Self.appListReasons(app, payloads: activePayloads().map(\.1), trace: &log)
+        trace += log ?? []
+    }
+
+    /// Rules 2–4 of 7.2: blocked lists, allowlists, Safari, web clips and the App Store; every entry tested is
+    /// logged to `trace` when it is not nil.
+    static func appListReasons(
+        _ app: String, payloads: some Sequence<Payload>, trace: inout [TraceEntry]?
+    ) -> [Reason] {
+        let key = BundleID.key(app)
+        var reasons: [Reason] = []
+        func test(_ entry: Setting<String>, _ info: PayloadInfo, _ trace: inout [TraceEntry]?) -> Bool {
+            let matched = BundleID.key(entry.value) == key
+            trace?.append(
+                TraceEntry(
+                    step: .match, payload: info, key: entry.key, index: entry.index, value: entry.written,
+                    result: matched ? "match" : "no match", note: nil))
+            return matched
+        }
+        for payload in payloads {
             guard case .restrictions(let restrictions) = payload.content else { continue }
-            if let blocked = restrictions.blockedApps {
-                for entry in blocked.entries {
-                    let matched = BundleID.key(entry.value) == key
-                    traceMatch(payload.info, key: entry.key, index: entry.index, value: entry.written, matched: matched)
-                    if matched {
-                        reasons.append(Reason("APP_DENYLISTED", .deny, payload.info, entry, message: "\(app) is in \(entry.key)"))
-                    }
-                }
+            for entry in restrictions.blockedApps?.entries ?? [] where test(entry, payload.info, &trace) {
+                reasons.append(Reason("APP_DENYLISTED", .deny, payload.info, entry, message: "\(app) is in \(entry.key)"))
             }
             if let allowed = restrictions.allowListedApps {
-                var found = false
-                for entry in allowed.entries {
-                    let matched = BundleID.key(entry.value) == key
-                    traceMatch(payload.info, key: entry.key, index: entry.index, value: entry.written, matched: matched)
-                    if matched {
-                        found = true
-                        reasons.append(Reason("APP_ALLOWLISTED", .allow, payload.info, entry, message: "\(app) is in \(entry.key)"))
-                    }
+                let found = allowed.entries.filter { test($0, payload.info, &trace) }
+                for entry in found {
+                    reasons.append(Reason("APP_ALLOWLISTED", .allow, payload.info, entry, message: "\(app) is in \(entry.key)"))
                 }
-                if !found {
+                if found.isEmpty {
                     reasons.append(
                         Reason("APP_NOT_ALLOWLISTED", .deny, payload.info, key: allowed.key, position: allowed.position,
                                message: "\(app) is not in \(allowed.key)\(allowed.entries.isEmpty ? " (empty: allows nothing)" : "")"))
@@ -133,6 +142,7 @@ extension Evaluation {
                 }
             }
         }
+        return reasons
     }
 
     mutating func decideASAM(_ app: String) -> PolicyDecision {
