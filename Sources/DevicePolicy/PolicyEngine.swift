@@ -53,6 +53,14 @@ public struct PolicyEngine: Sendable {
     }
 }
 
+extension PolicyQuery {
+    /// The MC51xx error of the query's argument, nil when it can be evaluated.
+    public var argumentError: Diagnostic? {
+        if case .failure(let error) = ParsedQuery.parse(self) { return error.diagnostic }
+        return nil
+    }
+}
+
 /// A query whose argument has been checked and parsed.
 enum ParsedQuery {
     case app(String)

@@ -29,7 +29,7 @@ public enum InputPaths {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }

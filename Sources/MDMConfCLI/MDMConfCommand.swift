@@ -13,7 +13,8 @@ struct MDMConfCommand: ParsableCommand {
             `mdmconf --version` prints the version.
             """,
         subcommands: [
-            ValidateCommand.self, LintCommand.self, UpdateCheckCommand.self, ConvertCommand.self, SchemaCommand.self,
+            ValidateCommand.self, LintCommand.self, UpdateCheckCommand.self, PolicyCommand.self, ConvertCommand.self,
+            SchemaCommand.self,
         ]
     )
 

@@ -9,15 +9,21 @@ public struct JSONPlistReader: Sendable {
     /// Object members whose value is `null` are left out instead of being errors (JSON requests, where
     /// null means absent).
     public var nullMembersAreAbsent: Bool
+    /// What `null` reads as, for callers that give it a meaning of their own (nil: an error).
+    public var nullValue: PlistValue?
 
-    public init(options: PlistReaderOptions = PlistReaderOptions(), nullMembersAreAbsent: Bool = false) {
+    public init(
+        options: PlistReaderOptions = PlistReaderOptions(), nullMembersAreAbsent: Bool = false, nullValue: PlistValue? = nil
+    ) {
         self.options = options
         self.nullMembersAreAbsent = nullMembersAreAbsent
+        self.nullValue = nullValue
     }
 
     public func read(_ bytes: [UInt8], file: String) -> PlistDocument {
         var parser = Parser(bytes: bytes, file: file, options: options)
         parser.nullMembersAreAbsent = nullMembersAreAbsent
+        parser.nullValue = nullValue
         do throws(Failure) {
             parser.skipSpace()
             let root = try parser.value(depth: 0)
@@ -44,6 +50,7 @@ public struct JSONPlistReader: Sendable {
         var path: [KeyPath.Component] = []
         var diagnostics: [Diagnostic] = []
         var nullMembersAreAbsent = false
+        var nullValue: PlistValue?
 
         init(bytes: [UInt8], file: String, options: PlistReaderOptions) {
             self.bytes = bytes
@@ -106,6 +113,7 @@ public struct JSONPlistReader: Sendable {
                 return PlistNode(.boolean(false), at: start)
             case 0x6E:
                 try expect("null")
+                if let nullValue { return PlistNode(nullValue, at: start) }
                 throw failure("null has no plist form", at: start, hint: "leave the key out instead")
             case 0x2D, 0x30...0x39:
                 return try number()

@@ -1,0 +1,74 @@
+import DevicePolicy
+import PropertyList
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The `--profile` paths of the policy commands (device-policy.md 2): files as given, a folder adds its
+/// `*.mobileconfig` and `*.plist` files (not recursive, extension case-insensitive, dot-files skipped) sorted by
+/// file-name bytes; `-` is standard input.
+public enum ProfileInputs {
+    public static func expand(_ paths: [String]) -> [String] {
+        var result: [String] = []
+        for path in paths {
+            guard path != "-", InputPaths.isDirectory(path), let handle = opendir(path) else {
+                result.append(path)
+                continue
+            }
+            var names: [String] = []
+            while let entry = readdir(handle) {
+                let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
+                    tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
+                        String(cString: $0)
+                    }
+                }
+                guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { continue }
+                let ext = name[name.index(after: dot)...].lowercased()
+                let full = path.hasSuffix("/") ? path + name : path + "/" + name
+                if (ext == "mobileconfig" || ext == "plist") && InputPaths.isFile(full) { names.append(name) }
+            }
+            closedir(handle)
+            result += names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map {
+                path.hasSuffix("/") ? path + $0 : path + "/" + $0
+            }
+        }
+        return result
+    }
+
+    /// Loads every document in order; the first unreadable path throws (exit 66).
+    public static func load(_ paths: [String], options: PlistReaderOptions = PlistReaderOptions()) throws(InputError)
+        -> [ProfileDocument]
+    {
+        let loader = ProfileLoader(readerOptions: options)
+        var documents: [ProfileDocument] = []
+        for path in expand(paths) { documents.append(try loader.load(path: path)) }
+        return documents
+    }
+
+    /// Answers `query` over the documents at `paths`, in the check order 65, 66, 78, evaluation. An unreadable
+    /// path gives an answer without a decision and exit 66.
+    public static func answer(
+        _ query: PolicyQuery, profiles paths: [String], skipInvalid: Bool,
+        options: PlistReaderOptions = PlistReaderOptions()
+    ) -> PolicyAnswer {
+        let empty = PolicyEngine(profileSet: ProfileSet(documents: [], skipInvalid: false))
+        if query.argumentError != nil { return empty.evaluate(query) }
+        do {
+            let documents = try load(paths, options: options)
+            return PolicyEngine(profileSet: ProfileSet(documents: documents, skipInvalid: skipInvalid)).evaluate(query)
+        } catch {
+            var answer = empty.evaluate(query)
+            answer.decision = nil
+            answer.reasons = []
+            answer.profiles = []
+            answer.diagnostics = [PolicyFinding(error.diagnostic)]
+            answer.errorExit = 66
+            return answer
+        }
+    }
+}
