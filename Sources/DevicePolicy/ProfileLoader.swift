@@ -36,8 +36,15 @@ public struct ProfileLoader: Sendable {
         var reader = DocumentReader(file: file)
         reader.findings = readerFindings
         let (identifier, payloads) = reader.read(root)
+        // Findings in document order, whatever order the checks ran in.
+        let ordered = reader.findings.enumerated().sorted { lhs, rhs in
+            let l = (lhs.element.diagnostic.line ?? 0, lhs.element.diagnostic.column ?? 0, lhs.offset)
+            let r = (rhs.element.diagnostic.line ?? 0, rhs.element.diagnostic.column ?? 0, rhs.offset)
+            return l < r
+        }
         return ProfileDocument(
-            file: file, identifier: identifier, payloads: payloads, diagnostics: reader.findings, lints: reader.lints)
+            file: file, identifier: identifier, payloads: payloads, diagnostics: ordered.map(\.element),
+            lints: reader.lints)
     }
 
     /// A DER `SEQUENCE` (CMS SignedData) rather than text or `bplist00`.

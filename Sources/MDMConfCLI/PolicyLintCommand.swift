@@ -32,6 +32,7 @@ struct PolicyLintCommand: ParsableCommand {
         let lints = set.isUsable ? PolicyEngine(profileSet: set).lints : []
         let findings = lints + set.diagnostics
         let errors = lints.filter { $0.diagnostic.severity == .error }.count
+        let documentErrors = set.diagnostics.filter { $0.diagnostic.severity == .error }.count
         if format == .json {
             let summary: JSONValue = .object([
                 ("errors", .integer(errors)),
@@ -68,7 +69,7 @@ struct PolicyLintCommand: ParsableCommand {
             Console.out(report.rendered(as: format, options: options))
             if format == .text {
                 Console.error(
-                    "\(documents.count) profile documents: \(errors) errors, "
+                    "\(documents.count) profile documents: \(errors) lint errors, \(documentErrors) document errors, "
                         + "\(lints.filter { $0.diagnostic.severity == .warning }.count) warnings\n")
             }
         }
