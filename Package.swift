@@ -58,6 +58,10 @@ let package = Package(
         .executableTarget(
             name: "update-decisions-benchmark", dependencies: ["UpdatePolicy", "CivilTime"], path: "Tests/Benchmarks/UpdateDecisions"
         ),
+        .executableTarget(
+            name: "policy-decisions-benchmark", dependencies: ["DevicePolicy", "CivilTime"],
+            path: "Tests/Benchmarks/PolicyDecisions"
+        ),
         .testTarget(name: "MDMDiagnosticsTests", dependencies: ["MDMDiagnostics"]),
         .testTarget(
             name: "PropertyListTests",

@@ -22,14 +22,13 @@ extension Evaluation {
     mutating func decideURL(_ url: QueryURL) -> PolicyDecision {
         var autoFilterPayloads: [(PayloadInfo, WebFilter, FilterIndex, Setting<Bool>)] = []
         var plugins: [PayloadInfo] = []
-        for position in active {
-            let payload = engine.payloads[position]
-            guard case .webFilter(let filter) = payload.content else { continue }
-            guard let index = engine.urlIndexes[position] else {
-                plugins.append(payload.info)
+        for entry in engine.filters where isActive.isEmpty || isActive[entry.position] {
+            let info = entry.info
+            let filter = entry.filter
+            guard let index = entry.index else {
+                plugins.append(info)
                 continue
             }
-            let info = payload.info
             for entry in matches(filter.denyList, index: index.deny, url: url, info: info) {
                 reasons.append(
                     Reason("URL_DENYLISTED", .deny, info, entry,

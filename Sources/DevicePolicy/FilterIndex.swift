@@ -1,11 +1,13 @@
 /// The URL patterns of one BuiltIn filter payload, indexed by host so that a query looks up the labels of its
-/// host instead of testing every entry (a 1,000-entry deny list costs a few hash lookups).
+/// host instead of testing every entry (a 1,000-entry deny list costs a few hash lookups). Domain keys are
+/// 64-bit hashes of the name read from its end, so every label-boundary suffix of a query host is hashed in
+/// one backward pass; a collision only adds a candidate, which the full match then rejects.
 struct FilterIndex: Sendable {
     struct Patterns: Sendable {
         var any: [Int] = []
-        var exact: [Substring: [Int]] = [:]
-        var domain: [Substring: [Int]] = [:]
-        var subdomains: [Substring: [Int]] = [:]
+        var exact: [UInt64: [Int]] = [:]
+        var domain: [UInt64: [Int]] = [:]
+        var subdomains: [UInt64: [Int]] = [:]
         var address: [URLHost: [Int]] = [:]
         let count: Int
 
@@ -14,9 +16,9 @@ struct FilterIndex: Sendable {
             for (position, entry) in (list?.entries ?? []).enumerated() {
                 switch entry.value.host {
                 case .any: any.append(position)
-                case .exact(let name): exact[Substring(name), default: []].append(position)
-                case .domain(let name): domain[Substring(name), default: []].append(position)
-                case .subdomains(let name): subdomains[Substring(name), default: []].append(position)
+                case .exact(let name): exact[FilterIndex.suffixHash(name), default: []].append(position)
+                case .domain(let name): domain[FilterIndex.suffixHash(name), default: []].append(position)
+                case .subdomains(let name): subdomains[FilterIndex.suffixHash(name), default: []].append(position)
                 case .address(let host): address[host, default: []].append(position)
                 }
             }
@@ -27,15 +29,22 @@ struct FilterIndex: Sendable {
             var found = any
             switch host {
             case .domain(let name):
-                let whole = Substring(name)
-                if let hits = exact[whole] { found += hits }
-                if let hits = domain[whole] { found += hits }
-                var index = whole.startIndex
-                while let dot = whole[index...].firstIndex(of: ".") {
-                    let suffix = whole[whole.index(after: dot)...]
-                    if let hits = domain[suffix] { found += hits }
-                    if let hits = subdomains[suffix] { found += hits }
-                    index = whole.index(after: dot)
+                guard !exact.isEmpty || !domain.isEmpty || !subdomains.isEmpty else { break }
+                var name = name
+                name.withUTF8 { bytes in
+                    var hash = FilterIndex.hashSeed
+                    var index = bytes.count - 1
+                    while index >= 0 {
+                        hash = FilterIndex.step(hash, bytes[index])
+                        if index == 0 {
+                            if let hits = exact[hash] { found += hits }
+                            if let hits = domain[hash] { found += hits }
+                        } else if bytes[index - 1] == UInt8(ascii: ".") {
+                            if let hits = domain[hash] { found += hits }
+                            if let hits = subdomains[hash] { found += hits }
+                        }
+                        index -= 1
+                    }
                 }
             case .ipv4, .ipv6:
                 if let hits = address[host] { found += hits }
@@ -44,6 +53,16 @@ struct FilterIndex: Sendable {
             return found
         }
     }
+
+    static let hashSeed: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    /// One FNV-1a step.
+    @inline(__always) static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 {
+        (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+    }
+
+    /// The hash of a domain name read from its last byte to its first.
+    static func suffixHash(_ name: String) -> UInt64 { name.utf8.reversed().reduce(hashSeed, step) }
 
     let deny: Patterns
     let permitted: Patterns

@@ -8,22 +8,11 @@ public struct PolicyEngine: Sendable {
     public let profileSet: ProfileSet
     /// Every lint of the loaded set, ordered (section 13).
     public let lints: [PolicyFinding]
-    let payloads: [Payload]
-    /// URL indexes of the BuiltIn filter payloads, by payload position.
-    let urlIndexes: [Int: FilterIndex]
-    let hasSchedules: Bool
+    let compiled: CompiledPayloads
 
     public init(profileSet: ProfileSet) {
         self.profileSet = profileSet
-        payloads = profileSet.payloads
-        var indexes: [Int: FilterIndex] = [:]
-        for (position, payload) in payloads.enumerated() {
-            if case .webFilter(let filter) = payload.content, !filter.isPlugin {
-                indexes[position] = FilterIndex(filter)
-            }
-        }
-        urlIndexes = indexes
-        hasSchedules = payloads.contains { $0.schedule != nil }
+        compiled = CompiledPayloads(profileSet.payloads)
         lints = PolicyLinter(payloads: profileSet.payloads).lints(adding: profileSet.loadLints)
     }
 
@@ -46,7 +35,7 @@ public struct PolicyEngine: Sendable {
             answer.errorExit = 78
             return answer
         }
-        var evaluation = Evaluation(engine: self, at: query.at, tracing: query.trace)
+        var evaluation = Evaluation(compiled: compiled, at: query.at, tracing: query.trace)
         evaluation.run(parsed, into: &answer)
         answer.inactive = evaluation.inactive.sorted(by: PayloadInfo.ordered)
         return answer
@@ -126,28 +115,67 @@ struct QueryError: Error {
 
 private func fail(_ diagnostic: Diagnostic) -> Result<ParsedQuery, QueryError> { .failure(QueryError(diagnostic: diagnostic)) }
 
+/// The payloads of a profile set, compiled once: shared by every evaluation without copying.
+final class CompiledPayloads: Sendable {
+    /// A web-filter payload with its URL index (nil for a Plugin filter).
+    final class Filter: Sendable {
+        let position: Int
+        let info: PayloadInfo
+        let filter: WebFilter
+        let index: FilterIndex?
+
+        init(position: Int, info: PayloadInfo, filter: WebFilter) {
+            self.position = position
+            self.info = info
+            self.filter = filter
+            index = filter.isPlugin ? nil : FilterIndex(filter)
+        }
+    }
+
+    let payloads: [Payload]
+    let filters: [Filter]
+    let hasSchedules: Bool
+
+    init(_ payloads: [Payload]) {
+        self.payloads = payloads
+        filters = payloads.enumerated().compactMap { position, payload in
+            guard case .webFilter(let filter) = payload.content else { return nil }
+            return Filter(position: position, info: payload.info, filter: filter)
+        }
+        hasSchedules = payloads.contains { $0.schedule != nil }
+    }
+}
+
 /// One evaluation: the payloads active at the instant, reasons collected, the trace.
 struct Evaluation {
-    let engine: PolicyEngine
+    let engine: CompiledPayloads
     let tracing: Bool
     /// Positions (in `engine.payloads`) of active payloads.
     var active: [Int] = []
+    /// Whether each payload is active; empty when every payload is (no schedules).
+    var isActive: [Bool] = []
     var inactive: [PayloadInfo] = []
     var reasons: [Reason] = []
     var advisories: [Advisory] = []
     var trace: [TraceEntry] = []
 
-    init(engine: PolicyEngine, at instant: Instant, tracing: Bool) {
+    init(compiled engine: CompiledPayloads, at instant: Instant, tracing: Bool) {
         self.engine = engine
         self.tracing = tracing
         active.reserveCapacity(engine.payloads.count)
+        if engine.hasSchedules { isActive = Array(repeating: true, count: engine.payloads.count) }
         for (position, payload) in engine.payloads.enumerated() {
             guard let schedule = payload.schedule else {
                 active.append(position)
                 continue
             }
             let covered = schedule.contains { $0.covers(instant) }
-            if covered { active.append(position) } else { inactive.append(payload.info) }
+            if covered {
+                active.append(position)
+            } else {
+                inactive.append(payload.info)
+                isActive[position] = false
+            }
             if tracing {
                 trace.append(
                     TraceEntry(
@@ -185,16 +213,17 @@ struct Evaluation {
         if informational {
             answer.reasons = reasons
         } else {
-            let determining: Set<Effect> =
+            func determining(_ effect: Effect) -> Bool {
                 switch decision {
-                case .deny: [.deny, .info]
-                case .indeterminate: [.indeterminate, .info]
-                case .conditional: [.conditional, .allow, .info]
-                case .allow, .ok: [.allow, .info]
+                case .deny: effect == .deny || effect == .info
+                case .indeterminate: effect == .indeterminate || effect == .info
+                case .conditional: effect == .conditional || effect == .allow || effect == .info
+                case .allow, .ok: effect == .allow || effect == .info
                 }
-            answer.reasons = reasons.filter { determining.contains($0.effect) }
+            }
+            answer.reasons = reasons.filter { determining($0.effect) }
             if tracing {
-                for reason in reasons where !determining.contains(reason.effect) {
+                for reason in reasons where !determining(reason.effect) {
                     trace.append(
                         TraceEntry(
                             step: .rule, payload: reason.payload, key: reason.key, index: reason.index, value: reason.value,

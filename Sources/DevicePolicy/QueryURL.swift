@@ -38,26 +38,22 @@ public struct QueryURL: Hashable, Sendable {
     public var effectivePort: Int { port ?? scheme.defaultPort }
 
     /// `scheme://host[:port]path`, the port only when it is not the scheme's default.
-    public var normalized: String {
-        let portText = port.map { $0 == scheme.defaultPort ? "" : ":\($0)" } ?? ""
-        return "\(scheme.rawValue)://\(host)\(portText)\(path)"
-    }
+    public let normalized: String
 
     public init(parsing text: String) throws(ParseError) {
         guard !text.isEmpty else { throw .invalid("empty") }
-        if let bad = text.unicodeScalars.first(where: { $0.properties.isWhitespace || Self.isControl($0) }) {
-            throw .invalid("contains \(bad.properties.isWhitespace ? "white space" : "a control character")")
-        }
         let utf8 = Array(text.utf8)
+        if let problem = Self.spaceOrControl(utf8, text) { throw .invalid("contains \(problem)") }
         guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), colon > 0, Self.isSchemeStart(utf8[0]),
             utf8[1..<colon].allSatisfy(Self.isSchemeByte)
         else { throw .invalid("no scheme") }
-        let schemeText = String(decoding: utf8[..<colon].map { $0 | 0x20 }, as: UTF8.self)
-        guard let scheme = Scheme(rawValue: schemeText) else { throw .unsupportedScheme(schemeText) }
+        guard let scheme = Self.scheme(utf8[..<colon]) else {
+            throw .unsupportedScheme(String(decoding: utf8[..<colon].map { $0 | 0x20 }, as: UTF8.self))
+        }
         var index = colon + 1
         while index < utf8.count, utf8[index] == UInt8(ascii: "/") || utf8[index] == UInt8(ascii: "\\") { index += 1 }
         var authorityEnd = index
-        while authorityEnd < utf8.count, !"/\\?#".utf8.contains(utf8[authorityEnd]) { authorityEnd += 1 }
+        while authorityEnd < utf8.count, !Self.endsAuthority(utf8[authorityEnd]) { authorityEnd += 1 }
         var authority = utf8[index..<authorityEnd]
         if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[(at + 1)...] }
         let (hostBytes, portBytes) = Self.splitPort(authority)
@@ -69,7 +65,7 @@ public struct QueryURL: Hashable, Sendable {
             port = value
         }
         guard !hostBytes.isEmpty else { throw .invalid("empty host") }
-        guard let host = URLHost(Substring(String(decoding: hostBytes, as: UTF8.self))) else {
+        guard let host = URLHost(bytes: hostBytes) else {
             throw .invalid("invalid host '\(String(decoding: hostBytes, as: UTF8.self))'")
         }
         var pathEnd = authorityEnd
@@ -80,6 +76,8 @@ public struct QueryURL: Hashable, Sendable {
         self.host = host
         self.port = port
         self.path = URLPath.normalize(utf8[authorityEnd..<pathEnd])
+        let portText = port.map { $0 == scheme.defaultPort ? "" : ":\($0)" } ?? ""
+        normalized = scheme.rawValue + "://" + host.description + portText + path
     }
 
     /// Host bytes and the bytes after the last `:` outside `[…]` (nil when there is no such colon).
@@ -89,6 +87,37 @@ public struct QueryURL: Hashable, Sendable {
             authority.first != UInt8(ascii: "[") || closing != nil
         else { return (authority, nil) }
         return (authority[..<colon], authority[(colon + 1)...])
+    }
+
+    /// `http` or `https` in any case.
+    private static func scheme(_ bytes: ArraySlice<UInt8>) -> Scheme? {
+        let http: [UInt8] = [0x68, 0x74, 0x74, 0x70]
+        guard bytes.count == 4 || bytes.count == 5, zip(bytes, http).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        if bytes.count == 4 { return .http }
+        return bytes.last.map { $0 | 0x20 } == UInt8(ascii: "s") ? .https : nil
+    }
+
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+    }
+
+    /// "white space" or "a control character" when the text has one (ASCII checked by byte, the rest by
+    /// Unicode property); nil otherwise.
+    static func spaceOrControl(_ utf8: [UInt8], _ text: String) -> String? {
+        var ascii = true
+        for byte in utf8 {
+            if byte >= 0x80 {
+                ascii = false
+            } else if byte <= 0x20 || byte == 0x7F {
+                return byte == 0x20 || (0x09...0x0D).contains(byte) ? "white space" : "a control character"
+            }
+        }
+        if ascii { return nil }
+        for scalar in text.unicodeScalars where scalar.value >= 0x80 {
+            if scalar.properties.isWhitespace { return "white space" }
+            if isControl(scalar) { return "a control character" }
+        }
+        return nil
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
@@ -108,6 +137,12 @@ enum URLPath {
     /// bytes, keeps existing `%XX`; empty = `/`.
     static func normalize(_ path: ArraySlice<UInt8>) -> String {
         guard !path.isEmpty else { return "/" }
+        // Fast path: a path without dots, percent signs, backslashes or bytes to encode is already normal.
+        if path.first == UInt8(ascii: "/"),
+            !path.contains(where: { $0 == 0x2E || $0 == 0x25 || $0 == 0x5C || needsEncoding($0) })
+        {
+            return String(decoding: path, as: UTF8.self)
+        }
         var rest = path
         if rest.first == UInt8(ascii: "/") || rest.first == UInt8(ascii: "\\") { rest = rest.dropFirst() }
         let segments = rest.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "/") || $0 == 0x5C }

@@ -16,24 +16,32 @@ public enum URLHost: Hashable, Sendable, CustomStringConvertible {
     case ipv6([UInt16])
 
     /// Normalises the host text of a pattern or URL (`[…]` for IPv6); nil when it is not a valid host.
-    public init?(_ text: Substring) {
-        if text.hasPrefix("[") {
-            guard text.hasSuffix("]"), text.count >= 2, let address = Self.parseIPv6(text.dropFirst().dropLast())
+    public init?(_ text: Substring) { self.init(bytes: Array(text.utf8)[...]) }
+
+    init?(bytes text: ArraySlice<UInt8>) {
+        if text.first == UInt8(ascii: "[") {
+            guard text.last == UInt8(ascii: "]"), text.count >= 2,
+                let address = Self.parseIPv6(Substring(decoding: text.dropFirst().dropLast(), as: UTF8.self))
             else { return nil }
             self = .ipv6(address)
             return
         }
-        guard let decoded = Self.percentDecoded(text), let ascii = Self.toASCII(decoded) else { return nil }
-        var bytes = Array(ascii.utf8)
+        guard var bytes = Self.asciiHost(Array(text)) else { return nil }
         guard
             !bytes.contains(where: {
-                $0 < 0x20 || $0 == 0x7F || $0 >= 0x80 || Self.forbidden.contains($0)
+                $0 < 0x20 || $0 == 0x7F || $0 >= 0x80 || Self.isForbidden($0)
             })
         else { return nil }
         if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
-        let labels = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard !bytes.isEmpty, !labels.contains(where: \.isEmpty), let last = labels.last else { return nil }
-        if Self.isNumber(last) {
+        // No empty label: not empty, no leading dot, no two dots in a row (one trailing dot was removed).
+        guard let first = bytes.first, first != UInt8(ascii: "."), bytes.last != UInt8(ascii: ".") else { return nil }
+        var lastLabelStart = 0
+        for index in 1..<bytes.count where bytes[index] == UInt8(ascii: ".") {
+            if bytes[index - 1] == UInt8(ascii: ".") { return nil }
+            lastLabelStart = index + 1
+        }
+        if Self.isNumber(bytes[lastLabelStart...]) {
+            let labels = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
             guard let address = Self.parseIPv4(labels) else { return nil }
             self = .ipv4(address)
             return
@@ -56,42 +64,58 @@ public enum URLHost: Hashable, Sendable, CustomStringConvertible {
     // MARK: - Steps of 8.3
 
     /// `# % / : < > ? @ [ \ ] ^ |` and space (C0 controls and DEL are checked apart).
-    private static let forbidden: Set<UInt8> = Set(" #%/:<>?@[\\]^|".utf8)
-
-    /// Percent-decoded UTF-8 (a `%` not followed by two hex digits stays, and is then forbidden).
-    private static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = Array(text.utf8)[...]
-        while let byte = iterator.popFirst() {
-            if byte == UInt8(ascii: "%"), iterator.count >= 2, let high = hexValue(iterator[iterator.startIndex]),
-                let low = hexValue(iterator[iterator.startIndex + 1])
-            {
-                bytes.append(high << 4 | low)
-                iterator = iterator.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
+    private static func isForbidden(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x20, 0x23, 0x25, 0x2F, 0x3A, 0x3C, 0x3E, 0x3F, 0x40, 0x5B, 0x5C, 0x5D, 0x5E, 0x7C: true
+        default: false
         }
-        return String(validating: bytes, as: UTF8.self)
     }
 
-    /// ASCII-lowercased when the host is ASCII without `xn--` labels; otherwise UTS-46 through libidn2.
-    private static func toASCII(_ host: String) -> String? {
-        let bytes = Array(host.utf8)
-        let hasPunycodeLabel = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).contains {
-            $0.count >= 4 && $0.prefix(4).map { $0 | 0x20 } == Array("xn--".utf8)
+    /// Steps 1–2: percent-decoded (a `%` without two hex digits stays, and is then forbidden), valid UTF-8,
+    /// then ASCII-lowercased when ASCII without `xn--` labels, otherwise UTS-46 through libidn2.
+    private static func asciiHost(_ raw: [UInt8]) -> [UInt8]? {
+        var bytes = raw
+        if raw.contains(UInt8(ascii: "%")) {
+            bytes.removeAll(keepingCapacity: true)
+            var index = 0
+            while index < raw.count {
+                if raw[index] == UInt8(ascii: "%"), index + 2 < raw.count, let high = hexValue(raw[index + 1]),
+                    let low = hexValue(raw[index + 2])
+                {
+                    bytes.append(high << 4 | low)
+                    index += 3
+                } else {
+                    bytes.append(raw[index])
+                    index += 1
+                }
+            }
+            guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
         }
-        if bytes.allSatisfy({ $0 < 0x80 }) && !hasPunycodeLabel {
-            return String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        var ascii = true
+        var punycode = false
+        var labelStart = true
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if byte >= 0x80 { ascii = false }
+            if labelStart, index + 3 < bytes.count, byte | 0x20 == UInt8(ascii: "x"),
+                bytes[index + 1] | 0x20 == UInt8(ascii: "n"), bytes[index + 2] == UInt8(ascii: "-"),
+                bytes[index + 3] == UInt8(ascii: "-")
+            {
+                punycode = true
+            }
+            labelStart = byte == UInt8(ascii: ".")
+        }
+        if ascii && !punycode {
+            for index in bytes.indices where bytes[index] >= 0x41 && bytes[index] <= 0x5A { bytes[index] |= 0x20 }
+            return bytes
         }
         if bytes.contains(0) { return nil }
         var output: UnsafeMutablePointer<CChar>? = nil
         let flags = Int32(IDN2_NONTRANSITIONAL.rawValue | IDN2_NFC_INPUT.rawValue)
-        let status = idn2_to_ascii_8z(host, &output, flags)
+        let status = String(decoding: bytes, as: UTF8.self).withCString { idn2_to_ascii_8z($0, &output, flags) }
         defer { if let output { idn2_free(output) } }
         guard status == Int32(IDN2_OK.rawValue), let output else { return nil }
-        return String(cString: output)
+        return Array(String(cString: output).utf8)
     }
 
     /// True when a label is a number in the sense of the WHATWG "ends in a number" check.

@@ -22,9 +22,7 @@ public struct URLPattern: Hashable, Sendable {
 
     public init(parsing text: String) throws(URLPatternError) {
         guard !text.isEmpty else { throw .init("is empty") }
-        if text.unicodeScalars.contains(where: { $0.properties.isWhitespace || QueryURL.isControl($0) }) {
-            throw .init("contains white space or a control character")
-        }
+        if let problem = QueryURL.spaceOrControl(Array(text.utf8), text) { throw .init("contains \(problem)") }
         if let bad = text.first(where: { "?#@\\".contains($0) }) { throw .init("contains '\(bad)'") }
         var rest = Substring(text)
         if let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
