@@ -28,7 +28,21 @@ public struct ProfileLoader: Sendable {
                 hint: "openssl smime -verify -noverify -inform DER -in signed.mobileconfig -out plain.mobileconfig")
             return ProfileDocument(file: file, identifier: nil, payloads: [], diagnostics: [.init(diagnostic)], lints: [])
         }
-        let document = PropertyListReader(options: readerOptions).read(bytes, file: file)
+        return load(PropertyListReader(options: readerOptions).read(bytes, file: file))
+    }
+
+    /// True for a root dict with a string `PayloadType` and no ProfileManifest `pfm_` keys: a configuration
+    /// profile or a bare payload.
+    public static func recognizes(_ document: PlistDocument) -> Bool {
+        guard let root = document.root, case .dictionary(let dict) = root.value,
+            let type = dict["PayloadType"], case .string = type.value
+        else { return false }
+        return !dict.keys.contains { $0.hasPrefix("pfm_") }
+    }
+
+    /// Loads a document already read.
+    public func load(_ document: PlistDocument) -> ProfileDocument {
+        let file = document.file
         let readerFindings = document.diagnostics.map { PolicyFinding($0) }
         guard let root = document.root, !document.hasErrors else {
             return ProfileDocument(file: file, identifier: nil, payloads: [], diagnostics: readerFindings, lints: [])

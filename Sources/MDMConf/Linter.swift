@@ -1,4 +1,5 @@
 import ConfigSchema
+import DevicePolicy
 import Dispatch
 import MDMDiagnostics
 import PropertyList
@@ -6,7 +7,8 @@ import UpdatePolicy
 
 /// What `mdmconf lint` checks, shared by the CLI and the server: schemas (AppConfig specfiles,
 /// ProfileManifests) get the schema lint, update-policy documents (a root dict with a `policies` array) the
-/// policy checks, any other plist (XML, binary or JSON) the reader's checks.
+/// policy checks, configuration profiles (a root dict with `PayloadType`) the device-policy checks and lints,
+/// any other plist (XML, binary or JSON) the reader's checks.
 public struct Linter: Sendable {
     public var readerOptions: PlistReaderOptions
     /// Schemas on the search path, to warn when a linted schema's id is declared twice.
@@ -66,6 +68,15 @@ public struct Linter: Sendable {
             let loaded = PolicyLoader(readerOptions: readerOptions).load(document, source: bytes)
             return CheckedFile.make(
                 FileReport(path: name, shape: document.shape?.rawValue, diagnostics: loaded.diagnostics), bytes: bytes)
+        }
+        if ProfileLoader.recognizes(document) {
+            // A configuration profile or bare payload: the device-policy checks and lints of that one document.
+            let profile = ProfileLoader(readerOptions: readerOptions).load(document)
+            let lints = PolicyEngine(profileSet: ProfileSet(documents: [profile], skipInvalid: true)).lints
+            let findings = profile.diagnostics + (profile.isValid ? lints : profile.lints)
+            return CheckedFile.make(
+                FileReport(path: name, shape: document.shape?.rawValue, diagnostics: findings.map(\.diagnostic)),
+                bytes: bytes)
         }
         if ManifestImporter.recognizes(document) {
             let load = ManifestImporter(readerOptions: readerOptions).load(document)

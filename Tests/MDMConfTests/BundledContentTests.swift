@@ -38,9 +38,18 @@ struct BundledContentTests {
         #expect(Self.files.contains("Schemas/appconfig-specfile.xsd"))
     }
 
-    /// Requests are decided (below), scripts run as processes (MDMConfCLITests), the XSD has its own test.
+    /// Requests are decided (below), scripts run as processes (MDMConfCLITests), the XSD has its own test, the
+    /// device-policy test table runs below.
     static func checkedElsewhere(_ path: String) -> Bool {
-        path.hasSuffix(".xsd") || path.hasSuffix(".sh") || path.contains("/requests/")
+        path.hasSuffix(".xsd") || path.hasSuffix(".sh") || path.contains("/requests/") || path.hasSuffix("cases.json")
+    }
+
+    /// The kiosk example's policy test table passes, every case.
+    @Test func devicePolicyExampleTablePasses() throws {
+        let path = Self.packageRoot.appendingPathComponent("Examples/device-policy/cases.json").path
+        let outcomes = try PolicyTestSuite.load(path).run()
+        #expect(outcomes.count >= 25)
+        for outcome in outcomes { #expect(outcome.passed, "\(outcome.id): \(outcome.failures)") }
     }
 
     @Test(arguments: files.filter { !checkedElsewhere($0) })
