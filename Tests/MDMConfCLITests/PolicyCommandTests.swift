@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+/// `mdmconf policy …` as a process: exit codes, JSON and text answers, lint and test over the kiosk example.
+struct PolicyCommandTests {
+    static let profiles = "Examples/device-policy/profiles"
+    static let at = "2025-03-10T09:00:00Z"
+
+    struct Case: Sendable, CustomStringConvertible {
+        let arguments: [String]
+        let status: Int32
+        let stdout: String
+        var description: String { arguments.joined(separator: " ") }
+    }
+
+    @Test(arguments: [
+        Case(arguments: ["app", "com.acme.storefront"], status: 0, stdout: "ALLOW app com.acme.storefront"),
+        Case(arguments: ["app", "com.example.games"], status: 1, stdout: "deny APP_DENYLISTED"),
+        Case(arguments: ["url", "https://admin.acme.com/x"], status: 1, stdout: "deny URL_DENYLISTED"),
+        Case(arguments: ["url", "HTTPS://Portal.ACME.com:443/kiosk/"], status: 0, stdout: "ALLOW url https://portal.acme.com/kiosk/"),
+        Case(arguments: ["wifi", "ACME-Store"], status: 0, stdout: "allow PROFILE_NETWORK"),
+        Case(arguments: ["wifi", "--ssid-hex", "41434d452d53746f7265"], status: 0, stdout: "allow SSID_ALLOWLISTED"),
+        Case(arguments: ["wifi", "Free Public WiFi"], status: 1, stdout: "deny SSID_DENYLISTED"),
+        Case(arguments: ["kiosk"], status: 0, stdout: "app: \"com.acme.storefront\""),
+        Case(arguments: ["vpn"], status: 0, stdout: "require ALWAYS_ON_ENFORCED"),
+        Case(arguments: ["asam", "com.acme.scanner"], status: 1, stdout: "deny KIOSK_LOCKED"),
+        Case(arguments: ["restriction", "allowAppInstallation"], status: 0, stdout: "value: false"),
+        Case(arguments: ["app", "com.acme storefront"], status: 65, stdout: ""),
+        Case(arguments: ["url", "ftp://acme.com/"], status: 65, stdout: ""),
+        Case(arguments: ["wifi", "--ssid-hex", "4"], status: 65, stdout: ""),
+        Case(arguments: ["restriction", "allowCamera"], status: 65, stdout: ""),
+        Case(arguments: ["wifi"], status: 64, stdout: ""),
+        Case(arguments: ["wifi", "A", "--ssid-hex", "41"], status: 64, stdout: ""),
+        Case(arguments: ["app"], status: 64, stdout: ""),
+        Case(arguments: ["app", "a.b", "--bogus"], status: 64, stdout: ""),
+    ])
+    func answers(_ testCase: Case) throws {
+        let result = try CLIProcess.run(["policy"] + testCase.arguments + ["--profile", Self.profiles, "--at", Self.at])
+        #expect(result.status == testCase.status, "\(result.stderr)")
+        if testCase.status >= 64 {
+            #expect(!result.stderr.isEmpty)
+        } else {
+            #expect(result.stdout.contains(testCase.stdout), "\(result.stdout)")
+        }
+    }
+
+    @Test func exitCodesForConflictsAndRuntimeComponents() throws {
+        let lockA = try CLIProcess.temporaryFile("lock-a.mobileconfig", Self.lock("com.t.a", app: "com.a.one"))
+        let lockB = try CLIProcess.temporaryFile("lock-b.mobileconfig", Self.lock("com.t.b", app: "com.a.two"))
+        let conflict = try CLIProcess.run(["policy", "app", "com.a.two", "--profile", lockA, "--profile", lockB])
+        #expect(conflict.status == 3)
+        #expect(conflict.stderr.contains("L_KIOSK_CONFLICT"))
+        let kiosk = try CLIProcess.run(["policy", "kiosk", "--profile", lockA, "--profile", lockB, "--format", "json"])
+        #expect(kiosk.status == 3)
+        let json = try CLIProcess.json(kiosk.stdout)
+        #expect(json["decision"] as? String == "indeterminate")
+        #expect((json["candidates"] as? [String]) == ["com.a.one", "com.a.two"])
+        let plugin = try CLIProcess.temporaryFile(
+            "plugin.mobileconfig",
+            Self.profile(
+                "com.t.p", type: "com.apple.webcontent-filter",
+                body: "<key>FilterType</key><string>Plugin</string><key>PluginBundleID</key><string>com.v.f</string>"))
+        #expect(try CLIProcess.run(["policy", "url", "https://a.example/", "--profile", plugin]).status == 4)
+    }
+
+    @Test func jsonAnswerHasEveryField() throws {
+        let result = try CLIProcess.run([
+            "policy", "url", "https://admin.acme.com/x?y", "--profile", Self.profiles, "--at", "2025-03-10T10:00:00+01:00",
+            "--format", "json", "--trace",
+        ])
+        #expect(result.status == 1)
+        let json = try CLIProcess.json(result.stdout)
+        for key in ["query", "decision", "reasons", "advisories", "inactive", "lints", "diagnostics", "trace", "profiles"] {
+            #expect(json.keys.contains(key), "\(key)")
+        }
+        let query = try #require(json["query"] as? [String: Any])
+        #expect(query["at"] as? String == "2025-03-10T09:00:00Z")
+        #expect(query["normalized"] as? String == "https://admin.acme.com/x")
+        let reason = try #require((json["reasons"] as? [[String: Any]])?.first)
+        #expect(reason["code"] as? String == "URL_DENYLISTED")
+        #expect(reason["profile"] as? String == "com.acme.kiosk.webfilter")
+        #expect(reason["key"] as? String == "DenyListURLs")
+        #expect(reason["index"] as? Int == 0)
+        #expect(reason["line"] as? Int != nil)
+        let trace = try #require(json["trace"] as? [[String: Any]])
+        #expect(trace.contains { $0["step"] as? String == "match" && $0["result"] as? String == "no match" })
+        #expect(trace.contains { $0["step"] as? String == "schedule" })
+    }
+
+    @Test func profileErrorsExit78AndSkipInvalidGoesOn() throws {
+        let strict = try CLIProcess.run([
+            "policy", "app", "com.acme.storefront", "--profile", Self.profiles, "--profile",
+            "Examples/device-policy/broken/typos.mobileconfig", "--format", "json",
+        ])
+        #expect(strict.status == 78)
+        let json = try CLIProcess.json(strict.stdout)
+        #expect(json["decision"] is NSNull)
+        let codes = (json["diagnostics"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
+        #expect(Set(codes).isSuperset(of: ["MC5003", "MC5005", "MC5007", "MC5009"]))
+        let skipping = try CLIProcess.run([
+            "policy", "app", "com.acme.storefront", "--profile", Self.profiles, "--profile",
+            "Examples/device-policy/broken/typos.mobileconfig", "--skip-invalid",
+        ])
+        #expect(skipping.status == 0)
+        #expect(skipping.stderr.contains("MC5011"))
+        let missing = try CLIProcess.run(["policy", "kiosk", "--profile", "Examples/device-policy/nope.mobileconfig"])
+        #expect(missing.status == 66)
+        let badTime = try CLIProcess.run(["policy", "kiosk", "--at", "2025-03-10 09:00"])
+        #expect(badTime.status == 65)
+    }
+
+    @Test func standardInputProfile() throws {
+        let text = try String(contentsOfFile: CLIProcess.packageRoot.appendingPathComponent("\(Self.profiles)/50-vpn.mobileconfig").path, encoding: .utf8)
+        let result = try CLIProcess.run(["policy", "vpn", "--profile", "-"], stdin: text)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("required: true"))
+    }
+
+    @Test func lintAndTestCommands() throws {
+        let lint = try CLIProcess.run(["policy", "lint", "--profile", Self.profiles, "--format", "json"])
+        #expect(lint.status == 0, "\(lint.stdout)")
+        let json = try CLIProcess.json(lint.stdout)
+        #expect((json["summary"] as? [String: Any])?["errors"] as? Int == 0)
+        let restrictionsOnly = try CLIProcess.run(["policy", "lint", "--profile", "\(Self.profiles)/20-restrictions.mobileconfig"])
+        #expect(restrictionsOnly.status == 1)
+        #expect(restrictionsOnly.stdout.contains("L_WIFI_NO_ALLOWED_NETWORKS"))
+        let test = try CLIProcess.run(["policy", "test", "Examples/device-policy/cases.json"])
+        #expect(test.status == 0, "\(test.stdout)")
+        #expect(test.stdout.hasSuffix("30 passed, 0 failed\n"))
+        let failing = try CLIProcess.temporaryFile(
+            "cases.json",
+            #"[{"id": "wrong", "profiles": [], "query": {"type": "kiosk", "at": "2025-01-01T00:00:00Z"}, "expect": {"exitCode": 0, "decision": "indeterminate"}}]"#)
+        let failed = try CLIProcess.run(["policy", "test", failing])
+        #expect(failed.status == 1)
+        #expect(failed.stdout == "FAIL wrong: decision ok, expected indeterminate\n0 passed, 1 failed\n")
+        let invalid = try CLIProcess.temporaryFile(
+            "invalid.json", #"[{"id": "x", "query": {"type": "kiosk"}, "expect": {"exitCode": 0, "decisoin": "ok"}}]"#)
+        #expect(try CLIProcess.run(["policy", "test", invalid]).status == 78)
+        #expect(try CLIProcess.run(["policy", "test", "nope.json"]).status == 66)
+    }
+
+    static func profile(_ id: String, type: String, body: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict>
+        <key>PayloadType</key><string>Configuration</string><key>PayloadIdentifier</key><string>\(id)</string>
+        <key>PayloadUUID</key><string>\(id)</string>
+        <key>PayloadContent</key><array><dict>
+        <key>PayloadType</key><string>\(type)</string><key>PayloadIdentifier</key><string>\(id).p</string>
+        <key>PayloadUUID</key><string>\(id).p</string>
+        \(body)
+        </dict></array></dict></plist>
+        """
+    }
+
+    static func lock(_ id: String, app: String) -> String {
+        profile(id, type: "com.apple.app.lock", body: "<key>App</key><dict><key>Identifier</key><string>\(app)</string></dict>")
+    }
+}
