@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+@testable import DevicePolicy
+
+/// Every device-policy code is documented in the README, and no code is used twice.
+struct CodeCatalogTests {
+    static let readme: String = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+    }()
+
+    @Test func errorCodesAreInTheREADME() {
+        for code in DevicePolicyCode.errors {
+            #expect(Self.readme.contains("| \(code.code) | \(code.name) |"), "README lacks \(code.code) \(code.name)")
+        }
+        #expect(Set(DevicePolicyCode.errors.map(\.code)).count == DevicePolicyCode.errors.count)
+    }
+
+    @Test func lintCodesAreInTheREADME() {
+        for lint in PolicyLint.all {
+            #expect(Self.readme.contains("\(lint.code.code) \(lint.code.name)"), "README lacks \(lint.code.code)")
+        }
+    }
+}
