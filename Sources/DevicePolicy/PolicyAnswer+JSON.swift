@@ -40,16 +40,7 @@ extension PolicyAnswer {
             ("lints", .array(lints.map(\.json))),
             ("diagnostics", .array(diagnostics.map(\.json))),
             ("trace", trace.map { .array($0.map(\.json)) } ?? .null),
-            (
-                "profiles",
-                .array(
-                    profiles.map {
-                        .object([
-                            ("identifier", .optional($0.identifier)), ("file", .string($0.file)),
-                            ("status", .string($0.status.rawValue)),
-                        ])
-                    })
-            ),
+            ("profiles", .array(profiles.map(\.json))),
         ]
         return .object(members)
     }
@@ -63,6 +54,12 @@ extension Reason {
             ("key", .optional(key)), ("index", .optional(index)), ("value", value), ("file", .optional(payload?.file)),
             ("line", .optional(position?.line)), ("column", .optional(position?.column)), ("message", .string(message)),
         ])
+    }
+}
+
+extension ProfileStatus {
+    public var json: JSONValue {
+        .object([("identifier", .optional(identifier)), ("file", .string(file)), ("status", .string(status.rawValue))])
     }
 }
 

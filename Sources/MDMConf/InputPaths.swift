@@ -35,16 +35,8 @@ public enum InputPaths {
     }
 
     private static func filesBelow(_ folder: String, extensions: [String]) -> [String] {
-        guard let handle = opendir(folder) else { return [] }
-        defer { closedir(handle) }
         var files: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
-                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
-                    String(cString: $0)
-                }
-            }
-            if name == "." || name == ".." || name.hasPrefix(".") { continue }
+        for name in entries(of: folder) where !name.hasPrefix(".") {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
             if isDirectory(path) {
                 files += filesBelow(path, extensions: extensions)
@@ -55,5 +47,21 @@ public enum InputPaths {
             }
         }
         return files
+    }
+
+    /// The names in `folder` (without `.` and `..`), in directory order; empty when it cannot be opened.
+    static func entries(of folder: String) -> [String] {
+        guard let handle = opendir(folder) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
+                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
+                    String(cString: $0)
+                }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 }

@@ -1,14 +1,6 @@
 import DevicePolicy
 import PropertyList
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The `--profile` paths of the policy commands (device-policy.md 2): files as given, a folder adds its
 /// `*.mobileconfig` and `*.plist` files (not recursive, extension case-insensitive, dot-files skipped) sorted by
 /// file-name bytes; `-` is standard input.
@@ -16,23 +8,16 @@ public enum ProfileInputs {
     public static func expand(_ paths: [String]) -> [String] {
         var result: [String] = []
         for path in paths {
-            guard path != "-", InputPaths.isDirectory(path), let handle = opendir(path) else {
+            guard path != "-", InputPaths.isDirectory(path) else {
                 result.append(path)
                 continue
             }
-            var names: [String] = []
-            while let entry = readdir(handle) {
-                let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
-                    tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
-                        String(cString: $0)
-                    }
-                }
-                guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { continue }
+            let names = InputPaths.entries(of: path).filter { name in
+                guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { return false }
                 let ext = name[name.index(after: dot)...].lowercased()
                 let full = path.hasSuffix("/") ? path + name : path + "/" + name
-                if (ext == "mobileconfig" || ext == "plist") && InputPaths.isFile(full) { names.append(name) }
+                return (ext == "mobileconfig" || ext == "plist") && InputPaths.isFile(full)
             }
-            closedir(handle)
             result += names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map {
                 path.hasSuffix("/") ? path + $0 : path + "/" + $0
             }

@@ -40,16 +40,7 @@ struct PolicyLintCommand: ParsableCommand {
                 ("infos", .integer(lints.filter { $0.diagnostic.severity == .info }.count)),
             ])
             let document: JSONValue = .object([
-                (
-                    "profiles",
-                    .array(
-                        set.profiles.map {
-                            .object([
-                                ("identifier", .optional($0.identifier)), ("file", .string($0.file)),
-                                ("status", .string($0.status.rawValue)),
-                            ])
-                        })
-                ),
+                ("profiles", .array(set.profiles.map(\.json))),
                 ("lints", .array(lints.map(\.json))), ("diagnostics", .array(set.diagnostics.map(\.json))),
                 ("summary", summary),
             ])
