@@ -62,7 +62,7 @@ enum AppleKeyNames {
         "safariAllowJavaScript", "safariAllowPopups", "safariForceFraudWarning", "whitelistedAppBundleIDs",
     ]
     static let appLock: Set<String> = [
-        "App",
+        "App"
     ]
     static let webContentFilter: Set<String> = [
         "AllowListBookmarks", "AutoFilterEnabled", "BlacklistedURLs", "ContentFilterUUID", "DenyListURLs",

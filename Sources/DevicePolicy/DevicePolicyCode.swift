@@ -74,7 +74,8 @@ public struct PolicyLint: Sendable, Hashable {
     public static let missingUUID = PolicyLint(
         5206, "missing-payload-uuid", "L_MISSING_UUID", .info, "A payload or profile without PayloadUUID.")
     public static let emptyList = PolicyLint(
-        5207, "empty-allow-list", "L_EMPTY_LIST", .warning, "An allow-type list is present but empty: it allows nothing.")
+        5207, "empty-allow-list", "L_EMPTY_LIST", .warning,
+        "An allow-type list is present but empty: it allows nothing.")
     public static let caseVariant = PolicyLint(
         5208, "case-variant", "L_CASE_VARIANT", .info, "Bundle ids differing only by case.")
     public static let allowDenyOverlap = PolicyLint(
@@ -106,7 +107,8 @@ public struct PolicyLint: Sendable, Hashable {
         5219, "deny-all-no-exceptions", "L_DENY_ALL_NO_EXCEPTIONS", .warning,
         "A * deny pattern while bookmarks or PermittedURLs exist (deny always wins).")
     public static let wwwOnlyPattern = PolicyLint(
-        5220, "www-only-pattern", "L_WWW_ONLY_PATTERN", .info, "A domain pattern starting www. does not cover the apex.")
+        5220, "www-only-pattern", "L_WWW_ONLY_PATTERN", .info, "A domain pattern starting www. does not cover the apex."
+    )
     public static let pathPrefix = PolicyLint(
         5221, "path-prefix", "L_PATH_PREFIX", .info, "A pattern path not ending in / is a string prefix.")
     public static let appleDivergence = PolicyLint(

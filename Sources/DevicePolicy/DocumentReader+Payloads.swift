@@ -11,8 +11,9 @@ extension DocumentReader {
         guard let alias, let aliasEntry = keys.dict.entry(alias) else { return currentEntry }
         keys.used.insert(alias)
         if currentEntry != nil {
-            lint(.deprecatedAndCurrent, "'\(alias)' and '\(current)' are both set: '\(alias)' is ignored",
-                 aliasEntry.keyPosition, alias, hint: "remove '\(alias)'")
+            lint(
+                .deprecatedAndCurrent, "'\(alias)' and '\(current)' are both set: '\(alias)' is ignored",
+                aliasEntry.keyPosition, alias, hint: "remove '\(alias)'")
             return currentEntry
         }
         lint(.deprecatedKey, "'\(alias)' is deprecated", aliasEntry.keyPosition, alias, hint: "use '\(current)'")
@@ -37,7 +38,8 @@ extension DocumentReader {
             error(DevicePolicyCode.invalidValue, "'\(path)' must be 0 or 1, found \(value)", entry.value.position, path)
             return nil
         }
-        return Setting(value: value, key: entry.key, index: nil, written: .integer(value), position: entry.value.position)
+        return Setting(
+            value: value, key: entry.key, index: nil, written: .integer(value), position: entry.value.position)
     }
 
     /// An array of strings, each checked by `parse` (which returns the value or an error message).
@@ -60,7 +62,8 @@ extension DocumentReader {
             switch parse(text) {
             case .success(let value):
                 list.entries.append(
-                    Setting(value: value, key: entry.key, index: index, written: .string(text), position: item.position))
+                    Setting(value: value, key: entry.key, index: index, written: .string(text), position: item.position)
+                )
             case .failure(let message):
                 error(code, "'\(itemPath)' \(message.text)", item.position, itemPath)
                 valid = false
@@ -74,7 +77,9 @@ extension DocumentReader {
     }
 
     static func urlPattern(_ text: String) -> Result<URLPattern, Message> {
-        do { return .success(try URLPattern(parsing: text)) } catch { return .failure(Message("'\(text)' \(error.reason)")) }
+        do { return .success(try URLPattern(parsing: text)) } catch {
+            return .failure(Message("'\(text)' \(error.reason)"))
+        }
     }
 
     static func textSSID(_ text: String) -> Result<SSID, Message> {
@@ -124,15 +129,18 @@ extension DocumentReader {
                     identifier = Setting(
                         value: text, key: "App.Identifier", index: nil, written: .string(text), position: node.position)
                 } else {
-                    error(DevicePolicyCode.invalidBundleID, "'App.Identifier' '\(text)' is not a bundle id ([A-Za-z0-9.-]+)",
-                          node.position, "App.Identifier")
+                    error(
+                        DevicePolicyCode.invalidBundleID,
+                        "'App.Identifier' '\(text)' is not a bundle id ([A-Za-z0-9.-]+)",
+                        node.position, "App.Identifier")
                 }
             } else {
                 wrongType(node, expected: "string", path: "App.Identifier")
             }
         } else {
-            error(DevicePolicyCode.missingRequiredKey, "missing required key 'App.Identifier'", appEntry.value.position,
-                  "App")
+            error(
+                DevicePolicyCode.missingRequiredKey, "missing required key 'App.Identifier'", appEntry.value.position,
+                "App")
         }
         var options: [String: Setting<Bool>] = [:]
         var userEnabled: [String: Setting<Bool>] = [:]
@@ -143,8 +151,9 @@ extension DocumentReader {
             case "UserEnabledOptions":
                 userEnabled = readOptions(entry, names: AppLock.userEnabledKeys, path: "App.UserEnabledOptions")
             default:
-                lint(.unknownKey, "unknown key 'App.\(entry.key)'", entry.keyPosition, "App.\(entry.key)",
-                     hint: Suggestion.closest(to: entry.key, in: ["Identifier", "Options", "UserEnabledOptions"])
+                lint(
+                    .unknownKey, "unknown key 'App.\(entry.key)'", entry.keyPosition, "App.\(entry.key)",
+                    hint: Suggestion.closest(to: entry.key, in: ["Identifier", "Options", "UserEnabledOptions"])
                         .map { "did you mean '\($0)'?" })
             }
         }
@@ -163,8 +172,9 @@ extension DocumentReader {
         for option in dict.entries {
             let optionPath = "\(path).\(option.key)"
             guard names.contains(option.key) else {
-                lint(.unknownKey, "unknown key '\(optionPath)'", option.keyPosition, optionPath,
-                     hint: Suggestion.closest(to: option.key, in: names).map { "did you mean '\($0)'?" })
+                lint(
+                    .unknownKey, "unknown key '\(optionPath)'", option.keyPosition, optionPath,
+                    hint: Suggestion.closest(to: option.key, in: names).map { "did you mean '\($0)'?" })
                 continue
             }
             if let setting = bool(option, path: optionPath) {
@@ -183,8 +193,9 @@ extension DocumentReader {
                 if type == "Plugin" {
                     filter.isPlugin = true
                 } else if type != "BuiltIn" {
-                    error(DevicePolicyCode.invalidValue, "'FilterType' must be BuiltIn or Plugin, found '\(type)'",
-                          entry.value.position, "FilterType")
+                    error(
+                        DevicePolicyCode.invalidValue, "'FilterType' must be BuiltIn or Plugin, found '\(type)'",
+                        entry.value.position, "FilterType")
                 }
             } else {
                 wrongType(entry.value, expected: "string", path: "FilterType")
@@ -192,10 +203,12 @@ extension DocumentReader {
         }
         if let entry = take(&keys, "AutoFilterEnabled") { filter.autoFilter = bool(entry, path: entry.key) }
         if let entry = take(&keys, "DenyListURLs", alias: "BlacklistedURLs") {
-            filter.denyList = list(entry, path: entry.key, code: DevicePolicyCode.invalidURLPattern, parse: Self.urlPattern)
+            filter.denyList = list(
+                entry, path: entry.key, code: DevicePolicyCode.invalidURLPattern, parse: Self.urlPattern)
         }
         if let entry = take(&keys, "PermittedURLs") {
-            filter.permitted = list(entry, path: entry.key, code: DevicePolicyCode.invalidURLPattern, parse: Self.urlPattern)
+            filter.permitted = list(
+                entry, path: entry.key, code: DevicePolicyCode.invalidURLPattern, parse: Self.urlPattern)
         }
         if let entry = take(&keys, "AllowListBookmarks", alias: "WhitelistedBookmarks") {
             filter.bookmarks = readBookmarks(entry)
@@ -204,14 +217,16 @@ extension DocumentReader {
             let builtIn = WebFilter.builtInKeys.contains(entry.key)
             let plugin = WebFilter.pluginKeys.contains(entry.key)
             if filter.isPlugin && builtIn && !plugin || !filter.isPlugin && plugin && !builtIn {
-                lint(.keyIgnoredForFilterType,
-                     "'\(entry.key)' is ignored by a \(filter.isPlugin ? "Plugin" : "BuiltIn") filter",
-                     entry.keyPosition, entry.key)
+                lint(
+                    .keyIgnoredForFilterType,
+                    "'\(entry.key)' is ignored by a \(filter.isPlugin ? "Plugin" : "BuiltIn") filter",
+                    entry.keyPosition, entry.key)
             }
         }
         if filter.permitted != nil, filter.autoFilter?.value != true, let entry = keys.dict.entry("PermittedURLs") {
-            lint(.permittedWithoutAutoFilter, "'PermittedURLs' is ignored without AutoFilterEnabled = true",
-                 entry.keyPosition, entry.key)
+            lint(
+                .permittedWithoutAutoFilter, "'PermittedURLs' is ignored without AutoFilterEnabled = true",
+                entry.keyPosition, entry.key)
         }
         return filter
     }
@@ -244,7 +259,8 @@ extension DocumentReader {
             switch Self.urlPattern(text) {
             case .success(let pattern):
                 list.entries.append(
-                    Setting(value: pattern, key: entry.key, index: index, written: .string(text), position: node.position))
+                    Setting(
+                        value: pattern, key: entry.key, index: index, written: .string(text), position: node.position))
             case .failure(let message):
                 error(DevicePolicyCode.invalidURLPattern, "'\(path).URL' \(message.text)", node.position, "\(path).URL")
                 valid = false
@@ -253,15 +269,18 @@ extension DocumentReader {
         return valid ? list : nil
     }
 
-    mutating func readWiFi(_ keys: inout PayloadKeys, dict: PlistDictionary, at position: SourcePosition) -> WiFiNetwork {
+    mutating func readWiFi(_ keys: inout PayloadKeys, dict: PlistDictionary, at position: SourcePosition) -> WiFiNetwork
+    {
         var network = WiFiNetwork(
-            settings: PlistDictionary(dict.entries.filter { !Self.payloadKeys.contains($0.key) && $0.key != "SSID_STR" }))
+            settings: PlistDictionary(
+                dict.entries.filter { !Self.payloadKeys.contains($0.key) && $0.key != "SSID_STR" }))
         if let entry = take(&keys, "SSID_STR") {
             if case .string(let text) = entry.value.value {
                 switch Self.textSSID(text) {
                 case .success(let ssid):
                     network.ssid = Setting(
-                        value: ssid, key: "SSID_STR", index: nil, written: .string(text), position: entry.value.position)
+                        value: ssid, key: "SSID_STR", index: nil, written: .string(text), position: entry.value.position
+                    )
                 case .failure(let message):
                     error(DevicePolicyCode.invalidSSID, "'SSID_STR' \(message.text)", entry.value.position, "SSID_STR")
                 }
@@ -274,9 +293,13 @@ extension DocumentReader {
         if let domain { requireType(domain, "string", path: "DomainName") }
         if keys.dict["SSID_STR"] == nil {
             if domain == nil {
-                error(DevicePolicyCode.missingRequiredKey, "missing required key 'SSID_STR' (or 'DomainName')", position, nil)
+                error(
+                    DevicePolicyCode.missingRequiredKey, "missing required key 'SSID_STR' (or 'DomainName')", position,
+                    nil)
             } else {
-                lint(.passpointNotEvaluated, "Hotspot 2.0 payload without SSID_STR adds no profile network", position, nil)
+                lint(
+                    .passpointNotEvaluated, "Hotspot 2.0 payload without SSID_STR adds no profile network", position,
+                    nil)
             }
         }
         return network
@@ -287,7 +310,8 @@ extension DocumentReader {
         for key in ["AllowedSSIDs", "AllowedHexSSIDs", "DeniedSSIDs", "DeniedHexSSIDs"] {
             guard let entry = take(&keys, key) else { continue }
             let isHex = key.contains("Hex")
-            let list = list(entry, path: key, code: DevicePolicyCode.invalidSSID, parse: isHex ? Self.hexSSID : Self.textSSID)
+            let list = list(
+                entry, path: key, code: DevicePolicyCode.invalidSSID, parse: isHex ? Self.hexSSID : Self.textSSID)
             guard let list else { continue }
             if key.hasPrefix("Allowed") {
                 restrictions.allowed = (restrictions.allowed ?? []) + list.entries
@@ -309,13 +333,15 @@ extension DocumentReader {
             return nil
         }
         guard VPNSettings.types.contains(type) else {
-            error(DevicePolicyCode.invalidValue,
-                  "'VPNType' must be one of VPN L2TP IPSec IKEv2 AlwaysOn TransparentProxy, found '\(type)'",
-                  typeEntry.value.position, "VPNType")
+            error(
+                DevicePolicyCode.invalidValue,
+                "'VPNType' must be one of VPN L2TP IPSec IKEv2 AlwaysOn TransparentProxy, found '\(type)'",
+                typeEntry.value.position, "VPNType")
             return nil
         }
         var vpn = VPNSettings(
-            type: Setting(value: type, key: "VPNType", index: nil, written: .string(type), position: typeEntry.value.position))
+            type: Setting(
+                value: type, key: "VPNType", index: nil, written: .string(type), position: typeEntry.value.position))
         let alwaysOn = take(&keys, "AlwaysOn")
         if let alwaysOn {
             if case .dictionary(let dict) = alwaysOn.value.value {
@@ -331,7 +357,9 @@ extension DocumentReader {
                 wrongType(alwaysOn.value, expected: "dict", path: "AlwaysOn")
             }
         } else if type == "AlwaysOn" {
-            error(DevicePolicyCode.missingRequiredKey, "missing required key 'AlwaysOn' (VPNType is AlwaysOn)", position, nil)
+            error(
+                DevicePolicyCode.missingRequiredKey, "missing required key 'AlwaysOn' (VPNType is AlwaysOn)", position,
+                nil)
         }
         for container in ["IKEv2", "VPN"] {
             guard let entry = take(&keys, container) else { continue }
@@ -370,7 +398,8 @@ extension DocumentReader {
     }
 
     private func rename<Value>(_ setting: Setting<Value>, _ key: String) -> Setting<Value> {
-        Setting(value: setting.value, key: key, index: setting.index, written: setting.written, position: setting.position)
+        Setting(
+            value: setting.value, key: key, index: setting.index, written: setting.written, position: setting.position)
     }
 }
 

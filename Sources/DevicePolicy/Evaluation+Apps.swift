@@ -38,7 +38,9 @@ extension Evaluation {
             let names = state.candidates.joined(separator: ", ")
             for (info, lock) in state.locks {
                 reasons.append(
-                    Reason("KIOSK_CONFLICT", .indeterminate, info, lock.app, message: "App Lock payloads name different apps: \(names)"))
+                    Reason(
+                        "KIOSK_CONFLICT", .indeterminate, info, lock.app,
+                        message: "App Lock payloads name different apps: \(names)"))
             }
         } else {
             app = .string(state.candidates[0])
@@ -56,7 +58,8 @@ extension Evaluation {
             }
         }
         fields = [
-            ("locked", .bool(state.isLocked)), ("app", app), ("candidates", .array(state.candidates.map { .string($0) })),
+            ("locked", .bool(state.isLocked)), ("app", app),
+            ("candidates", .array(state.candidates.map { .string($0) })),
             ("options", options), ("userEnabledOptions", userEnabled),
         ]
         return decision
@@ -71,14 +74,19 @@ extension Evaluation {
                 if state.isConflict {
                     reasons.append(
                         inside
-                            ? Reason("KIOSK_CONFLICT", .indeterminate, info, lock.app,
-                                     message: "App Lock payloads conflict (\(state.candidates.joined(separator: ", ")))")
-                            : Reason("KIOSK_LOCKED", .deny, info, lock.app,
-                                     message: "the device is locked to \(state.candidates.joined(separator: " or "))"))
+                            ? Reason(
+                                "KIOSK_CONFLICT", .indeterminate, info, lock.app,
+                                message: "App Lock payloads conflict (\(state.candidates.joined(separator: ", ")))")
+                            : Reason(
+                                "KIOSK_LOCKED", .deny, info, lock.app,
+                                message: "the device is locked to \(state.candidates.joined(separator: " or "))"))
                 } else if inside {
                     reasons.append(Reason("KIOSK_APP", .allow, info, lock.app, message: "\(app) is the App Lock app"))
                 } else {
-                    reasons.append(Reason("KIOSK_LOCKED", .deny, info, lock.app, message: "the device is locked to \(lock.app.value)"))
+                    reasons.append(
+                        Reason(
+                            "KIOSK_LOCKED", .deny, info, lock.app, message: "the device is locked to \(lock.app.value)")
+                    )
                 }
             }
         }
@@ -116,17 +124,22 @@ extension Evaluation {
         for payload in payloads {
             guard case .restrictions(let restrictions) = payload.content else { continue }
             for entry in restrictions.blockedApps?.entries ?? [] where test(entry, payload.info, &trace) {
-                reasons.append(Reason("APP_DENYLISTED", .deny, payload.info, entry, message: "\(app) is in \(entry.key)"))
+                reasons.append(
+                    Reason("APP_DENYLISTED", .deny, payload.info, entry, message: "\(app) is in \(entry.key)"))
             }
             if let allowed = restrictions.allowListedApps {
                 let found = allowed.entries.filter { test($0, payload.info, &trace) }
                 for entry in found {
-                    reasons.append(Reason("APP_ALLOWLISTED", .allow, payload.info, entry, message: "\(app) is in \(entry.key)"))
+                    reasons.append(
+                        Reason("APP_ALLOWLISTED", .allow, payload.info, entry, message: "\(app) is in \(entry.key)"))
                 }
                 if found.isEmpty {
                     reasons.append(
-                        Reason("APP_NOT_ALLOWLISTED", .deny, payload.info, key: allowed.key, position: allowed.position,
-                               message: "\(app) is not in \(allowed.key)\(allowed.entries.isEmpty ? " (empty: allows nothing)" : "")"))
+                        Reason(
+                            "APP_NOT_ALLOWLISTED", .deny, payload.info, key: allowed.key, position: allowed.position,
+                            message:
+                                "\(app) is not in \(allowed.key)\(allowed.entries.isEmpty ? " (empty: allows nothing)" : "")"
+                        ))
                 }
             }
             let rules: [(String, [String], String)] = [
@@ -151,7 +164,9 @@ extension Evaluation {
         reasons.removeAll { $0.effect == .allow }
         var listed = false
         for (_, payload) in activePayloads() {
-            guard case .restrictions(let restrictions) = payload.content, let list = restrictions.asamApps else { continue }
+            guard case .restrictions(let restrictions) = payload.content, let list = restrictions.asamApps else {
+                continue
+            }
             listed = true
             var found = false
             for entry in list.entries {
@@ -159,17 +174,20 @@ extension Evaluation {
                 traceMatch(payload.info, key: entry.key, index: entry.index, value: entry.written, matched: matched)
                 if matched {
                     found = true
-                    reasons.append(Reason("ASAM_PERMITTED", .allow, payload.info, entry, message: "\(app) is in \(entry.key)"))
+                    reasons.append(
+                        Reason("ASAM_PERMITTED", .allow, payload.info, entry, message: "\(app) is in \(entry.key)"))
                 }
             }
             if !found {
                 reasons.append(
-                    Reason("ASAM_NOT_PERMITTED", .deny, payload.info, key: list.key, position: list.position,
-                           message: "\(app) is not in \(list.key)"))
+                    Reason(
+                        "ASAM_NOT_PERMITTED", .deny, payload.info, key: list.key, position: list.position,
+                        message: "\(app) is not in \(list.key)"))
             }
         }
         if !listed {
-            reasons.append(Reason("ASAM_DEFAULT_DENY", .deny, message: "no payload permits apps to enter single-app mode"))
+            reasons.append(
+                Reason("ASAM_DEFAULT_DENY", .deny, message: "no payload permits apps to enter single-app mode"))
         }
         if reasons.contains(where: { $0.effect == .deny }) { return .deny }
         return appDecision == .indeterminate ? .indeterminate : .allow
@@ -208,7 +226,8 @@ extension Evaluation {
                 for entry in list.entries where spelling[BundleID.key(entry.value)] == nil {
                     spelling[BundleID.key(entry.value)] = entry.value
                 }
-                merged = key == "blockedAppBundleIDs" ? (merged ?? []).union(keys) : (merged?.intersection(keys) ?? keys)
+                merged =
+                    key == "blockedAppBundleIDs" ? (merged ?? []).union(keys) : (merged?.intersection(keys) ?? keys)
             }
             if let merged {
                 value = .array(merged.sorted(by: String.utf8Less).map { .string(spelling[$0] ?? $0) })
@@ -217,8 +236,9 @@ extension Evaluation {
             }
             for (info, list) in lists {
                 reasons.append(
-                    Reason("RESTRICTION_SET", .info, info, key: list.key, value: .array(list.entries.map(\.written)),
-                           position: list.position, message: "\(list.key) set by \(info.identifier)"))
+                    Reason(
+                        "RESTRICTION_SET", .info, info, key: list.key, value: .array(list.entries.map(\.written)),
+                        position: list.position, message: "\(list.key) set by \(info.identifier)"))
             }
         } else {
             let isAnd = Restrictions.andKeys.contains(key)
@@ -226,7 +246,8 @@ extension Evaluation {
             let merged = boolSettings.contains { $0.1.value == winning } ? winning : !winning
             value = .bool(merged)
             for (info, setting) in boolSettings where setting.value == merged {
-                reasons.append(Reason("RESTRICTION_SET", .info, info, setting, message: "\(setting.key) = \(setting.value)"))
+                reasons.append(
+                    Reason("RESTRICTION_SET", .info, info, setting, message: "\(setting.key) = \(setting.value)"))
             }
         }
         if reasons.isEmpty {

@@ -31,21 +31,25 @@ extension Evaluation {
             }
             for entry in matches(filter.denyList, index: index.deny, url: url, info: info) {
                 reasons.append(
-                    Reason("URL_DENYLISTED", .deny, info, entry,
-                           message: "\(entry.key)[\(entry.index ?? 0)] '\(entry.written.stringValue)' matches \(url.host)"))
+                    Reason(
+                        "URL_DENYLISTED", .deny, info, entry,
+                        message: "\(entry.key)[\(entry.index ?? 0)] '\(entry.written.stringValue)' matches \(url.host)")
+                )
             }
             if let bookmarks = filter.bookmarks {
                 let found = matches(bookmarks, index: index.bookmarks, url: url, info: info)
                 if found.isEmpty {
                     reasons.append(
-                        Reason("URL_NOT_ALLOWLISTED", .deny, info, key: bookmarks.key, position: bookmarks.position,
-                               message: "no \(bookmarks.key) entry matches \(url.normalized)"
+                        Reason(
+                            "URL_NOT_ALLOWLISTED", .deny, info, key: bookmarks.key, position: bookmarks.position,
+                            message: "no \(bookmarks.key) entry matches \(url.normalized)"
                                 + (bookmarks.entries.isEmpty ? " (empty: allows nothing)" : "")))
                 }
                 for entry in found {
                     reasons.append(
-                        Reason("URL_ALLOWLISTED", .allow, info, entry,
-                               message: "\(entry.key)[\(entry.index ?? 0)] '\(entry.written.stringValue)' matches"))
+                        Reason(
+                            "URL_ALLOWLISTED", .allow, info, entry,
+                            message: "\(entry.key)[\(entry.index ?? 0)] '\(entry.written.stringValue)' matches"))
                 }
             }
             if let auto = filter.autoFilter, auto.value { autoFilterPayloads.append((info, filter, index, auto)) }
@@ -53,8 +57,9 @@ extension Evaluation {
         if reasons.contains(where: { $0.effect == .deny }) { return .deny }
         for info in plugins {
             reasons.append(
-                Reason("PLUGIN_FILTER_ACTIVE", .conditional, info, key: "FilterType", value: .string("Plugin"),
-                       position: info.position, message: "a filter plug-in decides at run time"))
+                Reason(
+                    "PLUGIN_FILTER_ACTIVE", .conditional, info, key: "FilterType", value: .string("Plugin"),
+                    position: info.position, message: "a filter plug-in decides at run time"))
         }
         var permittedEverywhere = true
         var permits: [(PayloadInfo, Setting<URLPattern>)] = []
@@ -63,8 +68,9 @@ extension Evaluation {
             if found.isEmpty {
                 permittedEverywhere = false
                 reasons.append(
-                    Reason("AUTO_FILTER_APPLIES", .conditional, info, auto,
-                           message: "the automatic adult-content filter decides at run time"))
+                    Reason(
+                        "AUTO_FILTER_APPLIES", .conditional, info, auto,
+                        message: "the automatic adult-content filter decides at run time"))
             } else {
                 permits += found.map { (info, $0) }
             }
@@ -72,8 +78,11 @@ extension Evaluation {
         if permittedEverywhere {
             for (info, entry) in permits {
                 reasons.append(
-                    Reason("PERMITTED_BYPASSES_AUTOFILTER", .allow, info, entry,
-                           message: "\(entry.key)[\(entry.index ?? 0)] '\(entry.written.stringValue)' bypasses the automatic filter"))
+                    Reason(
+                        "PERMITTED_BYPASSES_AUTOFILTER", .allow, info, entry,
+                        message:
+                            "\(entry.key)[\(entry.index ?? 0)] '\(entry.written.stringValue)' bypasses the automatic filter"
+                    ))
             }
         }
         if reasons.contains(where: { $0.effect == .conditional }) { return .conditional }
@@ -93,24 +102,30 @@ extension Evaluation {
                     let matched = entry.value == ssid
                     traceMatch(payload.info, key: entry.key, index: entry.index, value: entry.written, matched: matched)
                     if matched {
-                        reasons.append(Reason("SSID_DENYLISTED", .deny, payload.info, entry, message: "'\(ssid)' is in \(entry.key)"))
+                        reasons.append(
+                            Reason(
+                                "SSID_DENYLISTED", .deny, payload.info, entry, message: "'\(ssid)' is in \(entry.key)"))
                     }
                 }
                 if let allowed = restrictions.allowed {
                     var found = false
                     for entry in allowed {
                         let matched = entry.value == ssid
-                        traceMatch(payload.info, key: entry.key, index: entry.index, value: entry.written, matched: matched)
+                        traceMatch(
+                            payload.info, key: entry.key, index: entry.index, value: entry.written, matched: matched)
                         if matched {
                             found = true
                             reasons.append(
-                                Reason("SSID_ALLOWLISTED", .allow, payload.info, entry, message: "'\(ssid)' is in \(entry.key)"))
+                                Reason(
+                                    "SSID_ALLOWLISTED", .allow, payload.info, entry,
+                                    message: "'\(ssid)' is in \(entry.key)"))
                         }
                     }
                     if !found, let key = restrictions.allowedKey {
                         reasons.append(
-                            Reason("SSID_NOT_ALLOWLISTED", .deny, payload.info, key: key.key, position: key.position,
-                                   message: "'\(ssid)' is not in the SSID allowlist"
+                            Reason(
+                                "SSID_NOT_ALLOWLISTED", .deny, payload.info, key: key.key, position: key.position,
+                                message: "'\(ssid)' is not in the SSID allowlist"
                                     + (allowed.isEmpty ? " (empty: allows nothing)" : "")))
                     }
                 }
@@ -130,13 +145,17 @@ extension Evaluation {
         if !forcing.isEmpty && profileNetworks.isEmpty {
             for (info, setting) in forcing {
                 reasons.append(
-                    Reason("NOT_PROFILE_NETWORK", .deny, info, setting,
-                           message: "\(setting.key) is true and no active Wi-Fi payload configures '\(ssid)'"))
+                    Reason(
+                        "NOT_PROFILE_NETWORK", .deny, info, setting,
+                        message: "\(setting.key) is true and no active Wi-Fi payload configures '\(ssid)'"))
             }
         }
         for (info, network) in profileNetworks {
             if let configured = network.ssid {
-                reasons.append(Reason("PROFILE_NETWORK", .allow, info, configured, message: "'\(ssid)' is configured by \(info.identifier)"))
+                reasons.append(
+                    Reason(
+                        "PROFILE_NETWORK", .allow, info, configured,
+                        message: "'\(ssid)' is configured by \(info.identifier)"))
             }
         }
         if hidden, !profileNetworks.isEmpty, !profileNetworks.contains(where: { $0.1.hidden?.value == true }) {
@@ -162,11 +181,16 @@ extension Evaluation {
             var contribution: (Int, String)? = nil
             if vpn.type.value == "AlwaysOn" {
                 if let toggle = vpn.uiToggleEnabled, toggle.value == 1 {
-                    reasons.append(Reason("ALWAYS_ON_USER_CAN_DISABLE", .info, info, toggle, message: "the user can turn the always-on VPN off"))
+                    reasons.append(
+                        Reason(
+                            "ALWAYS_ON_USER_CAN_DISABLE", .info, info, toggle,
+                            message: "the user can turn the always-on VPN off"))
                     contribution = (1, "always-on")
                 } else {
                     reasons.append(
-                        Reason("ALWAYS_ON_ENFORCED", .require, info, vpn.type, message: "always-on VPN: all traffic goes through the tunnel"))
+                        Reason(
+                            "ALWAYS_ON_ENFORCED", .require, info, vpn.type,
+                            message: "always-on VPN: all traffic goes through the tunnel"))
                     contribution = (3, "always-on")
                 }
             } else if vpn.type.value == "IKEv2" || vpn.type.value == "VPN", let enabled = vpn.onDemandEnabled,
@@ -174,31 +198,35 @@ extension Evaluation {
             {
                 if let rules = vpn.onDemandRules {
                     reasons.append(
-                        Reason("ON_DEMAND_RULES_NOT_EVALUATED", .conditional, info, rules,
-                               message: "on-demand rules decide at run time"))
+                        Reason(
+                            "ON_DEMAND_RULES_NOT_EVALUATED", .conditional, info, rules,
+                            message: "on-demand rules decide at run time"))
                     contribution = (2, "on-demand")
                 } else if let override = vpn.overrideDisabled, override.value == 1 {
                     reasons.append(
-                        Reason("ON_DEMAND_ALL_ENFORCED", .require, info, override,
-                               message: "on-demand VPN for all networks, user override disabled"))
+                        Reason(
+                            "ON_DEMAND_ALL_ENFORCED", .require, info, override,
+                            message: "on-demand VPN for all networks, user override disabled"))
                     contribution = (3, "on-demand")
                 } else {
                     reasons.append(
-                        Reason("ON_DEMAND_USER_OVERRIDABLE", .info, info, enabled,
-                               message: "on-demand VPN for all networks, but the user can override it"))
+                        Reason(
+                            "ON_DEMAND_USER_OVERRIDABLE", .info, info, enabled,
+                            message: "on-demand VPN for all networks, but the user can override it"))
                     contribution = (1, "on-demand")
                 }
             } else if tracing {
                 trace.append(
-                    TraceEntry(step: .rule, payload: info, key: "VPNType", index: nil, value: vpn.type.written,
-                               result: "none", note: "this VPN payload does not make a VPN required"))
+                    TraceEntry(
+                        step: .rule, payload: info, key: "VPNType", index: nil, value: vpn.type.written,
+                        result: "none", note: "this VPN payload does not make a VPN required"))
             }
             if let (strength, mode) = contribution {
-                if strongest == nil || strength > strongest!.strength
-                    || (strength == strongest!.strength && PayloadInfo.ordered(info, strongest!.info))
-                {
-                    strongest = (strength, info, mode)
-                }
+                let stronger =
+                    strongest.map {
+                        strength > $0.strength || (strength == $0.strength && PayloadInfo.ordered(info, $0.info))
+                    } ?? true
+                if stronger { strongest = (strength, info, mode) }
             }
         }
         let required: JSONValue
@@ -207,9 +235,14 @@ extension Evaluation {
         case 2: required = .string("conditional")
         default: required = .bool(false)
         }
-        if reasons.isEmpty { reasons.append(Reason("NO_VPN_REQUIREMENT", .info, message: "no active VPN payload requires a VPN")) }
+        if reasons.isEmpty {
+            reasons.append(Reason("NO_VPN_REQUIREMENT", .info, message: "no active VPN payload requires a VPN"))
+        }
         let userCanDisable: JSONValue = strongest == nil ? .null : .bool(required == .bool(false))
-        fields = [("required", required), ("mode", strongest.map { .string($0.mode) } ?? .null), ("userCanDisable", userCanDisable)]
+        fields = [
+            ("required", required), ("mode", strongest.map { .string($0.mode) } ?? .null),
+            ("userCanDisable", userCanDisable),
+        ]
         return strongest?.strength == 2 ? .conditional : .ok
     }
 }

@@ -81,7 +81,8 @@ extension PolicyFinding {
             ("rule", .optional(diagnostic.code.rule)), ("severity", .string(diagnostic.severity.rawValue)),
             ("message", .string(diagnostic.message)), ("file", .optional(diagnostic.file)),
             ("line", .optional(diagnostic.line)), ("column", .optional(diagnostic.column)),
-            ("profile", .optional(profile)), ("payload", .optional(payload)), ("keyPath", .optional(diagnostic.keyPath)),
+            ("profile", .optional(profile)), ("payload", .optional(payload)),
+            ("keyPath", .optional(diagnostic.keyPath)),
             ("hint", .optional(diagnostic.hint)),
         ])
     }

@@ -143,7 +143,9 @@ public struct PolicyQuery: Sendable {
 
     /// Parses `--at`: RFC 3339 with `Z` or `±HH:MM` (fractions allowed); nil otherwise (MC5105).
     public static func instant(rfc3339 text: String) -> Instant? {
-        guard let value = PolicyDateTime(text, exact: true), case .absolute(let instant) = value.kind else { return nil }
+        guard let value = PolicyDateTime(text, exact: true), case .absolute(let instant) = value.kind else {
+            return nil
+        }
         return instant
     }
 }

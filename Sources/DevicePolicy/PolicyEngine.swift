@@ -113,7 +113,9 @@ struct QueryError: Error {
     let diagnostic: Diagnostic
 }
 
-private func fail(_ diagnostic: Diagnostic) -> Result<ParsedQuery, QueryError> { .failure(QueryError(diagnostic: diagnostic)) }
+private func fail(_ diagnostic: Diagnostic) -> Result<ParsedQuery, QueryError> {
+    .failure(QueryError(diagnostic: diagnostic))
+}
 
 /// The payloads of a profile set, compiled once: shared by every evaluation without copying.
 final class CompiledPayloads: Sendable {
@@ -226,8 +228,10 @@ struct Evaluation {
                 for reason in reasons where !determining(reason.effect) {
                     trace.append(
                         TraceEntry(
-                            step: .rule, payload: reason.payload, key: reason.key, index: reason.index, value: reason.value,
-                            result: reason.effect.rawValue, note: "\(reason.code) (not determining): \(reason.message)"))
+                            step: .rule, payload: reason.payload, key: reason.key, index: reason.index,
+                            value: reason.value,
+                            result: reason.effect.rawValue, note: "\(reason.code) (not determining): \(reason.message)")
+                    )
                 }
             }
         }
@@ -240,7 +244,9 @@ struct Evaluation {
         active.lazy.map { ($0, engine.payloads[$0]) }
     }
 
-    mutating func traceMatch(_ info: PayloadInfo, key: String?, index: Int?, value: JSONValue, matched: Bool, note: String? = nil) {
+    mutating func traceMatch(
+        _ info: PayloadInfo, key: String?, index: Int?, value: JSONValue, matched: Bool, note: String? = nil
+    ) {
         guard tracing else { return }
         trace.append(
             TraceEntry(
@@ -250,6 +256,8 @@ struct Evaluation {
 
     mutating func traceMerge(_ info: PayloadInfo, key: String, value: JSONValue, note: String) {
         guard tracing else { return }
-        trace.append(TraceEntry(step: .merge, payload: info, key: key, index: nil, value: value, result: "contributes", note: note))
+        trace.append(
+            TraceEntry(
+                step: .merge, payload: info, key: key, index: nil, value: value, result: "contributes", note: note))
     }
 }

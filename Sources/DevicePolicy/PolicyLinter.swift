@@ -63,13 +63,19 @@ struct PolicyLinter {
         for payload in payloads {
             switch payload.content {
             case .restrictions(let restrictions):
-                for list in [restrictions.allowListedApps, restrictions.asamApps].compactMap({ $0 }) where list.entries.isEmpty {
-                    add(.emptyList, payload.info, keyPath: list.key, position: list.position,
+                for list in [restrictions.allowListedApps, restrictions.asamApps].compactMap({ $0 })
+                where list.entries.isEmpty {
+                    add(
+                        .emptyList, payload.info, keyPath: list.key, position: list.position,
                         "'\(list.key)' is present but empty: it allows no app",
                         hint: "remove the key to have no list, or list the apps")
                 }
-                for list in [restrictions.allowListedApps, restrictions.blockedApps, restrictions.asamApps].compactMap({ $0 }) {
-                    for entry in list.entries { spellings[BundleID.key(entry.value), default: []].append((payload.info, entry)) }
+                for list in [restrictions.allowListedApps, restrictions.blockedApps, restrictions.asamApps].compactMap({
+                    $0
+                }) {
+                    for entry in list.entries {
+                        spellings[BundleID.key(entry.value), default: []].append((payload.info, entry))
+                    }
                 }
                 for entry in restrictions.allowListedApps?.entries ?? [] {
                     allowed[BundleID.key(entry.value), default: []].append((payload.info, entry))
@@ -81,12 +87,14 @@ struct PolicyLinter {
                 spellings[BundleID.key(lock.app.value), default: []].append((payload.info, lock.app))
             case .webFilter(let filter):
                 if let bookmarks = filter.bookmarks, bookmarks.entries.isEmpty, !filter.isPlugin {
-                    add(.emptyList, payload.info, keyPath: bookmarks.key, position: bookmarks.position,
+                    add(
+                        .emptyList, payload.info, keyPath: bookmarks.key, position: bookmarks.position,
                         "'\(bookmarks.key)' is present but empty: no URL can load")
                 }
             case .wifiRestrictions(let restrictions):
                 if let list = restrictions.allowed, list.isEmpty, let key = restrictions.allowedKey {
-                    add(.emptyList, payload.info, keyPath: key.key, position: key.position,
+                    add(
+                        .emptyList, payload.info, keyPath: key.key, position: key.position,
                         "the SSID allowlist is present but empty: no network can be joined")
                 }
             default: break
@@ -97,7 +105,8 @@ struct PolicyLinter {
             let distinct = Set(entries.map(\.1.value))
             guard distinct.count > 1, let first = entries.first else { continue }
             for (info, entry) in entries where entry.value != first.1.value {
-                add(.caseVariant, info, entry, "'\(entry.value)' differs from '\(first.1.value)' only by case",
+                add(
+                    .caseVariant, info, entry, "'\(entry.value)' differs from '\(first.1.value)' only by case",
                     hint: "bundle ids compare case-insensitively; spell them alike")
             }
         }
@@ -117,7 +126,8 @@ struct PolicyLinter {
         guard !locks.isEmpty else { return }
         if locks.count > 1 {
             for (info, _, _) in locks.dropFirst() {
-                add(.multipleAppLock, info, keyPath: nil, position: info.position,
+                add(
+                    .multipleAppLock, info, keyPath: nil, position: info.position,
                     "\(locks.count) App Lock payloads: a device installs only one")
             }
         }
@@ -125,7 +135,8 @@ struct PolicyLinter {
         if apps.count > 1 {
             let allScheduled = locks.allSatisfy(\.2)
             for (info, lock, _) in locks {
-                add(.kioskConflict, info, keyPath: "App.Identifier", position: lock.app.position,
+                add(
+                    .kioskConflict, info, keyPath: "App.Identifier", position: lock.app.position,
                     "App Lock payloads name different apps (\(apps.sorted().joined(separator: ", ")))",
                     hint: allScheduled ? "the schedules must never overlap" : "lock every payload to the same app",
                     severity: allScheduled ? .warning : nil)
@@ -135,16 +146,22 @@ struct PolicyLinter {
             for key in AppLock.userEnabledKeys {
                 let forced = locks.contains { $0.1.options["Enable\(key)"]?.value == true }
                 if forced, let toggle = lock.userEnabledOptions[key], toggle.value {
-                    add(.kioskOptionOverlap, info, toggle, "\(key) is forced (Enable\(key)) and user-toggleable: it stays forced")
+                    add(
+                        .kioskOptionOverlap, info, toggle,
+                        "\(key) is forced (Enable\(key)) and user-toggleable: it stays forced")
                 }
             }
             if let touch = lock.options["DisableTouch"], touch.value {
                 let helpers = ["VoiceOver", "Zoom", "AssistiveTouch"].filter { key in
-                    locks.contains { $0.1.options["Enable\(key)"]?.value == true || $0.1.userEnabledOptions[key]?.value == true }
+                    locks.contains {
+                        $0.1.options["Enable\(key)"]?.value == true || $0.1.userEnabledOptions[key]?.value == true
+                    }
                 }
                 if !helpers.isEmpty {
-                    add(.kioskTouchConflict, info, touch,
-                        "DisableTouch with \(helpers.joined(separator: ", ")) enabled: the accessibility feature cannot be used")
+                    add(
+                        .kioskTouchConflict, info, touch,
+                        "DisableTouch with \(helpers.joined(separator: ", ")) enabled: the accessibility feature cannot be used"
+                    )
                 }
             }
         }
@@ -153,9 +170,13 @@ struct PolicyLinter {
             var noTrace: [TraceEntry]? = nil
             let denials = Evaluation.appListReasons(app, payloads: payloads, trace: &noTrace)
                 .filter { $0.effect == .deny }.map { "\($0.code) (\($0.payload?.identifier ?? "?"))" }
-            guard !denials.isEmpty, let (info, lock, _) = locks.first(where: { $0.1.app.value == app }) else { continue }
-            add(.kioskAppBlocked, info, keyPath: "App.Identifier", position: lock.app.position,
-                "the App Lock app \(app) is denied by \(denials.joined(separator: ", ")): the device would be locked to an unusable app")
+            guard !denials.isEmpty, let (info, lock, _) = locks.first(where: { $0.1.app.value == app }) else {
+                continue
+            }
+            add(
+                .kioskAppBlocked, info, keyPath: "App.Identifier", position: lock.app.position,
+                "the App Lock app \(app) is denied by \(denials.joined(separator: ", ")): the device would be locked to an unusable app"
+            )
         }
     }
 
@@ -163,18 +184,24 @@ struct PolicyLinter {
 
     private mutating func lintURLPatterns() {
         let hasExceptions = payloads.contains {
-            if case .webFilter(let filter) = $0.content { filter.bookmarks != nil || filter.permitted != nil } else { false }
+            if case .webFilter(let filter) = $0.content {
+                filter.bookmarks != nil || filter.permitted != nil
+            } else {
+                false
+            }
         }
         for payload in payloads {
             guard case .webFilter(let filter) = payload.content else { continue }
             for entry in filter.denyList?.entries ?? [] {
                 if let scheme = entry.value.scheme {
-                    add(.schemeSpecificDeny, payload.info, entry,
+                    add(
+                        .schemeSpecificDeny, payload.info, entry,
                         "'\(entry.written.stringValue)' denies only \(scheme.rawValue): the other scheme stays open",
                         hint: "drop the scheme to deny both")
                 }
                 if entry.value.host == .any, hasExceptions {
-                    add(.denyAllNoExceptions, payload.info, entry,
+                    add(
+                        .denyAllNoExceptions, payload.info, entry,
                         "'*' denies every URL: bookmarks and PermittedURLs never override a deny")
                 }
             }
@@ -182,18 +209,22 @@ struct PolicyLinter {
                 for entry in list.entries {
                     let pattern = entry.value
                     if case .domain(let name) = pattern.host, name.hasPrefix("www.") {
-                        add(.wwwOnlyPattern, payload.info, entry,
+                        add(
+                            .wwwOnlyPattern, payload.info, entry,
                             "'\(entry.written.stringValue)' does not cover \(name.dropFirst(4))",
                             hint: "write '\(name.dropFirst(4))' to cover the domain and all its subdomains")
                     }
                     if let path = pattern.path, !path.hasSuffix("/") {
-                        add(.pathPrefix, payload.info, entry,
+                        add(
+                            .pathPrefix, payload.info, entry,
                             "path '\(path)' is a string prefix: it also matches '\(path)x…'",
                             hint: "end the path with '/' to match one folder")
                     }
                     if pattern.divergesFromApple {
-                        add(.appleDivergence, payload.info, entry,
-                            "'\(entry.written.stringValue)' uses a form Apple does not document; devices may treat it differently")
+                        add(
+                            .appleDivergence, payload.info, entry,
+                            "'\(entry.written.stringValue)' uses a form Apple does not document; devices may treat it differently"
+                        )
                     }
                 }
             }
@@ -211,7 +242,9 @@ struct PolicyLinter {
             switch payload.content {
             case .wifiRestrictions(let restrictions):
                 for entry in restrictions.denied + (restrictions.allowed ?? []) { lintText(entry, payload.info) }
-                for entry in restrictions.denied where denied[entry.value] == nil { denied[entry.value] = (payload.info, entry) }
+                for entry in restrictions.denied where denied[entry.value] == nil {
+                    denied[entry.value] = (payload.info, entry)
+                }
                 for entry in restrictions.allowed ?? [] { allowed.insert(entry.value) }
             case .wifi(let network):
                 if let ssid = network.ssid {
@@ -234,20 +267,24 @@ struct PolicyLinter {
             let configured = networks[ssid] ?? []
             if let (deniedInfo, entry) = denied[ssid] {
                 for (info, _, setting) in configured {
-                    add(.wifiConfiguredButDenied, info, setting,
+                    add(
+                        .wifiConfiguredButDenied, info, setting,
                         "profile network '\(ssid)' is denied by \(deniedInfo.identifier) \(entry.key)[\(entry.index ?? 0)]",
                         hint: "profile networks are not exempt from the deny list")
                 }
             }
             if let first = configured.first, configured.contains(where: { $0.1.settings != first.1.settings }) {
                 for (info, _, setting) in configured.dropFirst() {
-                    add(.wifiDuplicateSSID, info, setting, "'\(ssid)' is configured by several Wi-Fi payloads with different settings")
+                    add(
+                        .wifiDuplicateSSID, info, setting,
+                        "'\(ssid)' is configured by several Wi-Fi payloads with different settings")
                 }
             }
         }
         if !forcing.isEmpty && networks.isEmpty {
             for (info, setting) in forcing {
-                add(.wifiNoAllowedNetworks, info, setting,
+                add(
+                    .wifiNoAllowedNetworks, info, setting,
                     "Wi-Fi is forced to allowed networks but no Wi-Fi payload configures one: no network can be joined",
                     hint: "add a com.apple.wifi.managed payload, or turn the flag off")
             }
@@ -259,13 +296,16 @@ struct PolicyLinter {
         if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
             first.properties.isWhitespace || last.properties.isWhitespace
         {
-            add(.ssidWhitespace, info, entry, "SSID '\(text)' has leading or trailing white space, which is part of the name")
+            add(
+                .ssidWhitespace, info, entry,
+                "SSID '\(text)' has leading or trailing white space, which is part of the name")
         }
         if text.contains("*") {
             add(.ssidWildcardLiteral, info, entry, "'*' in SSID '\(text)' is a literal character, not a wildcard")
         }
         if Array(text.utf8) != Array(text._nfcCodeUnits) {
-            add(.ssidNotNFC, info, entry, "SSID '\(text)' is not in Unicode NFC: it matches only these exact bytes",
+            add(
+                .ssidNotNFC, info, entry, "SSID '\(text)' is not in Unicode NFC: it matches only these exact bytes",
                 hint: "use --ssid-hex in queries, or write the SSID in NFC")
         }
     }
@@ -277,7 +317,8 @@ struct PolicyLinter {
         .map(\.info).sorted(by: PayloadInfo.ordered)
         guard alwaysOn.count > 1 else { return }
         for info in alwaysOn.dropFirst() {
-            add(.multipleAlwaysOn, info, keyPath: "VPNType", position: info.position,
+            add(
+                .multipleAlwaysOn, info, keyPath: "VPNType", position: info.position,
                 "\(alwaysOn.count) AlwaysOn VPN payloads: a device uses only one")
         }
     }

@@ -47,7 +47,9 @@ public struct Restrictions: Sendable {
     ]
     /// Booleans merged by OR (default `false`).
     public static let orKeys = ["forceWiFiToAllowedNetworksOnly", "forceWiFiPowerOn"]
-    public static let listKeys = ["allowListedAppBundleIDs", "blockedAppBundleIDs", "autonomousSingleAppModePermittedAppIDs"]
+    public static let listKeys = [
+        "allowListedAppBundleIDs", "blockedAppBundleIDs", "autonomousSingleAppModePermittedAppIDs",
+    ]
     /// Deprecated spelling → current key (device-policy.md 3).
     public static let aliases = [
         "whitelistedAppBundleIDs": "allowListedAppBundleIDs", "blacklistedAppBundleIDs": "blockedAppBundleIDs",

@@ -16,7 +16,8 @@ public struct ProfileLoader: Sendable {
         case .bytes(let bytes): return load(bytes, file: name)
         case .tooLarge(let size):
             let diagnostic = PlistCode.fileTooLarge(size: size, limit: readerOptions.maxInputSize, file: name)
-            return ProfileDocument(file: name, identifier: nil, payloads: [], diagnostics: [.init(diagnostic)], lints: [])
+            return ProfileDocument(
+                file: name, identifier: nil, payloads: [], diagnostics: [.init(diagnostic)], lints: [])
         }
     }
 
@@ -26,7 +27,8 @@ public struct ProfileLoader: Sendable {
                 DevicePolicyCode.unsupportedProfileEncoding, severity: .error,
                 message: "signed (CMS) profiles are not read", location: SourceLocation(file: file),
                 hint: "openssl smime -verify -noverify -inform DER -in signed.mobileconfig -out plain.mobileconfig")
-            return ProfileDocument(file: file, identifier: nil, payloads: [], diagnostics: [.init(diagnostic)], lints: [])
+            return ProfileDocument(
+                file: file, identifier: nil, payloads: [], diagnostics: [.init(diagnostic)], lints: [])
         }
         return load(PropertyListReader(options: readerOptions).read(bytes, file: file))
     }
@@ -112,15 +114,18 @@ struct DocumentReader {
             switch entry.key {
             case "PayloadVersion": requireType(entry, "integer", path: entry.key)
             case "RemovalDate", "DurationUntilRemoval":
-                lint(.removalNotEvaluated, "'\(entry.key)' is not evaluated: the profile counts as installed",
-                     entry.keyPosition, entry.key)
+                lint(
+                    .removalNotEvaluated, "'\(entry.key)' is not evaluated: the profile counts as installed",
+                    entry.keyPosition, entry.key)
             case "EncryptedPayloadContent": encryptedProfile(entry)
             case "MDMConfSchedule":
-                lint(.unknownKey, "MDMConfSchedule belongs in a payload, not the profile: ignored here",
-                     entry.keyPosition, entry.key)
+                lint(
+                    .unknownKey, "MDMConfSchedule belongs in a payload, not the profile: ignored here",
+                    entry.keyPosition, entry.key)
             case let key where !Self.profileKeys.contains(key):
-                lint(.unknownKey, "unknown profile key '\(key)'", entry.keyPosition, key,
-                     hint: Suggestion.closest(to: key, in: Array(Self.profileKeys)).map { "did you mean '\($0)'?" })
+                lint(
+                    .unknownKey, "unknown profile key '\(key)'", entry.keyPosition, key,
+                    hint: Suggestion.closest(to: key, in: Array(Self.profileKeys)).map { "did you mean '\($0)'?" })
             default: break
             }
         }
@@ -150,7 +155,8 @@ struct DocumentReader {
                 }
             }
             guard let type, let payloadID, let identifier else { continue }
-            if let payload = readPayload(payloadDict, type: type, identifier: payloadID, at: item.position, prefix: "") {
+            if let payload = readPayload(payloadDict, type: type, identifier: payloadID, at: item.position, prefix: "")
+            {
                 payloads.append(payload)
             }
         }
@@ -221,8 +227,9 @@ struct DocumentReader {
             && entry.key != "RemovalDate" && entry.key != "DurationUntilRemoval"
         {
             let candidates = Array(known.union(keys.evaluated))
-            lint(.unknownKey, "unknown key '\(entry.key)' for \(type)", entry.keyPosition, entry.key,
-                 hint: Suggestion.closest(to: entry.key, in: candidates).map { "did you mean '\($0)'?" })
+            lint(
+                .unknownKey, "unknown key '\(entry.key)' for \(type)", entry.keyPosition, entry.key,
+                hint: Suggestion.closest(to: entry.key, in: candidates).map { "did you mean '\($0)'?" })
         }
     }
 
@@ -248,8 +255,10 @@ struct DocumentReader {
     }
 
     mutating func wrongType(_ node: PlistNode, expected: String, path: String) {
-        error(DevicePolicyCode.wrongType, "'\(path)' must be \(article(expected)) \(expected), found \(node.value.typeName)",
-              node.position, path)
+        error(
+            DevicePolicyCode.wrongType,
+            "'\(path)' must be \(article(expected)) \(expected), found \(node.value.typeName)",
+            node.position, path)
     }
 
     private func article(_ type: String) -> String { type.first.map { "aeiou".contains($0) } == true ? "an" : "a" }
@@ -259,7 +268,8 @@ struct DocumentReader {
     }
 
     /// A required non-empty string (MC5002 when absent, MC5003 wrong type, MC5004 empty).
-    mutating func string(_ dict: PlistDictionary, _ key: String, path: String?, at position: SourcePosition) -> String? {
+    mutating func string(_ dict: PlistDictionary, _ key: String, path: String?, at position: SourcePosition) -> String?
+    {
         let keyPath = path.map { "\($0).\(key)" } ?? key
         guard let node = dict[key] else {
             error(DevicePolicyCode.missingRequiredKey, "missing required key '\(key)'", position, path)
@@ -300,8 +310,9 @@ struct DocumentReader {
                 if case .array(let dayNodes) = node.value {
                     daysValid = !dayNodes.isEmpty
                     if dayNodes.isEmpty {
-                        error(DevicePolicyCode.invalidSchedule, "'\(path).Days' must not be empty", node.position,
-                              "\(path).Days")
+                        error(
+                            DevicePolicyCode.invalidSchedule, "'\(path).Days' must not be empty", node.position,
+                            "\(path).Days")
                     }
                     for (dayIndex, dayNode) in dayNodes.enumerated() {
                         let dayPath = "\(path).Days[\(dayIndex)]"
@@ -311,11 +322,15 @@ struct DocumentReader {
                             continue
                         }
                         guard let day = ScheduleWindow.dayNames.firstIndex(of: name), !days.contains(day) else {
-                            error(DevicePolicyCode.invalidSchedule,
-                                  days.contains(ScheduleWindow.dayNames.firstIndex(of: name) ?? -1)
-                                    ? "'\(name)' is listed twice" : "'\(name)' is not one of Mon Tue Wed Thu Fri Sat Sun",
-                                  dayNode.position, dayPath,
-                                  hint: Suggestion.closest(to: name, in: ScheduleWindow.dayNames).map { "did you mean '\($0)'?" })
+                            error(
+                                DevicePolicyCode.invalidSchedule,
+                                days.contains(ScheduleWindow.dayNames.firstIndex(of: name) ?? -1)
+                                    ? "'\(name)' is listed twice"
+                                    : "'\(name)' is not one of Mon Tue Wed Thu Fri Sat Sun",
+                                dayNode.position, dayPath,
+                                hint: Suggestion.closest(to: name, in: ScheduleWindow.dayNames).map {
+                                    "did you mean '\($0)'?"
+                                })
                             daysValid = false
                             continue
                         }
@@ -334,8 +349,9 @@ struct DocumentReader {
                 if case .string(let name) = node.value {
                     zone = ZoneInfo(named: name)
                     if zone == nil {
-                        error(DevicePolicyCode.unknownTimeZone, "unknown time zone '\(name)'", node.position,
-                              "\(path).TimeZone", hint: "use an IANA name such as 'Europe/Berlin' or 'UTC'")
+                        error(
+                            DevicePolicyCode.unknownTimeZone, "unknown time zone '\(name)'", node.position,
+                            "\(path).TimeZone", hint: "use an IANA name such as 'Europe/Berlin' or 'UTC'")
                     }
                 } else {
                     wrongType(node, expected: "string", path: "\(path).TimeZone")
@@ -344,8 +360,9 @@ struct DocumentReader {
                 error(DevicePolicyCode.missingRequiredKey, "missing required key 'TimeZone'", item.position, path)
             }
             if let start, let end, start == end, let node = dict["End"] {
-                error(DevicePolicyCode.invalidSchedule, "'\(path)' starts and ends at the same time", node.position,
-                      "\(path).End")
+                error(
+                    DevicePolicyCode.invalidSchedule, "'\(path)' starts and ends at the same time", node.position,
+                    "\(path).End")
                 continue
             }
             if daysValid, let start, let end, let zone {
@@ -367,9 +384,10 @@ struct DocumentReader {
             return nil
         }
         guard let minutes = ScheduleWindow.minutes(text, allowingEndOfDay: key == "End") else {
-            error(DevicePolicyCode.invalidSchedule,
-                  "'\(path).\(key)' must be HH:MM from 00:00 to \(key == "End" ? "24:00" : "23:59"), found '\(text)'",
-                  node.position, "\(path).\(key)")
+            error(
+                DevicePolicyCode.invalidSchedule,
+                "'\(path).\(key)' must be HH:MM from 00:00 to \(key == "End" ? "24:00" : "23:59"), found '\(text)'",
+                node.position, "\(path).\(key)")
             return nil
         }
         return minutes

@@ -44,7 +44,8 @@ public struct ProfileSet: Sendable {
                 statuses[earlier] = .replaced
                 let diagnostic = Diagnostic(
                     PolicyLint.profileReplaced.code, severity: PolicyLint.profileReplaced.severity,
-                    message: "profile '\(identifier)' in \(document.file) replaces the one in \(documents[earlier].file)",
+                    message:
+                        "profile '\(identifier)' in \(document.file) replaces the one in \(documents[earlier].file)",
                     location: SourceLocation(file: document.file),
                     notes: [.init("replaced profile", at: SourceLocation(file: documents[earlier].file))])
                 lints.append(PolicyFinding(diagnostic, profile: identifier))
@@ -58,7 +59,8 @@ public struct ProfileSet: Sendable {
         }
         self.profiles = documents.enumerated().map { position, document in
             ProfileStatus(
-                identifier: document.identifier, file: document.file, status: statuses[position], inputPosition: position)
+                identifier: document.identifier, file: document.file, status: statuses[position],
+                inputPosition: position)
         }
         .sorted { lhs, rhs in
             guard lhs.identifier != rhs.identifier else { return lhs.inputPosition < rhs.inputPosition }

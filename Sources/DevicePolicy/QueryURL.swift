@@ -98,7 +98,8 @@ public struct QueryURL: Hashable, Sendable {
     }
 
     private static func endsAuthority(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "?")
+            || byte == UInt8(ascii: "#")
     }
 
     /// "white space" or "a control character" when the text has one (ASCII checked by byte, the rest by

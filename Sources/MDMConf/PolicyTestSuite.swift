@@ -38,18 +38,23 @@ public struct PolicyTestSuite: Sendable {
     ]
 
     /// Reads the CASES file; unreadable throws `InputError` (66), unusable `InvalidFile` (78).
-    public static func load(_ path: String, options: PlistReaderOptions = PlistReaderOptions()) throws -> PolicyTestSuite {
+    public static func load(_ path: String, options: PlistReaderOptions = PlistReaderOptions()) throws
+        -> PolicyTestSuite
+    {
         let bytes: [UInt8]
         switch try InputFile.read(path, limit: options.maxInputSize) {
         case .bytes(let read): bytes = read
         case .tooLarge(let size):
-            throw InvalidFile(diagnostics: [PlistCode.fileTooLarge(size: size, limit: options.maxInputSize, file: path)])
+            throw InvalidFile(diagnostics: [PlistCode.fileTooLarge(size: size, limit: options.maxInputSize, file: path)]
+            )
         }
         let document =
             PropertyListReader.detectShape(bytes) == .json
             ? JSONPlistReader(options: options, nullValue: nullMarker).read(bytes, file: path)
             : PropertyListReader(options: options).read(bytes, file: path)
-        guard let root = document.root, !document.hasErrors else { throw InvalidFile(diagnostics: document.diagnostics) }
+        guard let root = document.root, !document.hasErrors else {
+            throw InvalidFile(diagnostics: document.diagnostics)
+        }
         var problems: [Diagnostic] = []
         func problem(_ message: String, _ node: PlistNode) {
             problems.append(
@@ -61,7 +66,9 @@ public struct PolicyTestSuite: Sendable {
         switch root.value {
         case .array(let list): items = list
         case .dictionary(let dict):
-            if let node = dict["cases"], case .array(let list) = node.value { items = list } else {
+            if let node = dict["cases"], case .array(let list) = node.value {
+                items = list
+            } else {
                 problem("a cases file is an array of cases or a dict with a 'cases' array", root)
             }
         default: problem("a cases file is an array of cases or a dict with a 'cases' array", root)
@@ -72,12 +79,15 @@ public struct PolicyTestSuite: Sendable {
                 problem("case \(index) is not an object", item)
                 continue
             }
-            let id = dict["id"].flatMap { if case .string(let text) = $0.value { text } else { nil } } ?? "case \(index)"
+            let id =
+                dict["id"].flatMap { if case .string(let text) = $0.value { text } else { nil } } ?? "case \(index)"
             var profiles: [String] = []
             if let node = dict["profiles"] {
                 if case .array(let list) = node.value {
                     for entry in list {
-                        if case .string(let text) = entry.value { profiles.append(text) } else {
+                        if case .string(let text) = entry.value {
+                            profiles.append(text)
+                        } else {
                             problem("\(id): profiles must be strings", entry)
                         }
                     }
@@ -94,8 +104,9 @@ public struct PolicyTestSuite: Sendable {
                 return nil
             }
             guard let kind = text("type").flatMap(PolicyQuery.Kind.init(rawValue:)) else {
-                problem("\(id): query.type must be one of \(PolicyQuery.Kind.allCases.map(\.rawValue).joined(separator: " "))",
-                        queryNode)
+                problem(
+                    "\(id): query.type must be one of \(PolicyQuery.Kind.allCases.map(\.rawValue).joined(separator: " "))",
+                    queryNode)
                 continue
             }
             var at = Instant(seconds: 0)
@@ -123,8 +134,9 @@ public struct PolicyTestSuite: Sendable {
                 problem("\(id): unknown expect field '\(entry.key)'", entry.value)
             }
             cases.append(
-                Case(id: id, profiles: profiles, query: query, skipInvalid: skip,
-                     expect: expect.entries.map { ($0.key, $0.value.value) }))
+                Case(
+                    id: id, profiles: profiles, query: query, skipInvalid: skip,
+                    expect: expect.entries.map { ($0.key, $0.value.value) }))
         }
         guard problems.isEmpty else { throw InvalidFile(diagnostics: problems) }
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
@@ -165,7 +177,9 @@ public struct PolicyTestSuite: Sendable {
                     failures.append("reason \(code) missing (got \(reasonCodes.joined(separator: " ")))")
                 }
             case "reasonsAbsent":
-                for code in strings(value) where reasonCodes.contains(code) { failures.append("reason \(code) present") }
+                for code in strings(value) where reasonCodes.contains(code) {
+                    failures.append("reason \(code) present")
+                }
             case "profilesCited":
                 let cited = Set(answer.reasons.compactMap { $0.payload?.profile })
                 for profile in strings(value) where !cited.contains(profile) {
@@ -173,7 +187,9 @@ public struct PolicyTestSuite: Sendable {
                 }
             case "profilesNotCited":
                 let cited = Set(answer.reasons.compactMap { $0.payload?.profile })
-                for profile in strings(value) where cited.contains(profile) { failures.append("profile \(profile) cited") }
+                for profile in strings(value) where cited.contains(profile) {
+                    failures.append("profile \(profile) cited")
+                }
             case "citedBy":
                 guard case .dictionary(let dict) = value else { continue }
                 for entry in dict.entries {
@@ -203,7 +219,8 @@ public struct PolicyTestSuite: Sendable {
                     let expected = JSONValue(plist: entry.value.value)
                     if actual != expected {
                         failures.append(
-                            "\(entry.key) is \(actual?.serialized(pretty: false) ?? "absent"), expected \(expected.serialized(pretty: false))")
+                            "\(entry.key) is \(actual?.serialized(pretty: false) ?? "absent"), expected \(expected.serialized(pretty: false))"
+                        )
                     }
                 }
             default: break

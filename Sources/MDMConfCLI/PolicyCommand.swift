@@ -36,7 +36,8 @@ struct PolicyQueryOptions: ParsableArguments {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("A profile file or folder (repeatable, order kept); - reads standard input.", valueName: "path"))
+        help: ArgumentHelp(
+            "A profile file or folder (repeatable, order kept); - reads standard input.", valueName: "path"))
     var profile: [String] = []
 
     @Option(name: .long, help: "The instant to evaluate at (RFC 3339 with Z or ±HH:MM); default: now.")
@@ -56,9 +57,11 @@ struct PolicyQueryOptions: ParsableArguments {
     }
 
     /// Builds the query, answers it and prints it; exits with the answer's code.
-    func answer(_ kind: PolicyQuery.Kind, argument: String? = nil, ssidHex: String? = nil, hidden: Bool = false) throws {
+    func answer(_ kind: PolicyQuery.Kind, argument: String? = nil, ssidHex: String? = nil, hidden: Bool = false) throws
+    {
         var instant = Instant(seconds: Int64(time(nil)))
-        var query = PolicyQuery(kind: kind, argument: argument, ssidHex: ssidHex, hidden: hidden, at: instant, trace: trace)
+        var query = PolicyQuery(
+            kind: kind, argument: argument, ssidHex: ssidHex, hidden: hidden, at: instant, trace: trace)
         if let at {
             guard let parsed = PolicyQuery.instant(rfc3339: at) else {
                 let diagnostic = Diagnostic(
@@ -76,7 +79,8 @@ struct PolicyQueryOptions: ParsableArguments {
             instant = parsed
             query.at = instant
         }
-        let answer = ProfileInputs.answer(query, profiles: profile, skipInvalid: skipInvalid, options: limits.readerOptions)
+        let answer = ProfileInputs.answer(
+            query, profiles: profile, skipInvalid: skipInvalid, options: limits.readerOptions)
         print(answer)
         if answer.exitCode != 0 { throw ExitCode(answer.exitCode) }
     }
@@ -89,7 +93,9 @@ struct PolicyQueryOptions: ParsableArguments {
             // Errors and warnings in full; info lints are counted (`mdmconf policy lint` lists them).
             let infos = answer.lints.filter { $0.diagnostic.severity == .info }.count
             PolicyText.printFindings(answer.lints.filter { $0.diagnostic.severity != .info } + answer.diagnostics)
-            if infos > 0 { Console.error("\(infos) info lint\(infos == 1 ? "" : "s") (mdmconf policy lint lists them)\n") }
+            if infos > 0 {
+                Console.error("\(infos) info lint\(infos == 1 ? "" : "s") (mdmconf policy lint lists them)\n")
+            }
         }
     }
 }

@@ -8,7 +8,8 @@ struct PolicyLintCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lint",
         abstract: "Lint a profile set: kiosk conflicts, list overlaps, URL pattern surprises, Wi-Fi lock-outs, …",
-        discussion: "Exit codes: 0 no error-severity lint, 1 an error lint, 64 usage, 66 missing file, 78 invalid profile."
+        discussion:
+            "Exit codes: 0 no error-severity lint, 1 an error lint, 64 usage, 66 missing file, 78 invalid profile."
     )
 
     @Option(

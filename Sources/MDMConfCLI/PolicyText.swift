@@ -7,7 +7,8 @@ import PropertyList
 enum PolicyText {
     static func render(_ answer: PolicyAnswer) -> String {
         let query = answer.query
-        let argument = query.ssidHex.map { query.argument == nil ? "hex:\($0)" : query.argument ?? $0 } ?? query.argument
+        let argument =
+            query.ssidHex.map { query.argument == nil ? "hex:\($0)" : query.argument ?? $0 } ?? query.argument
         var out = "\(answer.decision?.rawValue.uppercased() ?? "ERROR") \(query.kind.rawValue)"
         if let argument { out += " \(answer.normalized ?? argument)" }
         out += " (at \(query.at))\n"
@@ -24,7 +25,9 @@ enum PolicyText {
             out += "\n      \(reason.message)\n"
         }
         for advisory in answer.advisories { out += "  advisory \(advisory.code): \(advisory.message)\n" }
-        for payload in answer.inactive { out += "  inactive \(payload.profile)/\(payload.identifier) (\(payload.type))\n" }
+        for payload in answer.inactive {
+            out += "  inactive \(payload.profile)/\(payload.identifier) (\(payload.type))\n"
+        }
         if let trace = answer.trace {
             for entry in trace {
                 out += "  trace \(entry.step.rawValue)"
@@ -41,7 +44,8 @@ enum PolicyText {
     /// Compiler-style findings on standard error, with the source line when the file can be read.
     static func printFindings(_ findings: [PolicyFinding]) {
         guard !findings.isEmpty else { return }
-        let renderer = TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled, sources: sources(of: findings)))
+        let renderer = TextRenderer(
+            options: RenderOptions(color: Console.stderrColorEnabled, sources: sources(of: findings)))
         for finding in findings { Console.error(renderer.render(finding.diagnostic)) }
     }
 

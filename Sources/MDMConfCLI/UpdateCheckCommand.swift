@@ -1,5 +1,5 @@
-import CivilTime
 import ArgumentParser
+import CivilTime
 import MDMConf
 import MDMDiagnostics
 import PropertyList

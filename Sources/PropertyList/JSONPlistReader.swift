@@ -13,7 +13,8 @@ public struct JSONPlistReader: Sendable {
     public var nullValue: PlistValue?
 
     public init(
-        options: PlistReaderOptions = PlistReaderOptions(), nullMembersAreAbsent: Bool = false, nullValue: PlistValue? = nil
+        options: PlistReaderOptions = PlistReaderOptions(), nullMembersAreAbsent: Bool = false,
+        nullValue: PlistValue? = nil
     ) {
         self.options = options
         self.nullMembersAreAbsent = nullMembersAreAbsent

@@ -22,7 +22,9 @@ struct CodeCatalogTests {
     @Test func lintCodesAreInTheREADME() throws {
         let readme = try Self.readme()
         for lint in PolicyLint.all {
-            #expect(readme.contains("| \(lint.code.code) | \(lint.code.name) | \(lint.code.rule ?? "") |"), "README lacks \(lint.code.code)")
+            #expect(
+                readme.contains("| \(lint.code.code) | \(lint.code.name) | \(lint.code.rule ?? "") |"),
+                "README lacks \(lint.code.code)")
         }
     }
 }

@@ -16,7 +16,8 @@ struct MergeTests {
     @Test(arguments: [
         AppCase(name: "no rules", bodies: [], app: "com.a.x", decision: .allow, codes: ["DEFAULT_ALLOW"]),
         AppCase(
-            name: "absent allowlist in one payload never widens", bodies: [Fixture.strings("allowListedAppBundleIDs", ["com.a.x"]), ""],
+            name: "absent allowlist in one payload never widens",
+            bodies: [Fixture.strings("allowListedAppBundleIDs", ["com.a.x"]), ""],
             app: "com.a.y", decision: .deny, codes: ["APP_NOT_ALLOWLISTED"]),
         AppCase(
             name: "present but empty allows nothing", bodies: [Fixture.strings("allowListedAppBundleIDs", [])],
@@ -36,8 +37,10 @@ struct MergeTests {
             ],
             app: "com.a.y", decision: .allow, codes: ["APP_ALLOWLISTED", "APP_ALLOWLISTED"]),
         AppCase(
-            name: "deny beats allow", bodies: [
-                Fixture.strings("allowListedAppBundleIDs", ["com.a.x"]) + Fixture.strings("blockedAppBundleIDs", ["com.a.x"])
+            name: "deny beats allow",
+            bodies: [
+                Fixture.strings("allowListedAppBundleIDs", ["com.a.x"])
+                    + Fixture.strings("blockedAppBundleIDs", ["com.a.x"])
             ],
             app: "com.a.x", decision: .deny, codes: ["APP_DENYLISTED"]),
         AppCase(
@@ -49,11 +52,13 @@ struct MergeTests {
         AppCase(
             name: "current key wins over alias",
             bodies: [
-                Fixture.strings("blacklistedAppBundleIDs", ["com.a.x"]) + Fixture.strings("blockedAppBundleIDs", ["com.a.y"])
+                Fixture.strings("blacklistedAppBundleIDs", ["com.a.x"])
+                    + Fixture.strings("blockedAppBundleIDs", ["com.a.y"])
             ],
             app: "com.a.x", decision: .allow, codes: ["DEFAULT_ALLOW"]),
         AppCase(
-            name: "safari off by any payload", bodies: ["<key>allowSafari</key><true/>", "<key>allowSafari</key><false/>"],
+            name: "safari off by any payload",
+            bodies: ["<key>allowSafari</key><true/>", "<key>allowSafari</key><false/>"],
             app: "com.apple.mobilesafari", decision: .deny, codes: ["SAFARI_DISABLED"]),
         AppCase(
             name: "web clips follow safari", bodies: ["<key>allowSafari</key><false/>"], app: "com.apple.webapp",
@@ -85,7 +90,9 @@ struct MergeTests {
         #expect(outside.codes == ["KIOSK_LOCKED", "KIOSK_LOCKED"])
         let kiosk = Fixture.ask(engine, .kiosk)
         #expect(kiosk.decision == .indeterminate)
-        #expect(kiosk.json.serialized(pretty: false).contains(#""locked":true,"app":null,"candidates":["com.a.one","com.a.two"],"options":null"#))
+        #expect(
+            kiosk.json.serialized(pretty: false).contains(
+                #""locked":true,"app":null,"candidates":["com.a.one","com.a.two"],"options":null"#))
         #expect(kiosk.lintRules.contains("L_KIOSK_CONFLICT"))
         #expect(kiosk.lintRules.contains("L_MULTIPLE_APP_LOCK"))
     }
@@ -125,13 +132,23 @@ struct MergeTests {
         let answer = Fixture.ask(engine, .app, "com.a.kiosk")
         #expect(answer.decision == .deny)
         #expect(answer.codes == ["APP_DENYLISTED"])
-        #expect(answer.lints.contains { $0.diagnostic.code.rule == "L_KIOSK_APP_BLOCKED" && $0.diagnostic.severity == .error })
+        #expect(
+            answer.lints.contains {
+                $0.diagnostic.code.rule == "L_KIOSK_APP_BLOCKED" && $0.diagnostic.severity == .error
+            })
     }
 
     @Test func asamListsIntersect() {
         let engine = Fixture.engine([
-            ("a.plist", Fixture.restrictions("com.t.a", Fixture.strings("autonomousSingleAppModePermittedAppIDs", ["com.a.x", "com.a.y"]))),
-            ("b.plist", Fixture.restrictions("com.t.b", Fixture.strings("autonomousSingleAppModePermittedAppIDs", ["com.a.y"]))),
+            (
+                "a.plist",
+                Fixture.restrictions(
+                    "com.t.a", Fixture.strings("autonomousSingleAppModePermittedAppIDs", ["com.a.x", "com.a.y"]))
+            ),
+            (
+                "b.plist",
+                Fixture.restrictions("com.t.b", Fixture.strings("autonomousSingleAppModePermittedAppIDs", ["com.a.y"]))
+            ),
         ])
         #expect(Fixture.ask(engine, .asam, "com.a.y").codes == ["ASAM_PERMITTED", "ASAM_PERMITTED"])
         #expect(Fixture.ask(engine, .asam, "com.a.x").codes == ["ASAM_NOT_PERMITTED"])
@@ -140,8 +157,17 @@ struct MergeTests {
 
     @Test func restrictionsMergeAndCiteWinners() {
         let engine = Fixture.engine([
-            ("a.plist", Fixture.restrictions("com.t.a", "<key>allowSafari</key><true/><key>forceWiFiWhitelisting</key><true/>")),
-            ("b.plist", Fixture.restrictions("com.t.b", "<key>allowSafari</key><false/>" + Fixture.strings("allowListedAppBundleIDs", ["com.a.X", "com.a.y"]))),
+            (
+                "a.plist",
+                Fixture.restrictions("com.t.a", "<key>allowSafari</key><true/><key>forceWiFiWhitelisting</key><true/>")
+            ),
+            (
+                "b.plist",
+                Fixture.restrictions(
+                    "com.t.b",
+                    "<key>allowSafari</key><false/>"
+                        + Fixture.strings("allowListedAppBundleIDs", ["com.a.X", "com.a.y"]))
+            ),
             ("c.plist", Fixture.restrictions("com.t.c", Fixture.strings("allowListedAppBundleIDs", ["com.a.x"]))),
         ])
         let safari = Fixture.ask(engine, .restriction, "allowSafari")
@@ -161,11 +187,24 @@ struct MergeTests {
         let documents: [(String, [UInt8])] = [
             ("a.plist", Fixture.appLock("com.t.a", app: "com.a.one")),
             ("b.plist", Fixture.appLock("com.t.b", app: "com.a.two")),
-            ("r.plist", Fixture.restrictions("com.t.r", Fixture.strings("blockedAppBundleIDs", ["com.a.two", "com.a.three"]) + "<key>allowSafari</key><false/>")),
+            (
+                "r.plist",
+                Fixture.restrictions(
+                    "com.t.r",
+                    Fixture.strings("blockedAppBundleIDs", ["com.a.two", "com.a.three"])
+                        + "<key>allowSafari</key><false/>")
+            ),
             ("s.plist", Fixture.restrictions("com.t.s", Fixture.strings("allowListedAppBundleIDs", ["com.a.two"]))),
             (
                 "f.plist",
-                Fixture.profile("com.t.f", [("com.apple.webcontent-filter", "com.t.f.w", Fixture.strings("DenyListURLs", ["example.com", "*.example.net"]))])
+                Fixture.profile(
+                    "com.t.f",
+                    [
+                        (
+                            "com.apple.webcontent-filter", "com.t.f.w",
+                            Fixture.strings("DenyListURLs", ["example.com", "*.example.net"])
+                        )
+                    ])
             ),
         ]
         let queries: [(PolicyQuery.Kind, String?)] = [

@@ -17,7 +17,9 @@ struct PolicyCommandTests {
         Case(arguments: ["app", "com.acme.storefront"], status: 0, stdout: "ALLOW app com.acme.storefront"),
         Case(arguments: ["app", "com.example.games"], status: 1, stdout: "deny APP_DENYLISTED"),
         Case(arguments: ["url", "https://admin.acme.com/x"], status: 1, stdout: "deny URL_DENYLISTED"),
-        Case(arguments: ["url", "HTTPS://Portal.ACME.com:443/kiosk/"], status: 0, stdout: "ALLOW url https://portal.acme.com/kiosk/"),
+        Case(
+            arguments: ["url", "HTTPS://Portal.ACME.com:443/kiosk/"], status: 0,
+            stdout: "ALLOW url https://portal.acme.com/kiosk/"),
         Case(arguments: ["wifi", "ACME-Store"], status: 0, stdout: "allow PROFILE_NETWORK"),
         Case(arguments: ["wifi", "--ssid-hex", "41434d452d53746f7265"], status: 0, stdout: "allow SSID_ALLOWLISTED"),
         Case(arguments: ["wifi", "Free Public WiFi"], status: 1, stdout: "deny SSID_DENYLISTED"),
@@ -35,7 +37,8 @@ struct PolicyCommandTests {
         Case(arguments: ["app", "a.b", "--bogus"], status: 64, stdout: ""),
     ])
     func answers(_ testCase: Case) throws {
-        let result = try CLIProcess.run(["policy"] + testCase.arguments + ["--profile", Self.profiles, "--at", Self.at])
+        let result = try CLIProcess.run(
+            ["policy"] + testCase.arguments + ["--profile", Self.profiles, "--at", Self.at])
         #expect(result.status == testCase.status, "\(result.stderr)")
         if testCase.status >= 64 {
             #expect(!result.stderr.isEmpty)
@@ -65,12 +68,15 @@ struct PolicyCommandTests {
 
     @Test func jsonAnswerHasEveryField() throws {
         let result = try CLIProcess.run([
-            "policy", "url", "https://admin.acme.com/x?y", "--profile", Self.profiles, "--at", "2025-03-10T10:00:00+01:00",
+            "policy", "url", "https://admin.acme.com/x?y", "--profile", Self.profiles, "--at",
+            "2025-03-10T10:00:00+01:00",
             "--format", "json", "--trace",
         ])
         #expect(result.status == 1)
         let json = try CLIProcess.json(result.stdout)
-        for key in ["query", "decision", "reasons", "advisories", "inactive", "lints", "diagnostics", "trace", "profiles"] {
+        for key in [
+            "query", "decision", "reasons", "advisories", "inactive", "lints", "diagnostics", "trace", "profiles",
+        ] {
             #expect(json.keys.contains(key), "\(key)")
         }
         let query = try #require(json["query"] as? [String: Any])
@@ -110,7 +116,9 @@ struct PolicyCommandTests {
     }
 
     @Test func standardInputProfile() throws {
-        let text = try String(contentsOfFile: CLIProcess.packageRoot.appendingPathComponent("\(Self.profiles)/50-vpn.mobileconfig").path, encoding: .utf8)
+        let text = try String(
+            contentsOfFile: CLIProcess.packageRoot.appendingPathComponent("\(Self.profiles)/50-vpn.mobileconfig").path,
+            encoding: .utf8)
         let result = try CLIProcess.run(["policy", "vpn", "--profile", "-"], stdin: text)
         #expect(result.status == 0)
         #expect(result.stdout.contains("required: true"))
@@ -121,7 +129,9 @@ struct PolicyCommandTests {
         #expect(lint.status == 0, "\(lint.stdout)")
         let json = try CLIProcess.json(lint.stdout)
         #expect((json["summary"] as? [String: Any])?["errors"] as? Int == 0)
-        let restrictionsOnly = try CLIProcess.run(["policy", "lint", "--profile", "\(Self.profiles)/20-restrictions.mobileconfig"])
+        let restrictionsOnly = try CLIProcess.run([
+            "policy", "lint", "--profile", "\(Self.profiles)/20-restrictions.mobileconfig",
+        ])
         #expect(restrictionsOnly.status == 1)
         #expect(restrictionsOnly.stdout.contains("L_WIFI_NO_ALLOWED_NETWORKS"))
         let test = try CLIProcess.run(["policy", "test", "Examples/device-policy/cases.json"])
@@ -129,7 +139,8 @@ struct PolicyCommandTests {
         #expect(test.stdout.hasSuffix("30 passed, 0 failed\n"))
         let failing = try CLIProcess.temporaryFile(
             "cases.json",
-            #"[{"id": "wrong", "profiles": [], "query": {"type": "kiosk", "at": "2025-01-01T00:00:00Z"}, "expect": {"exitCode": 0, "decision": "indeterminate"}}]"#)
+            #"[{"id": "wrong", "profiles": [], "query": {"type": "kiosk", "at": "2025-01-01T00:00:00Z"}, "expect": {"exitCode": 0, "decision": "indeterminate"}}]"#
+        )
         let failed = try CLIProcess.run(["policy", "test", failing])
         #expect(failed.status == 1)
         #expect(failed.stdout == "FAIL wrong: decision ok, expected indeterminate\n0 passed, 1 failed\n")
@@ -154,6 +165,8 @@ struct PolicyCommandTests {
     }
 
     static func lock(_ id: String, app: String) -> String {
-        profile(id, type: "com.apple.app.lock", body: "<key>App</key><dict><key>Identifier</key><string>\(app)</string></dict>")
+        profile(
+            id, type: "com.apple.app.lock",
+            body: "<key>App</key><dict><key>Identifier</key><string>\(app)</string></dict>")
     }
 }

@@ -52,7 +52,8 @@ precondition(document.isValid, "benchmark profile must load")
 let engine = PolicyEngine(profileSet: ProfileSet(documents: [document], skipInvalid: false))
 let urls = [
     "https://blocked500.example.com/", "https://www.blocked500.example.com/news", "https://x.ads501.example.net/a.js",
-    "https://exact502.example.org/", "https://portal503.example.com/private/report", "https://tracker504.example.io:8443/collect?id=1",
+    "https://exact502.example.org/", "https://portal503.example.com/private/report",
+    "https://tracker504.example.io:8443/collect?id=1",
     "https://www.example.com/", "https://news.example.org/2025/03/10/story.html", "http://intranet.acme.local/",
     "https://cdn.example.net/static/app.js",
 ]
@@ -65,4 +66,6 @@ for index in 0..<iterations {
     if engine.evaluate(queries[index % queries.count]).decision == .deny { denies += 1 }
 }
 let seconds = now() - start
-print("url decisions: \(iterations) in \((seconds * 1000).rounded() / 1000) s = \(Int(Double(iterations) / seconds)) decisions/s (deny \(denies))")
+print(
+    "url decisions: \(iterations) in \((seconds * 1000).rounded() / 1000) s = \(Int(Double(iterations) / seconds)) decisions/s (deny \(denies))"
+)
