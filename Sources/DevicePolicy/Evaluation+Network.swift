@@ -20,23 +20,22 @@ extension Evaluation {
     }
 
     mutating func decideURL(_ url: QueryURL) -> PolicyDecision {
-        var autoFilterPayloads: [(PayloadInfo, WebFilter, FilterIndex, Setting<Bool>)] = []
+        var autoFilterPayloads: [(CompiledPayloads.Filter, FilterIndex, Setting<Bool>)] = []
         var plugins: [PayloadInfo] = []
-        for entry in engine.filters where isActive.isEmpty || isActive[entry.position] {
-            let info = entry.info
-            let filter = entry.filter
-            guard let index = entry.index else {
+        for compiled in engine.filters where isActive.isEmpty || isActive[compiled.position] {
+            let info = compiled.info
+            guard let index = compiled.index else {
                 plugins.append(info)
                 continue
             }
-            for entry in matches(filter.denyList, index: index.deny, url: url, info: info) {
+            for entry in matches(compiled.filter.denyList, index: index.deny, url: url, info: info) {
                 reasons.append(
                     Reason(
                         "URL_DENYLISTED", .deny, info, entry,
                         message: "\(entry.key)[\(entry.index ?? 0)] '\(entry.written.stringValue)' matches \(url.host)")
                 )
             }
-            if let bookmarks = filter.bookmarks {
+            if let bookmarks = compiled.filter.bookmarks {
                 let found = matches(bookmarks, index: index.bookmarks, url: url, info: info)
                 if found.isEmpty {
                     reasons.append(
@@ -52,7 +51,7 @@ extension Evaluation {
                             message: "\(entry.key)[\(entry.index ?? 0)] '\(entry.written.stringValue)' matches"))
                 }
             }
-            if let auto = filter.autoFilter, auto.value { autoFilterPayloads.append((info, filter, index, auto)) }
+            if let auto = compiled.filter.autoFilter, auto.value { autoFilterPayloads.append((compiled, index, auto)) }
         }
         if reasons.contains(where: { $0.effect == .deny }) { return .deny }
         for info in plugins {
@@ -63,8 +62,9 @@ extension Evaluation {
         }
         var permittedEverywhere = true
         var permits: [(PayloadInfo, Setting<URLPattern>)] = []
-        for (info, filter, index, auto) in autoFilterPayloads {
-            let found = matches(filter.permitted, index: index.permitted, url: url, info: info)
+        for (compiled, index, auto) in autoFilterPayloads {
+            let info = compiled.info
+            let found = matches(compiled.filter.permitted, index: index.permitted, url: url, info: info)
             if found.isEmpty {
                 permittedEverywhere = false
                 reasons.append(

@@ -2,17 +2,21 @@
 /// host instead of testing every entry (a 1,000-entry deny list costs a few hash lookups). Domain keys are
 /// 64-bit hashes of the name read from its end, so every label-boundary suffix of a query host is hashed in
 /// one backward pass; a collision only adds a candidate, which the full match then rejects.
-struct FilterIndex: Sendable {
-    struct Patterns: Sendable {
-        var any: [Int] = []
-        var exact: [UInt64: [Int]] = [:]
-        var domain: [UInt64: [Int]] = [:]
-        var subdomains: [UInt64: [Int]] = [:]
-        var address: [URLHost: [Int]] = [:]
-        let count: Int
+final class FilterIndex: Sendable {
+    /// A class, so that an evaluation borrows it instead of copying its dictionaries.
+    final class Patterns: Sendable {
+        let any: [Int]
+        let exact: [UInt64: [Int]]
+        let domain: [UInt64: [Int]]
+        let subdomains: [UInt64: [Int]]
+        let address: [URLHost: [Int]]
 
         init(_ list: ListSetting<URLPattern>?) {
-            count = list?.entries.count ?? 0
+            var any: [Int] = []
+            var exact: [UInt64: [Int]] = [:]
+            var domain: [UInt64: [Int]] = [:]
+            var subdomains: [UInt64: [Int]] = [:]
+            var address: [URLHost: [Int]] = [:]
             for (position, entry) in (list?.entries ?? []).enumerated() {
                 switch entry.value.host {
                 case .any: any.append(position)
@@ -22,6 +26,11 @@ struct FilterIndex: Sendable {
                 case .address(let host): address[host, default: []].append(position)
                 }
             }
+            self.any = any
+            self.exact = exact
+            self.domain = domain
+            self.subdomains = subdomains
+            self.address = address
         }
 
         /// Positions of the entries whose host form matches `host`, ascending.

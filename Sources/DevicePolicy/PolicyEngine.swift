@@ -137,6 +137,8 @@ final class CompiledPayloads: Sendable {
     let payloads: [Payload]
     let filters: [Filter]
     let hasSchedules: Bool
+    /// Every payload position: the active set when there are no schedules, shared rather than rebuilt.
+    let allPositions: [Int]
 
     init(_ payloads: [Payload]) {
         self.payloads = payloads
@@ -145,6 +147,7 @@ final class CompiledPayloads: Sendable {
             return Filter(position: position, info: payload.info, filter: filter)
         }
         hasSchedules = payloads.contains { $0.schedule != nil }
+        allPositions = Array(payloads.indices)
     }
 }
 
@@ -164,8 +167,12 @@ struct Evaluation {
     init(compiled engine: CompiledPayloads, at instant: Instant, tracing: Bool) {
         self.engine = engine
         self.tracing = tracing
+        guard engine.hasSchedules else {
+            active = engine.allPositions
+            return
+        }
         active.reserveCapacity(engine.payloads.count)
-        if engine.hasSchedules { isActive = Array(repeating: true, count: engine.payloads.count) }
+        isActive = Array(repeating: true, count: engine.payloads.count)
         for (position, payload) in engine.payloads.enumerated() {
             guard let schedule = payload.schedule else {
                 active.append(position)

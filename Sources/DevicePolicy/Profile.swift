@@ -1,13 +1,33 @@
 import MDMDiagnostics
 import PropertyList
 
-/// Which payload something comes from: profile and payload identifiers, type, file and position.
-public struct PayloadInfo: Sendable, Hashable {
+/// Which payload something comes from: profile and payload identifiers, type, file and position. A class, so
+/// that the reasons and trace entries citing a payload share one instance instead of copying four strings.
+public final class PayloadInfo: Sendable, Hashable {
     public let profile: String
     public let identifier: String
     public let type: String
     public let file: String
     public let position: SourcePosition
+
+    init(profile: String, identifier: String, type: String, file: String, position: SourcePosition) {
+        self.profile = profile
+        self.identifier = identifier
+        self.type = type
+        self.file = file
+        self.position = position
+    }
+
+    public static func == (lhs: PayloadInfo, rhs: PayloadInfo) -> Bool {
+        lhs.profile == rhs.profile && lhs.identifier == rhs.identifier && lhs.type == rhs.type
+            && lhs.file == rhs.file && lhs.position == rhs.position
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(profile)
+        hasher.combine(identifier)
+        hasher.combine(file)
+    }
 
     /// Orders by (profile, payload) identifier, UTF-8 bytes.
     static func ordered(_ lhs: PayloadInfo, _ rhs: PayloadInfo) -> Bool {

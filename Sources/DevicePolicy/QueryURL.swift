@@ -76,8 +76,17 @@ public struct QueryURL: Hashable, Sendable {
         self.host = host
         self.port = port
         self.path = URLPath.normalize(utf8[authorityEnd..<pathEnd])
+        // One buffer: this runs for every query.
+        var text = ""
         let portText = port.map { $0 == scheme.defaultPort ? "" : ":\($0)" } ?? ""
-        normalized = scheme.rawValue + "://" + host.description + portText + path
+        let hostText = host.description
+        text.reserveCapacity(scheme.rawValue.utf8.count + 3 + hostText.utf8.count + portText.utf8.count + path.utf8.count)
+        text += scheme.rawValue
+        text += "://"
+        text += hostText
+        text += portText
+        text += path
+        normalized = text
     }
 
     /// Host bytes and the bytes after the last `:` outside `[…]` (nil when there is no such colon).

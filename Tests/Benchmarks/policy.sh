@@ -21,7 +21,7 @@ swift build -c release --static-swift-stdlib --product mdmconf >/dev/null
 swift build -c release --product policy-decisions-benchmark >/dev/null
 BIN="$(swift build -c release --show-bin-path)"
 
-"$BIN/policy-decisions-benchmark" 2000000
+"$BIN/policy-decisions-benchmark" 500000
 
 DATA=.build/bench-policy; rm -rf "$DATA"; mkdir -p "$DATA"
 cp Examples/device-policy/profiles/*.mobileconfig "$DATA/"
