@@ -99,7 +99,7 @@ public struct QueryURL: Hashable, Sendable {
     }
 
     /// `http` or `https` in any case.
-    private static func scheme(_ bytes: ArraySlice<UInt8>) -> Scheme? {
+    static func scheme(_ bytes: ArraySlice<UInt8>) -> Scheme? {
         let http: [UInt8] = [0x68, 0x74, 0x74, 0x70]
         guard bytes.count == 4 || bytes.count == 5, zip(bytes, http).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
         if bytes.count == 4 { return .http }

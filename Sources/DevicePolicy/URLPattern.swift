@@ -22,49 +22,51 @@ public struct URLPattern: Hashable, Sendable {
 
     public init(parsing text: String) throws(URLPatternError) {
         guard !text.isEmpty else { throw .init("is empty") }
-        if let problem = QueryURL.spaceOrControl(Array(text.utf8), text) { throw .init("contains \(problem)") }
-        if let bad = text.first(where: { "?#@\\".contains($0) }) { throw .init("contains '\(bad)'") }
-        var rest = Substring(text)
-        if let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
-            let schemeText = rest[..<colon].lowercased()
-            guard let scheme = QueryURL.Scheme(rawValue: schemeText) else {
-                throw .init("has scheme '\(rest[..<colon])': only http and https are allowed")
+        // Byte-level throughout: admins' deny lists run to thousands of entries.
+        let bytes = Array(text.utf8)
+        if let problem = QueryURL.spaceOrControl(bytes, text) { throw .init("contains \(problem)") }
+        if let bad = bytes.first(where: { $0 == 0x3F || $0 == 0x23 || $0 == 0x40 || $0 == 0x5C }) {
+            throw .init("contains '\(Character(Unicode.Scalar(bad)))'")
+        }
+        var rest = bytes[...]
+        if let colon = rest.firstIndex(of: UInt8(ascii: ":")), rest[colon...].starts(with: "://".utf8) {
+            guard let scheme = QueryURL.scheme(rest[..<colon]) else {
+                throw .init("has scheme '\(String(decoding: rest[..<colon], as: UTF8.self))': only http and https are allowed")
             }
             self.scheme = scheme
-            rest = rest[colon...].dropFirst(3)
+            rest = rest[(colon + 3)...]
         } else {
             self.scheme = nil
         }
-        let slash = rest.firstIndex(of: "/")
-        let authority = rest[..<(slash ?? rest.endIndex)]
-        path = slash.map { URLPath.normalize(Array(rest[$0...].utf8)[...]) }
-        let (hostBytes, portBytes) = QueryURL.splitPort(Array(authority.utf8)[...])
+        let slash = rest.firstIndex(of: UInt8(ascii: "/"))
+        path = slash.map { URLPath.normalize(rest[$0...]) }
+        let (hostBytes, portBytes) = QueryURL.splitPort(rest[..<(slash ?? rest.endIndex)])
         if let portBytes {
             guard !portBytes.isEmpty, portBytes.count <= 5, portBytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                let value = Int(String(decoding: portBytes, as: UTF8.self)), (1...65535).contains(value)
+                case let value = portBytes.reduce(0, { $0 * 10 + Int($1 - 0x30) }), (1...65535).contains(value)
             else { throw .init("has a port that is not 1–65535") }
             port = value
         } else {
             port = nil
         }
-        let hostText = Substring(String(decoding: hostBytes, as: UTF8.self))
-        guard !hostText.isEmpty else { throw .init("has an empty host") }
-        if hostText == "*" {
+        guard !hostBytes.isEmpty else { throw .init("has an empty host") }
+        if hostBytes.elementsEqual([UInt8(ascii: "*")]) {
             host = .any
             return
         }
         var form = 0  // 0 domain, 1 exact, 2 subdomains
-        var name = hostText
-        if name.hasPrefix("*.") {
+        var name = hostBytes
+        if name.starts(with: "*.".utf8) {
             form = 2
             name = name.dropFirst(2)
-        } else if name.hasPrefix(".") {
+        } else if name.first == UInt8(ascii: ".") {
             form = 1
             name = name.dropFirst()
         }
-        if name.contains("*") { throw .init("has '*' outside the '*' and '*.domain' host forms") }
-        guard !name.isEmpty, !name.hasPrefix("."), let parsed = URLHost(name) else {
-            throw .init("has an invalid host '\(hostText)'")
+        let shown = { String(decoding: hostBytes, as: UTF8.self) }
+        if name.contains(UInt8(ascii: "*")) { throw .init("has '*' outside the '*' and '*.domain' host forms") }
+        guard !name.isEmpty, name.first != UInt8(ascii: "."), let parsed = URLHost(bytes: name) else {
+            throw .init("has an invalid host '\(shown())'")
         }
         switch parsed {
         case .domain(let domain): host = form == 0 ? .domain(domain) : form == 1 ? .exact(domain) : .subdomains(domain)
