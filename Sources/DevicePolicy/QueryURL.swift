@@ -80,7 +80,8 @@ public struct QueryURL: Hashable, Sendable {
         var text = ""
         let portText = port.map { $0 == scheme.defaultPort ? "" : ":\($0)" } ?? ""
         let hostText = host.description
-        text.reserveCapacity(scheme.rawValue.utf8.count + 3 + hostText.utf8.count + portText.utf8.count + path.utf8.count)
+        text.reserveCapacity(
+            scheme.rawValue.utf8.count + 3 + hostText.utf8.count + portText.utf8.count + path.utf8.count)
         text += scheme.rawValue
         text += "://"
         text += hostText

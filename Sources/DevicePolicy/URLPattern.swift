@@ -31,7 +31,8 @@ public struct URLPattern: Hashable, Sendable {
         var rest = bytes[...]
         if let colon = rest.firstIndex(of: UInt8(ascii: ":")), rest[colon...].starts(with: "://".utf8) {
             guard let scheme = QueryURL.scheme(rest[..<colon]) else {
-                throw .init("has scheme '\(String(decoding: rest[..<colon], as: UTF8.self))': only http and https are allowed")
+                throw .init(
+                    "has scheme '\(String(decoding: rest[..<colon], as: UTF8.self))': only http and https are allowed")
             }
             self.scheme = scheme
             rest = rest[(colon + 3)...]

@@ -150,6 +150,22 @@ struct PolicyCommandTests {
         #expect(try CLIProcess.run(["policy", "test", "nope.json"]).status == 66)
     }
 
+    @Test func lintFormatsAndSingleFileLint() throws {
+        let broken = "Examples/device-policy/broken/typos.mobileconfig"
+        let sarif = try CLIProcess.run([
+            "policy", "lint", "--profile", "\(Self.profiles)/20-restrictions.mobileconfig", "--format", "sarif",
+        ])
+        #expect(sarif.status == 1)
+        let json = try CLIProcess.json(sarif.stdout)
+        #expect(json["version"] as? String == "2.1.0")
+        let github = try CLIProcess.run(["policy", "lint", "--profile", broken, "--format", "github"])
+        #expect(github.status == 78)
+        #expect(github.stdout.contains("::error file=\(broken),line=21,col=13"))
+        let single = try CLIProcess.run(["lint", broken])
+        #expect(single.status == 1)
+        #expect(single.stdout.contains("[MC5009 unknown-time-zone]"))
+    }
+
     static func profile(_ id: String, type: String, body: String) -> String {
         """
         <?xml version="1.0" encoding="UTF-8"?>

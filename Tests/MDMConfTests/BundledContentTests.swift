@@ -44,6 +44,22 @@ struct BundledContentTests {
         path.hasSuffix(".xsd") || path.hasSuffix(".sh") || path.contains("/requests/") || path.hasSuffix("cases.json")
     }
 
+    /// A `--profile` folder adds its `.mobileconfig` and `.plist` files (any case), not recursively, no dot-files,
+    /// sorted by name bytes.
+    @Test func profileFolderExpansion() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("profiles-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("nested"), withIntermediateDirectories: true)
+        for name in [
+            "b.plist", "A.MOBILECONFIG", "a.mobileconfig", ".hidden.plist", "c.xml", "nested/d.plist", "Z.Plist",
+        ] {
+            try Data("x".utf8).write(to: folder.appendingPathComponent(name))
+        }
+        let names = ProfileInputs.expand([folder.path]).map { ($0 as NSString).lastPathComponent }
+        #expect(names == ["A.MOBILECONFIG", "Z.Plist", "a.mobileconfig", "b.plist"])
+        #expect(ProfileInputs.expand(["-", "x.plist"]) == ["-", "x.plist"])
+    }
+
     /// The kiosk example's policy test table passes, every case.
     @Test func devicePolicyExampleTablePasses() throws {
         let path = Self.packageRoot.appendingPathComponent("Examples/device-policy/cases.json").path

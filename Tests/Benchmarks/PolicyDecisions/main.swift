@@ -73,4 +73,6 @@ for round in 1...5 {
     print("round \(round): \(iterations) url decisions in \((seconds * 1000).rounded() / 1000) s (deny \(denies))")
 }
 rates.sort()
-print("url decisions/s against a 1,000-entry deny list: median \(Int(rates[2])), best \(Int(rates[4])), worst \(Int(rates[0]))")
+print(
+    "url decisions/s against a 1,000-entry deny list: median \(Int(rates[2])), best \(Int(rates[4])), worst \(Int(rates[0]))"
+)
