@@ -8,8 +8,8 @@ struct MDMConfCommand: ParsableCommand {
         commandName: "mdmconf",
         abstract: "Check managed app configurations, update policies and device policies before an MDM ships them.",
         discussion: """
-            Exit codes: 0 success / allow, 1 findings / deny, 3 indeterminate, 4 conditional, 10/20/30 update
-            recommended/required/unsupported, 64 usage error, 65 invalid request or query, 66 unreadable input,
+            Exit codes: 0 success / allow, 1 findings / deny, 3 indeterminate, 4 conditional, 10/20/30 update \
+            recommended/required/unsupported, 64 usage error, 65 invalid request or query, 66 unreadable input, \
             78 invalid schema, policy or profile. Set NO_COLOR to turn colour off.
             `mdmconf --version` prints the version.
             """,
