@@ -75,9 +75,9 @@ struct PolicyTestCommand: ParsableCommand {
         commandName: "test",
         abstract: "Run a table of policy queries and the answers expected of them.",
         discussion: """
-            CASES is a JSON array of cases (or {"cases": [...]}), or a plist of that structure. Each case has id,
-            profiles (paths relative to CASES), query {type, arg, ssidHex, hidden, at}, skipInvalid and expect
-            {exitCode, decision, reasons, reasonsAbsent, profilesCited, profilesNotCited, citedBy, lints,
+            CASES is a JSON array of cases (or {"cases": [...]}), or a plist of that structure. Each case has id, \
+            profiles (paths relative to CASES), query {type, arg, ssidHex, hidden, at}, skipInvalid and expect \
+            {exitCode, decision, reasons, reasonsAbsent, profilesCited, profilesNotCited, citedBy, lints, \
             advisories, diagnostics, inactive, fields}. Prints a FAIL line per failing case, then "N passed, M failed".
 
             Exit codes: 0 every case passed, 1 a case failed, 66 CASES missing, 78 CASES invalid.
