@@ -62,6 +62,10 @@ let package = Package(
             name: "policy-decisions-benchmark", dependencies: ["DevicePolicy", "CivilTime"],
             path: "Tests/Benchmarks/PolicyDecisions"
         ),
+        .executableTarget(
+            name: "mdmconf-fuzz", dependencies: ["PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy", "CivilTime"],
+            path: "Tests/Fuzz", exclude: ["run.sh"]
+        ),
         .testTarget(name: "MDMDiagnosticsTests", dependencies: ["MDMDiagnostics"]),
         .testTarget(
             name: "PropertyListTests",

@@ -1,0 +1,159 @@
+// Fuzz targets for the readers of untrusted input (issue 7). One binary, the target chosen by name:
+//
+//   bash Tests/Fuzz/run.sh TARGET SECONDS          # libFuzzer + AddressSanitizer, seeded from Examples/ and corpus
+//   swift run mdmconf-fuzz TARGET FILE|FOLDER...   # replay inputs without libFuzzer (regressions)
+//
+// Targets: xml-plist, binary-plist, json-plist, specfile, manifest, update-policy, url, profile, policy-query.
+import CivilTime
+import ConfigSchema
+import DevicePolicy
+import PropertyList
+import UpdatePolicy
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+enum FuzzTargets {
+    static let names = [
+        "xml-plist", "binary-plist", "json-plist", "specfile", "manifest", "update-policy", "url", "profile",
+        "policy-query",
+    ]
+
+    /// Runs one input through `target`; every path must return (findings are fine, traps are not).
+    static func run(_ target: String, _ bytes: [UInt8]) {
+        switch target {
+        case "xml-plist":
+            let document = XMLPlistReader().read(bytes, file: "fuzz.plist")
+            if let root = document.root, !document.hasErrors, let written = try? PlistWriter.xml(root.value) {
+                // What was read is written back and read again: the same value.
+                let again = XMLPlistReader().read(Array(written.utf8), file: "again.plist")
+                precondition(again.root?.value == root.value, "XML round trip changed the value")
+            }
+        case "binary-plist":
+            _ = BinaryPlistReader().read(bytes, file: "fuzz.plist")
+        case "json-plist":
+            _ = JSONPlistReader().read(bytes, file: "fuzz.json")
+        case "specfile":
+            _ = SpecfileImporter().load(bytes, path: "fuzz.xml")
+        case "manifest":
+            _ = ManifestImporter().load(bytes, path: "fuzz.plist")
+        case "update-policy":
+            if let document = PolicyLoader().load(bytes, file: "fuzz.plist").document,
+                case .success(let request) = UpdateRequest.parse([
+                    "app": "com.acme.app", "version": "2.1.0", "platform": "ios", "osVersion": "17.4",
+                    "deviceId": "fuzz",
+                ])
+            {
+                _ = Evaluator(document).evaluate(request, now: Instant(seconds: 1_750_000_000), explain: true)
+            }
+        case "url":
+            // The input as a pattern and as a query URL; a parsed URL's normal form is a fixed point.
+            let text = String(decoding: bytes, as: UTF8.self)
+            _ = try? URLPattern(parsing: text)
+            if let url = try? QueryURL(parsing: text) {
+                let again = try? QueryURL(parsing: url.normalized)
+                precondition(again?.normalized == url.normalized, "URL normalisation is not idempotent")
+            }
+        case "profile":
+            let document = ProfileLoader().load(bytes, file: "fuzz.mobileconfig")
+            let engine = PolicyEngine(profileSet: ProfileSet(documents: [document], skipInvalid: true))
+            let at = Instant(seconds: 1_741_597_200)
+            for (kind, argument) in queries {
+                _ = engine.evaluate(PolicyQuery(kind: kind, argument: argument, at: at, trace: true)).json.serialized()
+            }
+        case "policy-query":
+            // The input as every kind of query argument against the bundled kiosk profiles.
+            let text = String(decoding: bytes, as: UTF8.self)
+            let at = Instant(seconds: 1_741_597_200)
+            for kind in PolicyQuery.Kind.allCases {
+                _ = kioskEngine.evaluate(PolicyQuery(kind: kind, argument: text, at: at)).json.serialized()
+            }
+            _ = kioskEngine.evaluate(PolicyQuery(kind: .wifi, ssidHex: text, at: at))
+        default:
+            fatalError("unknown fuzz target '\(target)'; one of \(names.joined(separator: " "))")
+        }
+    }
+
+    static let queries: [(PolicyQuery.Kind, String?)] = [
+        (.app, "com.acme.storefront"), (.url, "https://www.example.com/a"), (.wifi, "ACME-Store"), (.kiosk, nil),
+        (.vpn, nil), (.asam, "com.acme.scanner"), (.restriction, "allowSafari"),
+    ]
+
+    static let kioskEngine: PolicyEngine = {
+        let folder = "Examples/device-policy/profiles"
+        let names = [
+            "10-app-lock", "20-restrictions", "30-web-filter", "40-wifi", "50-vpn", "60-after-hours",
+        ]
+        let documents = names.compactMap { name -> ProfileDocument? in
+            do { return try ProfileLoader().load(path: "\(folder)/\(name).mobileconfig") } catch { return nil }
+        }
+        return PolicyEngine(profileSet: ProfileSet(documents: documents, skipInvalid: true))
+    }()
+
+    static let target: String = getenv("FUZZ_TARGET").map { String(cString: $0) } ?? "xml-plist"
+}
+
+#if FUZZING
+    /// libFuzzer's entry into the target.
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+        guard let data else { return 0 }
+        FuzzTargets.run(FuzzTargets.target, Array(UnsafeBufferPointer(start: data, count: size)))
+        return 0
+    }
+
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
+
+    /// SwiftPM links an executable's `main` to `<module>_main`; here it hands over to libFuzzer's driver.
+    @_cdecl("mdmconf_fuzz_main")
+    public func fuzzMain(
+        _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    ) -> CInt {
+        var count = argc
+        var arguments = argv
+        return runFuzzerDriver(&count, &arguments, fuzzOne)
+    }
+#else
+    /// Replays files (or every file of folders) through a target: the regression mode.
+    @main
+    struct FuzzReplay {
+        static func main() {
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            guard let target = arguments.first, FuzzTargets.names.contains(target), arguments.count > 1 else {
+                print("usage: mdmconf-fuzz TARGET FILE|FOLDER...   targets: \(FuzzTargets.names.joined(separator: " "))")
+                exit(64)
+            }
+            var count = 0
+            for path in arguments.dropFirst() {
+                for file in files(path) {
+                    guard case .bytes(let bytes)? = try? InputFile.read(file, limit: 64 * 1024 * 1024) else { continue }
+                    FuzzTargets.run(target, bytes)
+                    count += 1
+                }
+            }
+            print("\(target): \(count) inputs replayed, no crash")
+        }
+
+        static func files(_ path: String) -> [String] {
+            guard let handle = opendir(path) else { return [path] }
+            defer { closedir(handle) }
+            var result: [String] = []
+            while let entry = readdir(handle) {
+                let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
+                    tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
+                        String(cString: $0)
+                    }
+                }
+                if name == "." || name == ".." { continue }
+                result += files(path + "/" + name)
+            }
+            return result.sorted()
+        }
+    }
+#endif
