@@ -126,7 +126,8 @@ enum FuzzTargets {
         static func main() {
             let arguments = Array(CommandLine.arguments.dropFirst())
             guard let target = arguments.first, FuzzTargets.names.contains(target), arguments.count > 1 else {
-                print("usage: mdmconf-fuzz TARGET FILE|FOLDER...   targets: \(FuzzTargets.names.joined(separator: " "))")
+                print(
+                    "usage: mdmconf-fuzz TARGET FILE|FOLDER...   targets: \(FuzzTargets.names.joined(separator: " "))")
                 exit(64)
             }
             var count = 0
