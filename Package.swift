@@ -64,7 +64,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mdmconf-fuzz", dependencies: ["PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy", "CivilTime"],
-            path: "Tests/Fuzz", exclude: ["run.sh"]
+            path: "Tests/Fuzz", exclude: ["run.sh", "Regressions"]
         ),
         .testTarget(name: "MDMDiagnosticsTests", dependencies: ["MDMDiagnostics"]),
         .testTarget(

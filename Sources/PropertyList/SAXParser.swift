@@ -52,6 +52,12 @@ class SAXParser {
         }
         self.parser = parser
         defer {
+            // libxml2's SAX2 handlers build a document to hold a DOCTYPE's internal subset; the context does
+            // not free it (found by fuzzing: every document with an internal subset leaked it).
+            if let document = parser.pointee.myDoc {
+                xmlFreeDoc(document)
+                parser.pointee.myDoc = nil
+            }
             xmlFreeParserCtxt(parser)
             self.parser = nil
         }
