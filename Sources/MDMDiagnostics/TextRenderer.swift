@@ -69,6 +69,25 @@ public struct TextRenderer: Sendable {
     /// The part of `text` to quote and the 1-based character column of the caret in it. `column` counts
     /// bytes; long lines are cut around it and marked with `…`.
     static func window(of text: String, column: Int) -> (String, Int) {
+        // A long line (a minified 60 MB plist is one line) is first cut to a few kilobytes around the column,
+        // on scalar boundaries, so that quoting costs the same whatever the line's length.
+        let reach = excerptWidth * 16
+        let utf8 = text.utf8
+        if utf8.count > reach * 2 {
+            let bytes = Array(utf8)  // contiguous once; the slice below is what is decoded
+            func boundary(_ offset: Int) -> Int {
+                var offset = min(max(0, offset), bytes.count)
+                while offset < bytes.count && bytes[offset] & 0xC0 == 0x80 { offset += 1 }
+                return offset
+            }
+            let lower = boundary(column - 1 - reach)
+            let upper = boundary(column - 1 + reach)
+            let cut = String(decoding: bytes[lower..<upper], as: UTF8.self)
+            let (shown, caret) = window(of: cut, column: column - lower)
+            let prefix = lower > 0 && !shown.hasPrefix("…") ? "…" : ""
+            let suffix = upper < bytes.count && !shown.hasSuffix("…") ? "…" : ""
+            return (prefix + shown + suffix, caret + prefix.count)
+        }
         var characters: [Character] = []
         var caret = 0
         var bytes = 0
