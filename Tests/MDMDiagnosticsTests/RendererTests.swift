@@ -1,6 +1,7 @@
 import Foundation
-import MDMDiagnostics
 import Testing
+
+@testable import MDMDiagnostics
 
 struct RendererTests {
     static let typeMismatch = DiagnosticCode("MC2003", "type-mismatch", summary: "A value has the wrong type.")
@@ -146,5 +147,19 @@ struct RendererTests {
 
     @Test func jsonEscapesControlCharacters() {
         #expect(JSONValue.string("a\"\\\n\u{1}é").serialized(pretty: false) == #""a\"\\\n\u0001é""#)
+    }
+}
+
+struct LongLineExcerptTests {
+    /// A one-line input of megabytes is quoted around the column: the caret under the right character and
+    /// ellipses on both sides, whatever the line's length.
+    @Test(arguments: [10, 5_000_000])
+    func excerptOfAVeryLongLine(_ column: Int) {
+        let line = String(repeating: "a", count: column - 1) + "é" + String(repeating: "b", count: 5_000_000)
+        let (shown, caret) = TextRenderer.window(of: line, column: column)
+        #expect(shown.count <= TextRenderer.excerptWidth + 2)
+        #expect(Array(shown)[caret - 1] == "é")
+        #expect(shown.hasSuffix("…"))
+        #expect(shown.hasPrefix("…") == (column > TextRenderer.excerptWidth))
     }
 }
