@@ -123,7 +123,7 @@ public struct BinaryPlistReader: Sendable {
             onPath[reference] = true
             var total: UInt64 = 1
             for index in 0..<references {
-                let child = Int(readUnsigned(at: start + index * trailer.referenceSize, size: trailer.referenceSize))
+                let child = objectReference(at: start + index * trailer.referenceSize)
                 let (sum, overflow) = total.addingReportingOverflow(
                     try expandedSize(child, depth: depth + 1, sizes: &sizes))
                 total = overflow ? .max : sum
@@ -131,6 +131,13 @@ public struct BinaryPlistReader: Sendable {
             onPath[reference] = false
             sizes[reference] = total
             return total
+        }
+
+        /// An object reference; one too large for `Int` becomes `Int.max`, which no object has (8-byte
+        /// references in a damaged file would otherwise trap; found by fuzzing).
+        func objectReference(at offset: Int) -> Int {
+            let value = readUnsigned(at: offset, size: trailer.referenceSize)
+            return value > UInt64(Int.max) ? Int.max : Int(value)
         }
 
         func readUnsigned(at offset: Int, size: Int) -> UInt64 {
@@ -254,8 +261,7 @@ public struct BinaryPlistReader: Sendable {
                 var items: [PlistNode] = []
                 items.reserveCapacity(count)
                 for index in 0..<count {
-                    let child = Int(
-                        readUnsigned(at: start + index * trailer.referenceSize, size: trailer.referenceSize))
+                    let child = objectReference(at: start + index * trailer.referenceSize)
                     do {
                         items.append(try object(child, depth: depth + 1))
                     } catch {
@@ -273,10 +279,8 @@ public struct BinaryPlistReader: Sendable {
                 var entries: [PlistDictionary.Entry] = []
                 entries.reserveCapacity(count)
                 for index in 0..<count {
-                    let keyReference = Int(
-                        readUnsigned(at: start + index * trailer.referenceSize, size: trailer.referenceSize))
-                    let valueReference = Int(
-                        readUnsigned(at: start + (count + index) * trailer.referenceSize, size: trailer.referenceSize))
+                    let keyReference = objectReference(at: start + index * trailer.referenceSize)
+                    let valueReference = objectReference(at: start + (count + index) * trailer.referenceSize)
                     let keyNode = try object(keyReference, depth: depth + 1)
                     guard case .string(let key) = keyNode.value else {
                         throw damaged("dictionary key is a \(keyNode.value.typeName), not a string", at: offset)
