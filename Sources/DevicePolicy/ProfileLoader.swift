@@ -102,7 +102,7 @@ struct DocumentReader {
             profile = identifier
             if let encrypted = dict.entry("EncryptedPayloadContent") { encryptedProfile(encrypted) }
             guard let type, let identifier else { return (identifier, []) }
-            let payload = readPayload(dict, type: type, identifier: identifier, at: root.position, prefix: "")
+            let payload = readPayload(dict, type: type, identifier: identifier, at: root.position)
             return (identifier, payload.map { [$0] } ?? [])
         }
         let identifier = string(dict, "PayloadIdentifier", path: nil, at: root.position)
@@ -155,12 +155,10 @@ struct DocumentReader {
                 }
             }
             guard let type, let payloadID, let identifier else { continue }
-            if let payload = readPayload(payloadDict, type: type, identifier: payloadID, at: item.position, prefix: "")
-            {
+            if let payload = readPayload(payloadDict, type: type, identifier: payloadID, at: item.position) {
                 payloads.append(payload)
             }
         }
-        _ = identifier
         return (identifier, payloads)
     }
 
@@ -173,7 +171,7 @@ struct DocumentReader {
 
     /// Reads one payload dict; nil when it has no profile identifier to belong to.
     private mutating func readPayload(
-        _ dict: PlistDictionary, type: String, identifier: String, at position: SourcePosition, prefix: String
+        _ dict: PlistDictionary, type: String, identifier: String, at position: SourcePosition
     ) -> Payload? {
         guard let profile else { return nil }
         payload = identifier
