@@ -38,7 +38,11 @@ for path in glob.glob('Examples/**/*.plist', recursive=True) + glob.glob('../sha
     open(os.path.join(sys.argv[1], hashlib.md5(data).hexdigest()), 'wb').write(data)
 PY
         ;;
-    json-plist) seeds=(Examples/update-policy Examples/device-policy/cases.json) ;;
+    json-plist)
+        # libFuzzer takes folders: the example JSON files are copied into the working corpus.
+        find Examples -name '*.json' -exec cp {} "$corpus/" \;
+        seeds=(Examples/update-policy/requests)
+        ;;
     *) seeds=(Examples ../shared/corpus Tests/PropertyListTests/Fixtures) ;;
 esac
 existing=()
