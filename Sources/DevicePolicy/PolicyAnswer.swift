@@ -173,4 +173,12 @@ public struct PolicyAnswer: Sendable {
     public var exitCode: Int32 { decision?.exitCode ?? errorExit ?? 78 }
 
     init(query: PolicyQuery) { self.query = query }
+
+    /// An answer without a decision: the query (65) or an input file (66) could not be used.
+    public static func refused(_ query: PolicyQuery, _ diagnostic: Diagnostic, exit: Int32) -> PolicyAnswer {
+        var answer = PolicyAnswer(query: query)
+        answer.diagnostics = [PolicyFinding(diagnostic)]
+        answer.errorExit = exit
+        return answer
+    }
 }

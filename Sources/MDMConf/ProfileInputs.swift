@@ -41,19 +41,12 @@ public enum ProfileInputs {
         _ query: PolicyQuery, profiles paths: [String], skipInvalid: Bool,
         options: PlistReaderOptions = PlistReaderOptions()
     ) -> PolicyAnswer {
-        let empty = PolicyEngine(profileSet: ProfileSet(documents: [], skipInvalid: false))
-        if query.argumentError != nil { return empty.evaluate(query) }
+        if let error = query.argumentError { return .refused(query, error, exit: 65) }
         do {
             let documents = try load(paths, options: options)
             return PolicyEngine(profileSet: ProfileSet(documents: documents, skipInvalid: skipInvalid)).evaluate(query)
         } catch {
-            var answer = empty.evaluate(query)
-            answer.decision = nil
-            answer.reasons = []
-            answer.profiles = []
-            answer.diagnostics = [PolicyFinding(error.diagnostic)]
-            answer.errorExit = 66
-            return answer
+            return .refused(query, error.diagnostic, exit: 66)
         }
     }
 }

@@ -68,12 +68,7 @@ struct PolicyQueryOptions: ParsableArguments {
                     DevicePolicyCode.invalidQueryTime, severity: .error,
                     message: "--at '\(at)' is not an RFC 3339 date-time with Z or ±HH:MM",
                     hint: "for example 2025-03-10T09:00:00Z")
-                var answer = PolicyEngine(profileSet: ProfileSet(documents: [], skipInvalid: false)).evaluate(query)
-                answer.decision = nil
-                answer.reasons = []
-                answer.diagnostics = [PolicyFinding(diagnostic)]
-                answer.errorExit = 65
-                print(answer)
+                print(.refused(query, diagnostic, exit: 65))
                 throw ExitCode(65)
             }
             instant = parsed
