@@ -12,10 +12,19 @@ let package = Package(
         .library(name: "UpdatePolicy", targets: ["UpdatePolicy"]),
         .library(name: "DevicePolicy", targets: ["DevicePolicy"]),
         .library(name: "MDMConf", targets: ["MDMConf"]),
+        .library(name: "MDMConfServer", targets: ["MDMConfServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.4.0"),
     ],
     targets: [
         .systemLibrary(
@@ -41,7 +50,28 @@ let package = Package(
         .target(name: "DevicePolicy", dependencies: ["CivilTime", "CLibIDN2", "MDMDiagnostics", "PropertyList"]),
         .target(
             name: "MDMConf",
-            dependencies: ["MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy"]
+            dependencies: [
+                "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy", "CivilTime",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "MDMConfServer",
+            dependencies: [
+                "MDMConf", "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy",
+                "CivilTime",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .executableTarget(
             name: "MDMConfCLI",
@@ -50,20 +80,25 @@ let package = Package(
                 "UpdatePolicy",
                 "DevicePolicy",
                 "MDMConf",
+                "MDMConfServer",
                 "MDMDiagnostics",
                 "PropertyList",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
-            name: "update-decisions-benchmark", dependencies: ["UpdatePolicy", "CivilTime"], path: "Tests/Benchmarks/UpdateDecisions"
+            name: "update-decisions-benchmark", dependencies: ["UpdatePolicy", "CivilTime"],
+            path: "Tests/Benchmarks/UpdateDecisions"
         ),
         .executableTarget(
             name: "policy-decisions-benchmark", dependencies: ["DevicePolicy", "CivilTime"],
             path: "Tests/Benchmarks/PolicyDecisions"
         ),
         .executableTarget(
-            name: "mdmconf-fuzz", dependencies: ["PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy", "CivilTime"],
+            name: "mdmconf-fuzz",
+            dependencies: ["PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy", "CivilTime"],
             path: "Tests/Fuzz", exclude: ["run.sh", "Regressions"]
         ),
         .testTarget(name: "MDMDiagnosticsTests", dependencies: ["MDMDiagnostics"]),
@@ -76,7 +111,15 @@ let package = Package(
         .testTarget(name: "DevicePolicyTests", dependencies: ["DevicePolicy", "PropertyList", "MDMDiagnostics"]),
         .testTarget(name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics"]),
         .testTarget(
-            name: "MDMConfTests", dependencies: ["MDMConf", "ConfigSchema", "UpdatePolicy", "CivilTime", "PropertyList", "MDMDiagnostics"]
+            name: "MDMConfTests",
+            dependencies: ["MDMConf", "ConfigSchema", "UpdatePolicy", "CivilTime", "PropertyList", "MDMDiagnostics"]
+        ),
+        .testTarget(
+            name: "MDMConfServerTests",
+            dependencies: [
+                "MDMConfServer", "MDMConf", "PropertyList", "MDMDiagnostics",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         .testTarget(
             name: "MDMConfCLITests",

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct MDMConfCommand: ParsableCommand {
+struct MDMConfCommand: AsyncParsableCommand {
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
@@ -15,17 +15,17 @@ struct MDMConfCommand: ParsableCommand {
             """,
         subcommands: [
             ValidateCommand.self, LintCommand.self, UpdateCheckCommand.self, PolicyCommand.self, ConvertCommand.self,
-            SchemaCommand.self,
+            SchemaCommand.self, ServeCommand.self,
         ]
     )
 
     /// `mdmconf --version` is answered before parsing: the parser's own version flag (and any root flag) would
     /// also claim `--version` after a subcommand, where `update-check --version` is the app's version.
-    static func main() {
+    static func main() async {
         if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
             Console.out(version + "\n")
             return
         }
-        main(nil)
+        await main(nil)
     }
 }

@@ -1,5 +1,5 @@
 /// Base64 (RFC 4648, standard alphabet) as plists use it inside `<data>`.
-enum Base64 {
+public enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     private static let decodeTable: [UInt8] = {
@@ -9,14 +9,14 @@ enum Base64 {
     }()
 
     /// Why a `<data>` body is not valid base64.
-    enum DecodeError: Error, Equatable {
+    public enum DecodeError: Error, Equatable, Sendable {
         case invalidCharacter(UInt8, offset: Int)
         case badLength
         case misplacedPadding
     }
 
     /// Decodes base64, ignoring ASCII whitespace anywhere; padding is required and only at the end.
-    static func decode(_ input: some Collection<UInt8>) -> Result<[UInt8], DecodeError> {
+    public static func decode(_ input: some Collection<UInt8>) -> Result<[UInt8], DecodeError> {
         var output: [UInt8] = []
         output.reserveCapacity(input.count / 4 * 3)
         var quad: UInt32 = 0

@@ -6,10 +6,21 @@ public struct PolicyDocument: Sendable {
     public struct Defaults: Sendable {
         public var timeZone: ZoneInfo?
         public var locale: LocaleTag?
+
+        public init(timeZone: ZoneInfo? = nil, locale: LocaleTag? = nil) {
+            self.timeZone = timeZone
+            self.locale = locale
+        }
     }
 
     public var defaults: Defaults
     public var policies: [Policy]
+
+    /// A document; with no policies every request is `ok` (a catalog app without `update-policy.plist`).
+    public init(defaults: Defaults = Defaults(), policies: [Policy] = []) {
+        self.defaults = defaults
+        self.policies = policies
+    }
 }
 
 /// What a policy does when a build threshold meets a request without a build.

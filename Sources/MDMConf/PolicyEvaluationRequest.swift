@@ -1,0 +1,113 @@
+import CivilTime
+import DevicePolicy
+import PropertyList
+
+/// The body of `POST /v1/policy/evaluate` (device-policy.md 12): `{query: {type, arg, ssidHex, hidden, at, trace},
+/// profiles?: [{name, xml | base64}]}`.
+public struct PolicyEvaluationRequest: Sendable {
+    public let query: PolicyQuery
+    /// Inline profiles, or nil for the catalog's.
+    public let profiles: [ProfileDocument]?
+
+    /// The request, or why it is malformed (a message naming the member).
+    public static func parse(_ bytes: [UInt8], now: Instant, options: PlistReaderOptions = PlistReaderOptions())
+        -> Result<PolicyEvaluationRequest, MalformedRequest>
+    {
+        let document = JSONPlistReader(options: options, nullMembersAreAbsent: true).read(bytes, file: "request")
+        guard !document.hasErrors, let root = document.root else {
+            let reason = document.diagnostics.first { $0.severity == .error }?.message ?? "empty body"
+            return .failure(MalformedRequest("the body is not JSON: \(reason)"))
+        }
+        guard case .dictionary(let body) = root.value else {
+            return .failure(MalformedRequest("the body must be an object"))
+        }
+        for key in body.keys where key != "query" && key != "profiles" {
+            return .failure(MalformedRequest("unknown member '\(key)' (the body has query and profiles)"))
+        }
+        guard let queryNode = body["query"], case .dictionary(let fields) = queryNode.value else {
+            return .failure(MalformedRequest("'query' must be an object"))
+        }
+        let query: PolicyQuery
+        switch PolicyQuery.parse(fields, now: now) {
+        case .success(let parsed): query = parsed
+        case .failure(let error): return .failure(error)
+        }
+        guard let profilesNode = body["profiles"] else {
+            return .success(PolicyEvaluationRequest(query: query, profiles: nil))
+        }
+        guard case .array(let items) = profilesNode.value else {
+            return .failure(MalformedRequest("'profiles' must be an array of {name, xml | base64}"))
+        }
+        let loader = ProfileLoader(readerOptions: options)
+        var documents: [ProfileDocument] = []
+        for (index, item) in items.enumerated() {
+            guard case .dictionary(let profile) = item.value, case .string(let name)? = profile["name"]?.value,
+                !name.isEmpty
+            else {
+                return .failure(MalformedRequest("profiles[\(index)] must be an object with a name"))
+            }
+            switch (profile["xml"]?.value, profile["base64"]?.value) {
+            case (.string(let xml)?, nil):
+                documents.append(loader.load(Array(xml.utf8), file: name))
+            case (nil, .string(let text)?):
+                guard case .success(let bytes) = Base64.decode(Array(text.utf8)) else {
+                    return .failure(MalformedRequest("profiles[\(index)].base64 is not base64"))
+                }
+                documents.append(loader.load(bytes, file: name))
+            default:
+                return .failure(MalformedRequest("profiles[\(index)] needs exactly one of xml and base64 (strings)"))
+            }
+        }
+        return .success(PolicyEvaluationRequest(query: query, profiles: documents))
+    }
+}
+
+/// A request body or query string that cannot be understood (HTTP 400).
+public struct MalformedRequest: Error, Sendable, Equatable {
+    public let message: String
+
+    public init(_ message: String) { self.message = message }
+}
+
+extension PolicyQuery {
+    /// A query from its JSON or plist form `{type, arg, ssidHex, hidden, at, trace}` (device-policy.md 12, 14);
+    /// `at` defaults to `now`. Values are checked later like CLI arguments (MC51xx).
+    public static func parse(_ fields: PlistDictionary, now: Instant) -> Result<PolicyQuery, MalformedRequest> {
+        func text(_ key: String) -> Result<String?, MalformedRequest> {
+            switch fields[key]?.value {
+            case nil: .success(nil)
+            case .string(let value)?: .success(value)
+            default: .failure(MalformedRequest("query.\(key) must be a string"))
+            }
+        }
+        func flag(_ key: String) -> Result<Bool, MalformedRequest> {
+            switch fields[key]?.value {
+            case nil: .success(false)
+            case .boolean(let value)?: .success(value)
+            default: .failure(MalformedRequest("query.\(key) must be true or false"))
+            }
+        }
+        for key in fields.keys where !["type", "arg", "ssidHex", "hidden", "at", "trace"].contains(key) {
+            return .failure(MalformedRequest("unknown member query.\(key) (type, arg, ssidHex, hidden, at, trace)"))
+        }
+        do {
+            let kinds = PolicyQuery.Kind.allCases.map(\.rawValue).joined(separator: " ")
+            guard let kind = try text("type").get().flatMap(PolicyQuery.Kind.init(rawValue:)) else {
+                return .failure(MalformedRequest("query.type must be one of \(kinds)"))
+            }
+            var at = now
+            if let atText = try text("at").get() {
+                guard let instant = PolicyQuery.instant(rfc3339: atText) else {
+                    return .failure(MalformedRequest("query.at '\(atText)' is not RFC 3339 with Z or an offset"))
+                }
+                at = instant
+            }
+            return .success(
+                PolicyQuery(
+                    kind: kind, argument: try text("arg").get(), ssidHex: try text("ssidHex").get(),
+                    hidden: try flag("hidden").get(), at: at, trace: try flag("trace").get()))
+        } catch {
+            return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Logging
+import MDMConf
+import MDMConfServer
+import MDMDiagnostics
+import ServiceLifecycle
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a catalog folder's configurations, schemas, update decisions and policy answers over HTTP.",
+        discussion: """
+            The catalog is loaded and checked as a whole before the first request: a catalog with any error is \
+            refused with every finding (exit 78). SIGHUP reloads it, --watch reloads it when a file changes; a \
+            catalog that fails to reload is logged and the last good one stays in service. SIGTERM and SIGINT \
+            finish the requests in flight, then exit 0.
+
+            Without tokens.plist the server runs in development mode: every caller is trusted, so it listens \
+            only on loopback unless --insecure-no-auth is given.
+
+            Exit codes: 0 stopped by a signal, 64 usage error, 78 invalid catalog, or the address cannot be used.
+            """
+    )
+
+    @Argument(help: "The catalog folder (apps/, profiles/, devices.plist, tokens.plist).")
+    var catalog: String = "."
+
+    @Option(name: .long, help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(name: .long, help: "The port to listen on (0 picks a free one).") var port = 8080
+    @Flag(name: .long, help: "Reload the catalog when a file in it changes.") var watch = false
+    @Flag(
+        name: .customLong("insecure-no-auth"),
+        help: "Allow development mode (no tokens.plist: no authentication) on a non-loopback address.")
+    var insecureNoAuth = false
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+    @OptionGroup var limits: ReaderLimitOptions
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace debug info notice warning error critical")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+    }
+
+    func run() async throws {
+        let logger = {
+            var logger = Logger(label: "mdmconf") { StreamLogHandler.standardError(label: $0) }
+            logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+            return logger
+        }()
+        let store: CatalogStore
+        do {
+            store = try CatalogStore(
+                path: catalog, loader: CatalogLoader(readerOptions: limits.readerOptions), logger: logger)
+        } catch {
+            let findings = error.diagnostics.filter { $0.severity != .info }
+            let report = DiagnosticReport(files: [FileReport(path: catalog, diagnostics: findings)])
+            let sources = error.sources.mapValues { SourceText($0) }
+            Console.error(
+                TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled, sources: sources)).render(report)
+            )
+            Console.error(
+                "error: \(catalog) is not a usable catalog (\(error.errors.count) errors); nothing is served\n")
+            throw ExitStatus.invalidConfiguration.exitCode
+        }
+        let loaded = store.current.catalog
+        for warning in loaded.warnings where warning.severity != .info {
+            logger.warning("\(warning.location?.file ?? catalog): \(warning.message) [\(warning.code)]")
+        }
+        if loaded.tokens == nil {
+            guard ServerOptions.isLoopback(host) || insecureNoAuth else {
+                Console.error(
+                    "error: \(catalog) has no tokens.plist (development mode: no authentication); refusing to listen on \(host). Listen on 127.0.0.1, add tokens.plist, or pass --insecure-no-auth\n"
+                )
+                throw ExitStatus.invalidConfiguration.exitCode
+            }
+            logger.warning("development mode: no tokens.plist, every caller is trusted")
+        }
+        let options = ServerOptions(
+            host: host, port: port, watch: watch, reloadOnSIGHUP: true, readerOptions: limits.readerOptions)
+        let app = MDMConfServer.buildApplication(store: store, options: options, logger: logger) { channel in
+            let address = channel.localAddress.map { "\($0)" } ?? "\(host):\(port)"
+            logger.info(
+                "serving \(catalog)",
+                metadata: [
+                    "address": "\(address)", "apps": "\(loaded.apps.count)", "devices": "\(loaded.devices.count)",
+                    "auth": "\(loaded.tokens == nil ? "none (development mode)" : "bearer tokens")",
+                ])
+        }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            Console.error("error: cannot serve on \(host):\(port): \(error)\n")
+            throw ExitStatus.invalidConfiguration.exitCode
+        }
+    }
+}

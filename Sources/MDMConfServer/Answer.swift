@@ -1,0 +1,218 @@
+import HTTPTypes
+import Hummingbird
+import MDMConf
+import MDMDiagnostics
+import NIOCore
+
+/// A response the handler returns instead of going on.
+struct Refusal: Error, Sendable {
+    let response: Response
+}
+
+/// Building responses: JSON bodies, the error shape of server.md, request bodies within the limit.
+enum Answer {
+    static let generationField = fieldName("X-MDMConf-Catalog-Generation")
+    static let variantField = fieldName("X-MDMConf-Config-Variant")
+
+    private static func fieldName(_ text: String) -> HTTPField.Name {
+        guard let name = HTTPField.Name(text) else { preconditionFailure("'\(text)' is not a header field name") }
+        return name
+    }
+
+    static func bytes(_ status: HTTPResponse.Status, _ bytes: [UInt8], generation: Int? = nil) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        if let generation { headers[generationField] = String(generation) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ value: JSONValue, generation: Int? = nil) -> Response {
+        bytes(status, Array(value.serialized().utf8), generation: generation)
+    }
+
+    /// `{"error": {"code", "message", "diagnostics"}}`; `code` is the snake_case reason (`not_found`), the MC code
+    /// goes with it.
+    static func error(
+        _ status: HTTPResponse.Status, _ code: DiagnosticCode, _ message: String, diagnostics: [Diagnostic] = [],
+        code reason: String? = nil, headers extra: HTTPFields = HTTPFields()
+    ) -> Response {
+        let body: JSONValue = .object([
+            (
+                "error",
+                .object([
+                    ("code", .string(reason ?? code.name.replacingHyphens())), ("mc", .string(code.code)),
+                    ("message", .string(message)),
+                    ("diagnostics", .array(diagnostics.map { JSONRenderer().render($0) })),
+                ])
+            )
+        ])
+        var response = json(status, body)
+        for field in extra { response.headers.append(field) }
+        return response
+    }
+
+    /// The request body, or 413 when it is (or announces itself) over `limit`.
+    static func body(of request: Request, limit: Int) async -> Result<[UInt8], Refusal> {
+        let tooLarge = Refusal(
+            response: error(
+                .contentTooLarge, CatalogCode.bodyTooLarge, "the request body is over the limit of \(limit) bytes"))
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { return .failure(tooLarge) }
+        do {
+            let buffer = try await request.body.collect(upTo: limit)
+            return .success(Array(buffer.readableBytesView))
+        } catch is NIOTooManyBytesError {
+            return .failure(tooLarge)
+        } catch {
+            return .failure(
+                Refusal(
+                    response: Answer.error(.badRequest, CatalogCode.badRequest, "the request body could not be read")))
+        }
+    }
+
+    /// Bundle ids in paths: `[A-Za-z0-9-]` labels joined by dots, no empty label, at most 255 bytes; so no
+    /// `..`, no `/`, no percent-encoding.
+    static func isBundleID(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard !bytes.isEmpty, bytes.count <= 255, bytes.first != UInt8(ascii: "."), bytes.last != UInt8(ascii: ".")
+        else { return false }
+        var previous: UInt8 = 0
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+                break
+            case UInt8(ascii: "."): if previous == UInt8(ascii: ".") { return false }
+            default: return false
+            }
+            previous = byte
+        }
+        return true
+    }
+}
+
+extension String {
+    fileprivate func replacingHyphens() -> String { String(map { $0 == "-" ? "_" : $0 }) }
+}
+
+/// Who is asking (server.md "Auth").
+enum Caller: Sendable, Equatable {
+    /// Development mode: no tokens file.
+    case open
+    case admin
+    case device(String)
+
+    static func authorize(_ request: Request, catalog: Catalog) -> Result<Caller, Refusal> {
+        guard catalog.tokens != nil else { return .success(.open) }
+        func unauthorized(_ message: String, _ challenge: String) -> Result<Caller, Refusal> {
+            var headers = HTTPFields()
+            headers[.wwwAuthenticate] = challenge
+            return .failure(
+                Refusal(response: Answer.error(.unauthorized, CatalogCode.unauthorized, message, headers: headers)))
+        }
+        guard let header = request.headers[.authorization] else {
+            return unauthorized("this catalog needs a bearer token", "Bearer realm=\"mdmconf\"")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            return unauthorized(
+                "the Authorization header must be 'Bearer <token>'",
+                "Bearer realm=\"mdmconf\", error=\"invalid_request\"")
+        }
+        switch catalog.scope(ofBearer: String(parts[1].trimmingCharacters())) {
+        case .admin?: return .success(.admin)
+        case .device(let id)?: return .success(.device(id))
+        case nil:
+            return unauthorized("the bearer token is not valid", "Bearer realm=\"mdmconf\", error=\"invalid_token\"")
+        }
+    }
+
+    /// The device whose configuration is served: a device token's own device; otherwise `?device=` (unknown → 404)
+    /// or none.
+    func device(asking named: String?, catalog: Catalog) -> Result<String?, Refusal> {
+        if case .device(let own) = self {
+            guard named == nil || named == own else {
+                return .failure(
+                    Refusal(
+                        response: Answer.error(
+                            .forbidden, CatalogCode.forbidden,
+                            "a device token can only read its own device's configuration")))
+            }
+            return .success(own)
+        }
+        guard let named else { return .success(nil) }
+        guard CatalogDevice.isValidID(named) else {
+            return .failure(
+                Refusal(response: Answer.error(.badRequest, CatalogCode.badRequest, "?device= is not a device id")))
+        }
+        guard catalog.devices[named] != nil else {
+            return .failure(
+                Refusal(
+                    response: Answer.error(.notFound, CatalogCode.notFound, "no device '\(named)' in devices.plist")))
+        }
+        return .success(named)
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters() -> Substring {
+        var text = self
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return text
+    }
+}
+
+/// `Accept` and `If-None-Match` as RFC 9110 reads them, for the two forms a configuration has.
+enum ContentNegotiation {
+    enum Format { case plist, json }
+
+    /// The form to serve: the acceptable one with the higher quality (plist on a tie, and when `Accept` is
+    /// absent), or nil when neither is acceptable (406).
+    static func configFormat(accept: String?) -> Format? {
+        guard let accept, !accept.isEmpty else { return .plist }
+        var plist = 0.0
+        var json = 0.0
+        var plistSpecific = 0
+        var jsonSpecific = 0
+        for range in accept.split(separator: ",") {
+            let parts = range.split(separator: ";")
+            let type = parts[0].trimmingCharacters().drop { $0 == " " || $0 == "\t" }.lowercased()
+            var quality = 1.0
+            for parameter in parts.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                if pair.count == 2, pair[0].trimmingCharacters().drop(while: { $0 == " " }).lowercased() == "q" {
+                    quality = Double(pair[1].trimmingCharacters().drop(while: { $0 == " " })) ?? 0
+                }
+            }
+            let specificity: Int
+            let forPlist: Bool
+            let forJSON: Bool
+            switch type {
+            case "application/x-plist", "application/xml", "text/xml":
+                (specificity, forPlist, forJSON) = (3, true, false)
+            case "application/json": (specificity, forPlist, forJSON) = (3, false, true)
+            case "application/*": (specificity, forPlist, forJSON) = (2, true, true)
+            case "*/*": (specificity, forPlist, forJSON) = (1, true, true)
+            default: continue
+            }
+            if forPlist, specificity > plistSpecific || (specificity == plistSpecific && quality > plist) {
+                (plist, plistSpecific) = (quality, specificity)
+            }
+            if forJSON, specificity > jsonSpecific || (specificity == jsonSpecific && quality > json) {
+                (json, jsonSpecific) = (quality, specificity)
+            }
+        }
+        if plist <= 0 && json <= 0 { return nil }
+        return json > plist ? .json : .plist
+    }
+
+    /// True when an `If-None-Match` list names `etag` (or is `*`); weak comparison, as RFC 9110 asks for GET.
+    static func matches(_ header: String, etag: String) -> Bool {
+        for candidate in header.split(separator: ",") {
+            var tag = candidate.drop { $0 == " " || $0 == "\t" }.trimmingCharacters()
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            if tag == etag { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,114 @@
+import Hummingbird
+import Logging
+import MDMConf
+import NIOCore
+import PropertyList
+import ServiceLifecycle
+import UnixSignals
+
+/// How `mdmconf serve` runs.
+public struct ServerOptions: Sendable {
+    public var host: String
+    public var port: Int
+    /// Poll the catalog folder and reload on change (every `reloadInterval` of the settings).
+    public var watch: Bool
+    /// Reload on SIGHUP (off in tests that run several servers in one process).
+    public var reloadOnSIGHUP: Bool
+    public var readerOptions: PlistReaderOptions
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, watch: Bool = false, reloadOnSIGHUP: Bool = true,
+        readerOptions: PlistReaderOptions = PlistReaderOptions()
+    ) {
+        self.host = host
+        self.port = port
+        self.watch = watch
+        self.reloadOnSIGHUP = reloadOnSIGHUP
+        self.readerOptions = readerOptions
+    }
+
+    /// True for `localhost`, `127.0.0.0/8` and `::1`: where development mode may listen.
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+}
+
+/// The HTTP service over a catalog store: the application is built separately from running it, so tests can
+/// run it on an ephemeral port.
+public enum MDMConfServer {
+    public static func buildApplication(
+        store: CatalogStore, options: ServerOptions, logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        _ = ServerMetrics.registry
+        ServerMetrics.catalogGeneration.record(store.current.generation)
+        let router = Router(context: BasicRequestContext.self)
+        router.middlewares.add(MetricsMiddleware())
+        router.middlewares.add(NotFoundMiddleware())
+        Routes(store: store, readerOptions: options.readerOptions).register(on: router)
+        let timeout = TimeAmount.nanoseconds(Int64(store.current.catalog.settings.requestTimeout * 1_000_000_000))
+        var services: [any Service] = []
+        if options.watch || options.reloadOnSIGHUP {
+            services.append(
+                CatalogReloader(
+                    store: store, watch: options.watch, onSIGHUP: options.reloadOnSIGHUP, logger: logger))
+        }
+        return Application(
+            router: router,
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(timeout: timeout)])),
+            configuration: ApplicationConfiguration(
+                address: .hostname(options.host, port: options.port), serverName: "mdmconf"),
+            services: services, onServerRunning: onServerRunning, logger: logger)
+    }
+}
+
+/// Unmatched routes answer in the JSON error shape instead of an empty 404.
+struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            return Answer.error(.notFound, CatalogCode.notFound, "no route \(request.method) \(request.uri.path)")
+        }
+    }
+}
+
+/// Reloads the catalog on SIGHUP, and with `--watch` whenever the folder's stamp changes.
+struct CatalogReloader: Service {
+    let store: CatalogStore
+    let watch: Bool
+    let onSIGHUP: Bool
+    let logger: Logger
+
+    func run() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            if onSIGHUP {
+                group.addTask {
+                    for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+                        logger.info("SIGHUP: reloading the catalog")
+                        store.reload()
+                    }
+                }
+            }
+            if watch {
+                group.addTask {
+                    var stamp = CatalogLoader.stamp(of: store.path)
+                    while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                        let interval = store.current.catalog.settings.reloadInterval
+                        try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+                        let now = CatalogLoader.stamp(of: store.path)
+                        guard now != stamp else { continue }
+                        stamp = now
+                        logger.info("catalog changed on disk: reloading")
+                        store.reload()
+                    }
+                }
+            }
+            try await gracefulShutdown()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,219 @@
+import CivilTime
+import ConfigSchema
+import DevicePolicy
+import Hummingbird
+import MDMConf
+import MDMDiagnostics
+import NIOCore
+import PropertyList
+import UpdatePolicy
+
+/// The endpoints of server.md. Every handler reads the catalog state once, so one request never sees two
+/// catalogs.
+struct Routes: Sendable {
+    let store: CatalogStore
+    let readerOptions: PlistReaderOptions
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/v1/apps/:bundleId/config") { request, context in config(request, context) }
+        router.get("/v1/apps/:bundleId/schema") { request, context in schema(request, context) }
+        router.post("/v1/update-check") { request, context in await updateCheck(request, context) }
+        router.get("/v1/update-check") { request, context in updateCheck(query: request) }
+        router.post("/v1/policy/evaluate") { request, context in await evaluate(request, context) }
+        router.post("/v1/validate") { request, context in await validateUpload(request, context) }
+        router.get("/healthz") { _, _ in Answer.json(.ok, .object([("status", .string("ok"))])) }
+        router.get("/readyz") { _, _ in ready() }
+        router.get("/metrics") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.exposition())))
+        }
+    }
+
+    // MARK: Configurations and schemas
+
+    func config(_ request: Request, _ context: BasicRequestContext) -> Response {
+        let state = store.current
+        let caller: Caller
+        switch Caller.authorize(request, catalog: state.catalog) {
+        case .success(let authorized): caller = authorized
+        case .failure(let refusal): return refusal.response
+        }
+        guard let id = context.parameters.get("bundleId"), Answer.isBundleID(id) else {
+            return Answer.error(.badRequest, CatalogCode.badRequest, "the app id in the path is not a bundle id")
+        }
+        let device: String?
+        switch caller.device(asking: request.uri.queryParameters.get("device"), catalog: state.catalog) {
+        case .success(let named): device = named
+        case .failure(let refusal): return refusal.response
+        }
+        guard let app = state.catalog.apps[id] else {
+            return Answer.error(.notFound, CatalogCode.notFound, "no app '\(id)' in the catalog")
+        }
+        let served = device.flatMap { app.deviceConfigs[$0] } ?? app.defaultConfig
+        guard let format = ContentNegotiation.configFormat(accept: request.headers[.accept]) else {
+            return Answer.error(
+                .notAcceptable, CatalogCode.notAcceptable,
+                "a configuration is served as application/x-plist or application/json")
+        }
+        let representation = format == .json ? served.json : served.xml
+        var headers = HTTPFields()
+        headers[.eTag] = representation.etag
+        headers[.cacheControl] = "private, max-age=\(state.catalog.settings.cacheMaxAge)"
+        headers[.vary] = "Accept, Authorization"
+        headers[Answer.generationField] = String(state.generation)
+        if let variant = served.variant { headers[Answer.variantField] = variant }
+        if let match = request.headers[.ifNoneMatch], ContentNegotiation.matches(match, etag: representation.etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = format == .json ? "application/json" : "application/x-plist; charset=utf-8"
+        return Response(
+            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: representation.bytes)))
+    }
+
+    func schema(_ request: Request, _ context: BasicRequestContext) -> Response {
+        let state = store.current
+        if case .failure(let refusal) = Caller.authorize(request, catalog: state.catalog) { return refusal.response }
+        guard let id = context.parameters.get("bundleId"), Answer.isBundleID(id) else {
+            return Answer.error(.badRequest, CatalogCode.badRequest, "the app id in the path is not a bundle id")
+        }
+        guard let app = state.catalog.apps[id] else {
+            return Answer.error(.notFound, CatalogCode.notFound, "no app '\(id)' in the catalog")
+        }
+        return Answer.bytes(.ok, app.schemaJSON, generation: state.generation)
+    }
+
+    // MARK: Update checks
+
+    func updateCheck(_ request: Request, _ context: BasicRequestContext) async -> Response {
+        let state = store.current
+        if case .failure(let refusal) = Caller.authorize(request, catalog: state.catalog) { return refusal.response }
+        let body: [UInt8]
+        switch await Answer.body(of: request, limit: state.catalog.settings.maxBodySize) {
+        case .success(let bytes): body = bytes
+        case .failure(let refusal): return refusal.response
+        }
+        let json = JSONPlistReader(options: readerOptions, nullMembersAreAbsent: true).read(body, file: "request")
+        guard !json.hasErrors else {
+            let reason = json.diagnostics.first { $0.severity == .error }?.message ?? "empty body"
+            return Answer.error(.badRequest, CatalogCode.badRequest, "the body is not JSON: \(reason)")
+        }
+        return decide(UpdateRequest.parse(json.root), state: state)
+    }
+
+    func updateCheck(query request: Request) -> Response {
+        let state = store.current
+        if case .failure(let refusal) = Caller.authorize(request, catalog: state.catalog) { return refusal.response }
+        var values: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters where UpdateRequest.fields.contains(String(key)) {
+            values[String(key)] = String(value)
+        }
+        return decide(UpdateRequest.parse(values), state: state)
+    }
+
+    private func decide(_ parsed: Result<UpdateRequest, RequestErrors>, state: CatalogState) -> Response {
+        switch parsed {
+        case .failure(let errors):
+            let decision = Decision.invalidRequest(errors, evaluatedAt: .now)
+            return Answer.json(.unprocessableContent, decision.json, generation: state.generation)
+        case .success(let updateRequest):
+            guard let app = state.catalog.apps[updateRequest.app] else {
+                return Answer.error(.notFound, CatalogCode.notFound, "no app '\(updateRequest.app)' in the catalog")
+            }
+            let decision = app.updatePolicy.evaluate(updateRequest, now: .now)
+            let status: HTTPResponse.Status = decision.decision == .error ? .unprocessableContent : .ok
+            return Answer.json(status, decision.json, generation: state.generation)
+        }
+    }
+
+    // MARK: Device policy and validation
+
+    func evaluate(_ request: Request, _ context: BasicRequestContext) async -> Response {
+        let state = store.current
+        if case .failure(let refusal) = Caller.authorize(request, catalog: state.catalog) { return refusal.response }
+        let body: [UInt8]
+        switch await Answer.body(of: request, limit: state.catalog.settings.maxBodySize) {
+        case .success(let bytes): body = bytes
+        case .failure(let refusal): return refusal.response
+        }
+        let parsed: PolicyEvaluationRequest
+        switch PolicyEvaluationRequest.parse(body, now: .now, options: readerOptions) {
+        case .success(let request): parsed = request
+        case .failure(let error): return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
+        }
+        if let error = parsed.query.argumentError {
+            return Answer.error(
+                .unprocessableContent, error.code, "invalid query: \(error.message)", diagnostics: [error],
+                code: "invalid_query")
+        }
+        var engine = state.catalog.policyEngine
+        if let documents = parsed.profiles {
+            let set = ProfileSet(documents: documents, skipInvalid: false)
+            guard set.isUsable else {
+                let errors = set.diagnostics.map(\.diagnostic).filter { $0.severity == .error }
+                return Answer.error(
+                    .unprocessableContent, CatalogCode.invalidProfiles,
+                    "an inline profile cannot be loaded (\(errors.count) errors)", diagnostics: errors,
+                    code: "invalid_profiles")
+            }
+            engine = PolicyEngine(profileSet: set)
+        }
+        return Answer.json(.ok, engine.evaluate(parsed.query).json, generation: state.generation)
+    }
+
+    func validateUpload(_ request: Request, _ context: BasicRequestContext) async -> Response {
+        let state = store.current
+        switch Caller.authorize(request, catalog: state.catalog) {
+        case .failure(let refusal): return refusal.response
+        case .success(.device):
+            return Answer.error(.forbidden, CatalogCode.forbidden, "a device token cannot use /v1/validate")
+        case .success: break
+        }
+        guard let id = request.uri.queryParameters.get("app"), Answer.isBundleID(id) else {
+            return Answer.error(.badRequest, CatalogCode.badRequest, "?app= must name an app by its bundle id")
+        }
+        guard let app = state.catalog.apps[id] else {
+            return Answer.error(.notFound, CatalogCode.notFound, "no app '\(id)' in the catalog")
+        }
+        let body: [UInt8]
+        switch await Answer.body(of: request, limit: state.catalog.settings.maxBodySize) {
+        case .success(let bytes): body = bytes
+        case .failure(let refusal): return refusal.response
+        }
+        let file = "\(id).plist"
+        let document = PropertyListReader(options: readerOptions).read(body, file: file)
+        let diagnostics = Validator.validate(document, against: app.schema)
+        let report = DiagnosticReport(files: [
+            FileReport(
+                path: file, schema: app.schema.reference, shape: document.shape?.rawValue, diagnostics: diagnostics)
+        ])
+        return Answer.json(.ok, JSONRenderer().render(report), generation: state.generation)
+    }
+
+    // MARK: Health
+
+    func ready() -> Response {
+        let state = store.current
+        let lastError: JSONValue =
+            state.lastReloadError.map { failure in
+                .object([
+                    ("at", .string(failure.at.description)),
+                    (
+                        "message",
+                        .string(
+                            "reload failed with \(failure.diagnostics.count) errors; serving generation \(state.generation)"
+                        )
+                    ),
+                    ("diagnostics", .array(failure.diagnostics.map { JSONRenderer().render($0) })),
+                ])
+            } ?? .null
+        return Answer.json(
+            .ok,
+            .object([
+                ("status", .string("ready")), ("catalogGeneration", .integer(state.generation)),
+                ("loadedAt", .string(state.loadedAt.description)),
+                ("apps", .array(state.catalog.appIDs.map(JSONValue.string))), ("lastReloadError", lastError),
+            ]), generation: state.generation)
+    }
+}
