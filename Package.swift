@@ -118,7 +118,11 @@ let package = Package(
             name: "MDMConfServerTests",
             dependencies: [
                 "MDMConfServer", "MDMConf", "PropertyList", "MDMDiagnostics",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -1,0 +1,196 @@
+import Foundation
+import Logging
+import MDMConf
+import MDMConfServer
+import ServiceLifecycle
+import Testing
+
+/// A copy of the example catalog in a temporary folder (symlinks followed), with settings changed per test.
+struct CatalogCopy {
+    let root: URL
+
+    init(settings: String? = nil) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("served-\(UUID().uuidString)")
+        try Self.copy(URL(fileURLWithPath: Fixture.exampleCatalog), to: root)
+        if let settings {
+            try write("mdmconf-server.plist", plist: "<dict>\(settings)</dict>")
+        }
+    }
+
+    private static func copy(_ source: URL, to target: URL) throws {
+        let manager = FileManager.default
+        try manager.createDirectory(at: target, withIntermediateDirectories: true)
+        for name in try manager.contentsOfDirectory(atPath: source.path) {
+            let from = source.appendingPathComponent(name).resolvingSymlinksInPath()
+            var isFolder: ObjCBool = false
+            _ = manager.fileExists(atPath: from.path, isDirectory: &isFolder)
+            if isFolder.boolValue {
+                try copy(from, to: target.appendingPathComponent(name))
+            } else {
+                try manager.copyItem(at: from, to: target.appendingPathComponent(name))
+            }
+        }
+    }
+
+    func write(_ path: String, plist body: String) throws {
+        let text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0">\(body)</plist>
+            """
+        try Data(text.utf8).write(to: root.appendingPathComponent(path), options: .atomic)
+    }
+
+    func write(_ path: String, text: String) throws {
+        try Data(text.utf8).write(to: root.appendingPathComponent(path), options: .atomic)
+    }
+}
+
+struct HostileClientTests {
+    @Test func oversizedBodiesAre413() async throws {
+        let copy = try CatalogCopy(settings: "<key>maxBodySize</key><integer>1024</integer>")
+        try await Fixture.live(try Fixture.store(copy.root.path)) { http, _ in
+            let big = "{\"app\": \"" + String(repeating: "a", count: 5000) + "\"}"
+            let announced = try await http.request("POST", "/v1/update-check", headers: Fixture.admin, body: big)
+            #expect(announced.status == 413)
+            #expect(announced.text.contains("MC6105"))
+            // Chunked, so the size is only known while reading.
+            let chunk = String(repeating: "x", count: 800)
+            let head =
+                "POST /v1/policy/evaluate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer example-admin-token-c0ffee\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            let chunked = try await http.send([head + "320\r\n\(chunk)\r\n320\r\n\(chunk)\r\n0\r\n\r\n"])
+            #expect(chunked?.status == 413)
+            let fine = try await http.request(
+                "POST", "/v1/update-check", headers: Fixture.admin,
+                body: #"{"app": "com.example.fieldsync", "version": "1.0", "platform": "ios"}"#)
+            #expect(fine.status == 200, "the server still answers")
+        }
+    }
+
+    /// Broken HTTP never takes the server down; each gets an answer or a closed connection.
+    @Test func malformedRequestsDoNotHurtTheServer() async throws {
+        try await Fixture.live(try Fixture.store()) { http, _ in
+            let attacks = [
+                "GARBAGE\r\n\r\n",
+                "GET / HTTP/9.9\r\n\r\n",
+                "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+                "GET /healthz HTTP/1.1\r\nHost: x\r\n"
+                    + String(repeating: "X-Filler: \(String(repeating: "y", count: 1000))\r\n", count: 100) + "\r\n",
+                "POST /v1/update-check HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nzzzzz",
+                "GET /v1/apps/\u{0}/config HTTP/1.1\r\nHost: x\r\n\r\n",
+                "POST /v1/update-check HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n[1,2,3,4,]",
+                "POST /v1/policy/evaluate HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n\u{FF}\u{FE}{}",
+            ]
+            for attack in attacks {
+                if let response = try await http.send([attack]) {
+                    #expect((400..<500).contains(response.status), "\(attack.prefix(40)): \(response.status)")
+                }
+            }
+            let deep = String(repeating: "[", count: 100_000)
+            let nested = try await http.request("POST", "/v1/update-check", headers: Fixture.admin, body: deep)
+            #expect(nested.status == 400)
+            let health = try await http.request("GET", "/healthz")
+            #expect(health.status == 200)
+        }
+    }
+
+    /// A client that trickles its request is cut off at requestTimeout; others are served meanwhile.
+    @Test func slowClientsAreClosed() async throws {
+        let copy = try CatalogCopy(settings: "<key>requestTimeout</key><real>0.5</real>")
+        try await Fixture.live(try Fixture.store(copy.root.path)) { http, _ in
+            let slow = Task {
+                try await http.send(
+                    ["GET /healthz HTTP/1.1\r\n", "Host: x\r\n", "X-A: 1\r\n", "X-B: 2\r\n", "\r\n"], pause: 0.4)
+            }
+            let other = try await http.request("GET", "/healthz")
+            #expect(other.status == 200)
+            let answer = try await slow.value
+            #expect(answer == nil, "the slow client got no answer")
+        }
+    }
+
+    /// Reloads with good and broken catalogs while requests are in flight: no request fails, and every answer
+    /// is one whole catalog's (its body, ETag and generation agree).
+    @Test func reloadUnderLoadNeverMixesCatalogs() async throws {
+        let copy = try CatalogCopy()
+        let store = try Fixture.store(copy.root.path)
+        let configPath = "apps/com.example.fieldsync/config.plist"
+        let original = try String(contentsOf: copy.root.appendingPathComponent(configPath), encoding: .utf8)
+        try await Fixture.live(store) { http, _ in
+            let load = Task {
+                var seen: [String: (etag: String, body: [UInt8])] = [:]
+                var failures: [String] = []
+                for _ in 0..<300 {
+                    let response = try await http.request(
+                        "GET", "/v1/apps/com.example.fieldsync/config", headers: Fixture.admin)
+                    guard response.status == 200, let generation = response.header("X-MDMConf-Catalog-Generation"),
+                        let etag = response.header("ETag")
+                    else {
+                        failures.append("\(response.status) \(response.text)")
+                        continue
+                    }
+                    if let earlier = seen[generation], earlier.etag != etag || earlier.body != response.body {
+                        failures.append("generation \(generation) answered two ways")
+                    }
+                    seen[generation] = (etag, response.body)
+                }
+                return (seen.count, failures)
+            }
+            var successes = 0
+            for round in 0..<20 {
+                if round % 2 == 0 {
+                    try copy.write(
+                        configPath,
+                        text: original.replacingOccurrences(of: "warning", with: round % 4 == 0 ? "error" : "info"))
+                    if store.reload() { successes += 1 }
+                } else {
+                    try copy.write(
+                        configPath,
+                        text: original.replacingOccurrences(
+                            of: "<string>warning</string>", with: "<integer>7</integer>"))
+                    #expect(!store.reload(), "a config that breaks its schema is refused")
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let (generations, failures) = try await load.value
+            #expect(failures == [])
+            #expect(successes == 10)
+            #expect(store.current.generation == 11)
+            #expect(generations >= 1)
+            let ready = try await http.request("GET", "/readyz")
+            #expect(ready.text.contains("\"catalogGeneration\": 11"))
+            #expect(ready.text.contains("MC2003"), "the last reload failed: \(ready.text)")
+            try copy.write(configPath, text: original)
+            #expect(store.reload())
+            let after = try await http.request("GET", "/readyz")
+            #expect(after.text.contains("\"lastReloadError\": null"))
+        }
+    }
+
+    /// SIGTERM's graceful shutdown lets a request that is still arriving finish.
+    @Test func gracefulShutdownFinishesAnInFlightRequest() async throws {
+        let store = try Fixture.store()
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = MDMConfServer.buildApplication(
+            store: store, options: ServerOptions(host: "127.0.0.1", port: 0, watch: false, reloadOnSIGHUP: false),
+            logger: Fixture.logger
+        ) { channel in continuation.yield(channel.localAddress?.port ?? 0) }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [app], gracefulShutdownSignals: [], logger: Fixture.logger))
+        let running = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let body = #"{"app": "com.example.field", "version": "3.2.1", "platform": "ios", "osVersion": "17.4"}"#
+        let head =
+            "POST /v1/update-check HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer example-admin-token-c0ffee\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+        let request = Task {
+            try await RawHTTP(port: port).send([head + body.prefix(20), String(body.dropFirst(20))], pause: 0.5)
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        await group.triggerGracefulShutdown()
+        let response = try await request.value
+        #expect(response?.status == 200)
+        #expect(response?.text.contains("\"decision\": \"ok\"") == true)
+        try await running.value
+    }
+}

@@ -1,0 +1,138 @@
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+
+    private let systemSend = Glibc.send
+#elseif canImport(Darwin)
+    import Darwin
+
+    private let systemSend = Darwin.send
+#endif
+
+/// A plain HTTP/1.1 client over a POSIX socket: it sends exactly the bytes it is given (malformed, slow or
+/// oversized requests included) and parses one response. Blocking calls run off the cooperative pool.
+struct RawHTTP {
+    struct Response: Sendable {
+        var status: Int
+        var headers: [(String, String)]
+        var body: [UInt8]
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
+
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    enum Failure: Error { case connect, closedBeforeResponse }
+
+    let port: Int
+
+    /// Sends `parts` with `pause` seconds between them, then reads one response (nil when the server closed
+    /// the connection without answering).
+    func send(_ parts: [String], pause: Double = 0) async throws -> Response? {
+        let port = port
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result { try Self.exchange(port: port, parts: parts.map { Array($0.utf8) }, pause: pause) })
+            }
+        }
+    }
+
+    /// A request with the usual headers.
+    func request(
+        _ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil
+    ) async throws -> Response {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        if let body { head += "Content-Length: \(body.utf8.count)\r\n" }
+        guard let response = try await send([head + "\r\n" + (body ?? "")]) else { throw Failure.closedBeforeResponse }
+        return response
+    }
+
+    private static func exchange(port: Int, parts: [[UInt8]], pause: Double) throws -> Response? {
+        #if canImport(Glibc)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw Failure.connect }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw Failure.connect }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        for (index, part) in parts.enumerated() {
+            if index > 0 && pause > 0 { usleep(useconds_t(pause * 1_000_000)) }
+            var sent = 0
+            while sent < part.count {
+                let result = part[sent...].withUnsafeBytes {
+                    systemSend(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
+                if result <= 0 { return try read(fd) }
+                sent += result
+            }
+        }
+        return try read(fd)
+    }
+
+    private static func read(_ fd: Int32) throws -> Response? {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            data += buffer[0..<count]
+            if let response = parse(data), response.complete { return response.response }
+        }
+        return parse(data)?.response
+    }
+
+    private static func parse(_ data: [UInt8]) -> (response: Response, complete: Bool)? {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = (0..<max(0, data.count - 3)).first(where: { Array(data[$0..<$0 + 4]) == separator }) else {
+            return nil
+        }
+        let lines = String(decoding: data[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = lines[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { return nil }
+        var headers: [(String, String)] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingSpaces()))
+        }
+        let body = Array(data[(end + 4)...])
+        let length = headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) }
+        let response = Response(status: status, headers: headers, body: length.map { Array(body.prefix($0)) } ?? body)
+        return (response, length.map { body.count >= $0 } ?? false)
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingSpaces() -> String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " || $0 == "\r" }.reversed())
+    }
+}
+
+extension String {
+    fileprivate func components(separatedBy separator: String) -> [String] {
+        var result: [String] = []
+        var rest = self[...]
+        while let range = rest.firstRange(of: separator) {
+            result.append(String(rest[..<range.lowerBound]))
+            rest = rest[range.upperBound...]
+        }
+        result.append(String(rest))
+        return result
+    }
+}
