@@ -166,6 +166,37 @@ struct HostileClientTests {
         }
     }
 
+    /// `--watch` notices a changed file and reloads; a broken edit keeps the last good catalog.
+    @Test func watchReloadsWhenAFileChanges() async throws {
+        let copy = try CatalogCopy(settings: "<key>reloadInterval</key><real>0.1</real>")
+        let store = try Fixture.store(copy.root.path)
+        let app = MDMConfServer.buildApplication(
+            store: store, options: ServerOptions(host: "127.0.0.1", port: 0, watch: true, reloadOnSIGHUP: false),
+            logger: Fixture.logger)
+        try await app.test(.live) { client in
+            let http = RawHTTP(port: try #require(client.port))
+            func waitForReadiness(_ text: String) async throws -> String {
+                var body = ""
+                for _ in 0..<100 where !body.contains(text) {
+                    try await Task.sleep(for: .milliseconds(100))
+                    body = try await http.request("GET", "/readyz").text
+                }
+                return body
+            }
+            let configPath = "apps/com.example.fieldsync/config.plist"
+            let original = try String(contentsOf: copy.root.appendingPathComponent(configPath), encoding: .utf8)
+            try copy.write(configPath, text: original.replacingOccurrences(of: "warning", with: "error"))
+            #expect(try await waitForReadiness("\"catalogGeneration\": 2").contains("\"lastReloadError\": null"))
+            let config = try await http.request("GET", "/v1/apps/com.example.fieldsync/config", headers: Fixture.admin)
+            #expect(config.text.contains("<string>error</string>"))
+            try copy.write(configPath, text: "<plist><dict>")
+            let failed = try await waitForReadiness("MC1")
+            #expect(failed.contains("\"catalogGeneration\": 2"), "the last good catalog stays: \(failed)")
+            let still = try await http.request("GET", "/v1/apps/com.example.fieldsync/config", headers: Fixture.admin)
+            #expect(still.status == 200 && still.text.contains("<string>error</string>"))
+        }
+    }
+
     /// SIGTERM's graceful shutdown lets a request that is still arriving finish.
     @Test func gracefulShutdownFinishesAnInFlightRequest() async throws {
         let store = try Fixture.store()

@@ -32,7 +32,7 @@ public enum CatalogCode {
     public static let emptyCatalog = DiagnosticCode(
         "MC6013", "empty-catalog", summary: "The catalog has no apps and no profiles.")
     public static let invalidProfiles = DiagnosticCode(
-        "MC6014", "invalid-profiles", summary: "The profiles/ folder holds a profile that cannot be loaded.")
+        "MC6014", "invalid-profiles", summary: "An inline profile of /v1/policy/evaluate cannot be loaded (422).")
     public static let deviceConfigInvalid = DiagnosticCode(
         "MC6015", "device-config-invalid",
         summary: "A configuration breaks its schema once a device's variables are substituted.")
