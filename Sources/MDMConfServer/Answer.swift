@@ -102,6 +102,10 @@ enum Caller: Sendable, Equatable {
     case device(String)
 
     static func authorize(_ request: Request, catalog: Catalog) -> Result<Caller, Refusal> {
+        authorize(authorization: request.headers[.authorization], catalog: catalog)
+    }
+
+    static func authorize(authorization header: String?, catalog: Catalog) -> Result<Caller, Refusal> {
         guard catalog.tokens != nil else { return .success(.open) }
         func unauthorized(_ message: String, _ challenge: String) -> Result<Caller, Refusal> {
             var headers = HTTPFields()
@@ -109,7 +113,7 @@ enum Caller: Sendable, Equatable {
             return .failure(
                 Refusal(response: Answer.error(.unauthorized, CatalogCode.unauthorized, message, headers: headers)))
         }
-        guard let header = request.headers[.authorization] else {
+        guard let header else {
             return unauthorized("this catalog needs a bearer token", "Bearer realm=\"mdmconf\"")
         }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)

@@ -56,7 +56,9 @@ public enum MDMConfServer {
         return Application(
             router: router,
             server: .http1(
-                configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(timeout: timeout)])),
+                configuration: .init(additionalChannelHandlers: [
+                    RequestDeadlineHandler(timeout: timeout), ConfigFastPath(store: store),
+                ])),
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "mdmconf"),
             services: services, onServerRunning: onServerRunning, logger: logger)

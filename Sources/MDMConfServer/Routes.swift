@@ -35,41 +35,16 @@ struct Routes: Sendable {
 
     func config(_ request: Request, _ context: BasicRequestContext) -> Response {
         let state = store.current
-        let caller: Caller
-        switch Caller.authorize(request, catalog: state.catalog) {
-        case .success(let authorized): caller = authorized
-        case .failure(let refusal): return refusal.response
+        let outcome = ConfigLookup.resolve(
+            bundleID: context.parameters.get("bundleId"), device: request.uri.queryParameters.get("device"),
+            authorization: request.headers[.authorization], accept: request.headers[.accept],
+            ifNoneMatch: request.headers[.ifNoneMatch], state: state)
+        switch outcome {
+        case .refuse(let refusal): return refusal.response
+        case .serve(let served):
+            let body = served.notModified ? ByteBuffer() : ByteBuffer(bytes: served.representation.bytes)
+            return Response(status: served.status, headers: served.headers(), body: .init(byteBuffer: body))
         }
-        guard let id = context.parameters.get("bundleId"), Answer.isBundleID(id) else {
-            return Answer.error(.badRequest, CatalogCode.badRequest, "the app id in the path is not a bundle id")
-        }
-        let device: String?
-        switch caller.device(asking: request.uri.queryParameters.get("device"), catalog: state.catalog) {
-        case .success(let named): device = named
-        case .failure(let refusal): return refusal.response
-        }
-        guard let app = state.catalog.apps[id] else {
-            return Answer.error(.notFound, CatalogCode.notFound, "no app '\(id)' in the catalog")
-        }
-        let served = device.flatMap { app.deviceConfigs[$0] } ?? app.defaultConfig
-        guard let format = ContentNegotiation.configFormat(accept: request.headers[.accept]) else {
-            return Answer.error(
-                .notAcceptable, CatalogCode.notAcceptable,
-                "a configuration is served as application/x-plist or application/json")
-        }
-        let representation = format == .json ? served.json : served.xml
-        var headers = HTTPFields()
-        headers[.eTag] = representation.etag
-        headers[.cacheControl] = "private, max-age=\(state.catalog.settings.cacheMaxAge)"
-        headers[.vary] = "Accept, Authorization"
-        headers[Answer.generationField] = String(state.generation)
-        if let variant = served.variant { headers[Answer.variantField] = variant }
-        if let match = request.headers[.ifNoneMatch], ContentNegotiation.matches(match, etag: representation.etag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        headers[.contentType] = format == .json ? "application/json" : "application/x-plist; charset=utf-8"
-        return Response(
-            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: representation.bytes)))
     }
 
     func schema(_ request: Request, _ context: BasicRequestContext) -> Response {

@@ -93,6 +93,31 @@ struct HostileClientTests {
         }
     }
 
+    /// Pipelined requests on one connection are answered in order, whichever path answers each (configurations
+    /// are answered on the event loop, the update check by a route).
+    @Test func pipelinedRequestsKeepTheirOrder() async throws {
+        try await Fixture.live(try Fixture.store()) { http, _ in
+            let auth = "Authorization: Bearer example-admin-token-c0ffee\r\n"
+            let body = #"{"app": "com.example.field", "version": "3.2.1", "platform": "ios", "osVersion": "17.4"}"#
+            let text =
+                "POST /v1/update-check HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                + "GET /v1/apps/com.example.field/config?device=ipad-0042 HTTP/1.1\r\nHost: x\r\n\(auth)\r\n"
+                + "GET /v1/apps/com.example.field/config HTTP/1.1\r\nHost: x\r\n\(auth)If-None-Match: *\r\n\r\n"
+                + "GET /v1/apps/com.example.nope/config HTTP/1.1\r\nHost: x\r\n\(auth)\r\n"
+                + "GET /v1/apps/com.example.field/config?device=iphone-0117 HTTP/1.1\r\nHost: x\r\n\(auth)Accept: application/json\r\nConnection: close\r\n\r\n"
+            let all = try await http.sendReadingToClose(text)
+            let markers = [
+                "\"decision\": \"ok\"", "dock.team@example.com", "HTTP/1.1 304", "no app 'com.example.nope'",
+                "\"UserEmail\": \"ana.lima@example.com\"",
+            ]
+            let positions = markers.map { all.range(of: $0)?.lowerBound }
+            #expect(positions.allSatisfy { $0 != nil }, "\(all)")
+            let found = positions.compactMap { $0 }
+            #expect(found == found.sorted(), "answers out of order: \(all)")
+            #expect(all.components(separatedBy: "HTTP/1.1 ").count - 1 == 5)
+        }
+    }
+
     /// A client that trickles its request is cut off at requestTimeout; others are served meanwhile.
     @Test func slowClientsAreClosed() async throws {
         let copy = try CatalogCopy(settings: "<key>requestTimeout</key><real>0.5</real>")

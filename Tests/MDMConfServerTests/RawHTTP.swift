@@ -41,6 +41,19 @@ struct RawHTTP {
         }
     }
 
+    /// Sends `text` in one write and returns every byte the server sends until it closes the connection
+    /// (pipelined requests, the last one with `Connection: close`).
+    func sendReadingToClose(_ text: String) async throws -> String {
+        let port = port
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result { try Self.exchange(port: port, parts: [Array(text.utf8)], pause: 0, toClose: true) }
+                        .map { String(decoding: $0?.body ?? [], as: UTF8.self) })
+            }
+        }
+    }
+
     /// A request with the usual headers.
     func request(
         _ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil
@@ -52,7 +65,9 @@ struct RawHTTP {
         return response
     }
 
-    private static func exchange(port: Int, parts: [[UInt8]], pause: Double) throws -> Response? {
+    private static func exchange(port: Int, parts: [[UInt8]], pause: Double, toClose: Bool = false) throws
+        -> Response?
+    {
         #if canImport(Glibc)
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -83,7 +98,19 @@ struct RawHTTP {
                 sent += result
             }
         }
-        return try read(fd)
+        return toClose ? readToClose(fd) : try read(fd)
+    }
+
+    /// Everything until the peer closes, as the body of a pseudo-response.
+    private static func readToClose(_ fd: Int32) -> Response {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            data += buffer[0..<count]
+        }
+        return Response(status: 0, headers: [], body: data)
     }
 
     private static func read(_ fd: Int32) throws -> Response? {
