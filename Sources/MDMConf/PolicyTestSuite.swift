@@ -99,29 +99,13 @@ public struct PolicyTestSuite: Sendable {
                 problem("\(id): 'query' must be an object", item)
                 continue
             }
-            func text(_ key: String) -> String? {
-                if let node = queryDict[key], case .string(let value) = node.value { return value }
-                return nil
-            }
-            guard let kind = text("type").flatMap(PolicyQuery.Kind.init(rawValue:)) else {
-                problem(
-                    "\(id): query.type must be one of \(PolicyQuery.Kind.allCases.map(\.rawValue).joined(separator: " "))",
-                    queryNode)
+            let query: PolicyQuery
+            switch PolicyQuery.parse(queryDict, now: Instant(seconds: Int64(currentTime()))) {
+            case .success(let parsed): query = parsed
+            case .failure(let error):
+                problem("\(id): \(error.message)", queryNode)
                 continue
             }
-            var at = Instant(seconds: 0)
-            if let atText = text("at") {
-                guard let instant = PolicyQuery.instant(rfc3339: atText) else {
-                    problem("\(id): query.at '\(atText)' is not RFC 3339 with Z or an offset", queryNode)
-                    continue
-                }
-                at = instant
-            } else {
-                at = Instant(seconds: Int64(currentTime()))
-            }
-            var hidden = false
-            if let node = queryDict["hidden"], case .boolean(let value) = node.value { hidden = value }
-            let query = PolicyQuery(kind: kind, argument: text("arg"), ssidHex: text("ssidHex"), hidden: hidden, at: at)
             var skip = false
             if let node = dict["skipInvalid"], case .boolean(let value) = node.value { skip = value }
             guard let expectNode = dict["expect"], case .dictionary(let expect) = expectNode.value,

@@ -266,7 +266,8 @@ struct CatalogRun {
         for entry in dict.entries {
             guard let digest = Self.hexDigest(entry.key) else {
                 report(
-                    CatalogCode.invalidTokens, "'\(entry.key.prefix(80))' is not a SHA-256 digest (64 hex digits)",
+                    CatalogCode.invalidTokens,
+                    "a key is not a SHA-256 digest (64 hex digits); it is not quoted in case it is a token",
                     file: file, at: entry.keyPosition,
                     hint: "store only the hash: printf %s \"$TOKEN\" | sha256sum")
                 continue
