@@ -71,7 +71,47 @@ struct PlistlibDifferentialTests {
     }
 }
 
+/// The XML and binary vectors of CPython's own plistlib tests, read from the installed `test.test_plistlib`
+/// (not copied here). Known, deliberate differences: integers beyond the signed 64-bit range, which plistlib
+/// reads at any size and mdmconf reports as MC1016 (managed preferences are 64-bit; CFPreferences reads larger
+/// values inconsistently).
+@Suite(.enabled(if: Plistlib.cpythonVectors != nil, "CPython's test.test_plistlib not installed: its vectors skipped"))
+struct CPythonVectorTests {
+    @Test func readersAgreeOnCPythonsVectors() throws {
+        let results = try #require(Plistlib.cpythonVectors)
+        #expect(results.count >= 40)
+        for result in results {
+            guard case .string(let path)? = result["path"]?.value, case .string(let name)? = result["name"]?.value
+            else { continue }
+            let (document, _) = try PropertyListReader().readFile(path)
+            let errors = document.diagnostics.filter { $0.severity == .error }
+            if let expected = result["value"] {
+                if name.hasPrefix("testdata.") {
+                    #expect(errors.map(\.code) == [PlistCode.integerOverflow], "\(name): \(errors.map(\.message))")
+                    #expect(errors.first?.keyPath == "aBigInt2")
+                    continue
+                }
+                #expect(errors.isEmpty, "\(name): plistlib reads it, mdmconf says \(errors.map(\.message))")
+                let root = try #require(document.root, "\(name)")
+                #expect(Plistlib.canonical(root.value) == expected.value, "\(name) reads to another value")
+            } else {
+                #expect(
+                    !errors.isEmpty, "\(name): plistlib refuses it (\(result["error"]?.value as Any)), mdmconf reads it"
+                )
+            }
+        }
+    }
+}
+
 enum Plistlib {
+    /// The oracle's answers for CPython's vectors, or nil when Python or its test suite is missing.
+    static let cpythonVectors: [PlistDictionary]? = {
+        guard interpreter != nil, let folder = try? temporaryFolder(),
+            let output = try? run(["cpython-vectors", folder.path])
+        else { return nil }
+        return try? objects(output)
+    }()
+
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let corpus = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")

@@ -3,6 +3,10 @@
 
 canon PATH...              read each file with plistlib; print one JSON list of
                            {"path": p, "value": CANON} or {"path": p, "error": "..."}
+cpython-vectors OUTDIR     write the XML and binary vectors of CPython's own test suite (test.test_plistlib:
+                           TESTDATA, XML_PLIST_WITH_ENTITY, INVALID_BINARY_PLISTS) to OUTDIR, plus TESTDATA
+                           without the integers beyond 64 bits; print the canon list as above with "name"s, or
+                           {"skipped": reason} when the test suite is not installed
 generate SEED COUNT OUTDIR write COUNT random documents as OUTDIR/N.xml and OUTDIR/N.bplist with
                            plistlib; print one JSON list of {"xml": p, "binary": p, "value": CANON}
 
@@ -87,6 +91,30 @@ def main():
                     results.append({"path": path, "value": canon(plistlib.load(handle))})
             except Exception as error:  # every failure is an answer: plistlib rejected the file
                 results.append({"path": path, "error": f"{type(error).__name__}: {error}"})
+    elif mode == "cpython-vectors":
+        try:
+            from test import test_plistlib as suite
+        except Exception as error:  # a Python installed without its test suite
+            json.dump({"skipped": f"CPython's test.test_plistlib cannot be imported: {error}"}, sys.stdout)
+            return
+        vectors = [("testdata.xml", suite.TESTDATA[plistlib.FMT_XML]),
+                   ("testdata.bplist", suite.TESTDATA[plistlib.FMT_BINARY]),
+                   ("entity.xml", suite.XML_PLIST_WITH_ENTITY)]
+        for fmt, suffix in ((plistlib.FMT_XML, "xml"), (plistlib.FMT_BINARY, "bplist")):
+            loaded = plistlib.loads(suite.TESTDATA[fmt])
+            small = {key: item for key, item in loaded.items()
+                     if not (isinstance(item, int) and not -2**63 <= item < 2**63)}
+            vectors.append((f"testdata-int64.{suffix}", plistlib.dumps(small, fmt=fmt, sort_keys=False)))
+        vectors += [(f"invalid-binary-{index:02}.bplist", data)
+                    for index, (_, data) in enumerate(suite.INVALID_BINARY_PLISTS)]
+        for name, data in vectors:
+            path = f"{sys.argv[2]}/{name}"
+            with open(path, "wb") as handle:
+                handle.write(data)
+            try:
+                results.append({"path": path, "name": name, "value": canon(plistlib.loads(data))})
+            except Exception as error:
+                results.append({"path": path, "name": name, "error": f"{type(error).__name__}: {error}"})
     elif mode == "generate":
         rng = random.Random(int(sys.argv[2]))
         for index in range(int(sys.argv[3])):
