@@ -98,7 +98,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mdmconf-fuzz",
-            dependencies: ["PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy", "CivilTime"],
+            dependencies: ["PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy", "CivilTime", "MDMConf"],
             path: "Tests/Fuzz", exclude: ["run.sh", "Regressions"]
         ),
         .testTarget(name: "MDMDiagnosticsTests", dependencies: ["MDMDiagnostics"]),

@@ -3,10 +3,12 @@
 //   bash Tests/Fuzz/run.sh TARGET SECONDS          # libFuzzer + AddressSanitizer, seeded from Examples/ and corpus
 //   swift run mdmconf-fuzz TARGET FILE|FOLDER...   # replay inputs without libFuzzer (regressions)
 //
-// Targets: xml-plist, binary-plist, json-plist, specfile, manifest, update-policy, url, profile, policy-query.
+// Targets: xml-plist, binary-plist, json-plist, specfile, manifest, update-policy, url, profile, policy-query,
+// http-body (the server's request bodies).
 import CivilTime
 import ConfigSchema
 import DevicePolicy
+import MDMConf
 import PropertyList
 import UpdatePolicy
 
@@ -17,7 +19,7 @@ import UpdatePolicy
 enum FuzzTargets {
     static let names = [
         "xml-plist", "binary-plist", "json-plist", "specfile", "manifest", "update-policy", "url", "profile",
-        "policy-query",
+        "policy-query", "http-body",
     ]
 
     /// Runs one input through `target`; every path must return (findings are fine, traps are not).
@@ -70,6 +72,21 @@ enum FuzzTargets {
                 _ = kioskEngine.evaluate(PolicyQuery(kind: kind, argument: text, at: at)).json.serialized()
             }
             _ = kioskEngine.evaluate(PolicyQuery(kind: .wifi, ssidHex: text, at: at))
+        case "http-body":
+            // A body of POST /v1/policy/evaluate and of POST /v1/update-check, answered as the server would.
+            let at = Instant(seconds: 1_741_597_200)
+            if case .success(let request) = PolicyEvaluationRequest.parse(bytes, now: at) {
+                let engine =
+                    request.profiles.map { PolicyEngine(profileSet: ProfileSet(documents: $0, skipInvalid: false)) }
+                    ?? kioskEngine
+                if request.query.argumentError == nil, engine.profileSet.isUsable {
+                    _ = engine.evaluate(request.query).json.serialized()
+                }
+            }
+            let json = JSONPlistReader(nullMembersAreAbsent: true).read(bytes, file: "request")
+            if !json.hasErrors, case .success(let request) = UpdateRequest.parse(json.root) {
+                _ = catalogPolicy.evaluate(request, now: at).json.serialized()
+            }
         default:
             fatalError("unknown fuzz target '\(target)'; one of \(names.joined(separator: " "))")
         }
@@ -89,6 +106,15 @@ enum FuzzTargets {
             do { return try ProfileLoader().load(path: "\(folder)/\(name).mobileconfig") } catch { return nil }
         }
         return PolicyEngine(profileSet: ProfileSet(documents: documents, skipInvalid: true))
+    }()
+
+    /// The example catalog's update policy (`app` implied by its folder).
+    static let catalogPolicy: Evaluator = {
+        let path = "Examples/catalog/apps/com.example.field/update-policy.plist"
+        guard case .bytes(let bytes)? = try? InputFile.read(path, limit: 1 << 20),
+            let document = PolicyLoader().load(bytes, file: path).document
+        else { return Evaluator(PolicyDocument()) }
+        return Evaluator(document)
     }()
 
     static let target: String = getenv("FUZZ_TARGET").map { String(cString: $0) } ?? "xml-plist"

@@ -8,7 +8,7 @@
 # with: swift run mdmconf-fuzz TARGET Tests/Fuzz/Regressions/TARGET
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-target=${1:?target: xml-plist binary-plist json-plist specfile manifest update-policy url profile policy-query}
+target=${1:?target: xml-plist binary-plist json-plist specfile manifest update-policy url profile policy-query http-body}
 seconds=${2:-600}
 
 swift build -c release --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING \
@@ -42,6 +42,22 @@ PY
         # libFuzzer takes folders: the example JSON files are copied into the working corpus.
         find Examples -name '*.json' -exec cp {} "$corpus/" \;
         seeds=(Examples/update-policy/requests)
+        ;;
+    http-body)
+        # Update requests and policy evaluation bodies (one with an inline profile).
+        cp Examples/update-policy/requests/*.json "$corpus/"
+        printf '%s' '{"query": {"type": "url", "arg": "https://ads.example.com/x", "at": "2026-03-10T09:00:00Z", "trace": true}}' >"$corpus/evaluate-url"
+        printf '%s' '{"query": {"type": "wifi", "ssidHex": "414345", "hidden": true}}' >"$corpus/evaluate-wifi"
+        PY=$(python3 -c 'import sys; print(sys.executable)')
+        "$PY" - "$corpus" <<'PY'
+import base64, json, sys
+profile = open('Examples/device-policy/profiles/30-web-filter.mobileconfig', 'rb').read()
+body = {"query": {"type": "url", "arg": "https://www.example.com/"},
+        "profiles": [{"name": "inline.mobileconfig", "base64": base64.b64encode(profile).decode()}]}
+open(sys.argv[1] + '/evaluate-inline', 'w').write(json.dumps(body))
+body["profiles"] = [{"name": "inline.mobileconfig", "xml": profile.decode()}]
+open(sys.argv[1] + '/evaluate-inline-xml', 'w').write(json.dumps(body))
+PY
         ;;
     *) seeds=(Examples ../shared/corpus Tests/PropertyListTests/Fixtures) ;;
 esac
