@@ -99,7 +99,8 @@ final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.body(buffer)), promise: nil)
         }
         if close {
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
         } else {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }

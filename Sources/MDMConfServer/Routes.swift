@@ -59,13 +59,18 @@ struct Routes: Sendable {
         return Answer.bytes(.ok, app.schemaJSON, generation: state.generation)
     }
 
+    /// The body of a request from any caller with a valid token (or in development mode), within the limit.
+    private func authorizedBody(of request: Request, state: CatalogState) async -> Result<[UInt8], Refusal> {
+        if case .failure(let refusal) = Caller.authorize(request, catalog: state.catalog) { return .failure(refusal) }
+        return await Answer.body(of: request, limit: state.catalog.settings.maxBodySize)
+    }
+
     // MARK: Update checks
 
     func updateCheck(_ request: Request, _ context: BasicRequestContext) async -> Response {
         let state = store.current
-        if case .failure(let refusal) = Caller.authorize(request, catalog: state.catalog) { return refusal.response }
         let body: [UInt8]
-        switch await Answer.body(of: request, limit: state.catalog.settings.maxBodySize) {
+        switch await authorizedBody(of: request, state: state) {
         case .success(let bytes): body = bytes
         case .failure(let refusal): return refusal.response
         }
@@ -106,9 +111,8 @@ struct Routes: Sendable {
 
     func evaluate(_ request: Request, _ context: BasicRequestContext) async -> Response {
         let state = store.current
-        if case .failure(let refusal) = Caller.authorize(request, catalog: state.catalog) { return refusal.response }
         let body: [UInt8]
-        switch await Answer.body(of: request, limit: state.catalog.settings.maxBodySize) {
+        switch await authorizedBody(of: request, state: state) {
         case .success(let bytes): body = bytes
         case .failure(let refusal): return refusal.response
         }

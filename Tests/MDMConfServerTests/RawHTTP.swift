@@ -103,26 +103,24 @@ struct RawHTTP {
 
     /// Everything until the peer closes, as the body of a pseudo-response.
     private static func readToClose(_ fd: Int32) -> Response {
-        var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            data += buffer[0..<count]
-        }
-        return Response(status: 0, headers: [], body: data)
+        Response(status: 0, headers: [], body: receive(fd) { _ in false })
     }
 
     private static func read(_ fd: Int32) throws -> Response? {
+        let data = receive(fd) { parse($0)?.complete == true }
+        return parse(data)?.response
+    }
+
+    /// Bytes until the peer closes or `done` says the bytes so far are enough.
+    private static func receive(_ fd: Int32, until done: ([UInt8]) -> Bool) -> [UInt8] {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
+            if count <= 0 { return data }
             data += buffer[0..<count]
-            if let response = parse(data), response.complete { return response.response }
+            if done(data) { return data }
         }
-        return parse(data)?.response
     }
 
     private static func parse(_ data: [UInt8]) -> (response: Response, complete: Bool)? {
