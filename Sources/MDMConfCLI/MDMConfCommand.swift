@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct MDMConfCommand: AsyncParsableCommand {
+struct MDMConfCommand: ParsableCommand {
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
@@ -21,11 +21,11 @@ struct MDMConfCommand: AsyncParsableCommand {
 
     /// `mdmconf --version` is answered before parsing: the parser's own version flag (and any root flag) would
     /// also claim `--version` after a subcommand, where `update-check --version` is the app's version.
-    static func main() async {
+    static func main() {
         if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
             Console.out(version + "\n")
             return
         }
-        await main(nil)
+        main(nil)
     }
 }

@@ -1,11 +1,12 @@
 import ArgumentParser
+import Dispatch
 import Logging
 import MDMConf
 import MDMConfServer
 import MDMDiagnostics
 import ServiceLifecycle
 
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve a catalog folder's configurations, schemas, update decisions and policy answers over HTTP.",
@@ -43,7 +44,19 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
     }
 
-    func run() async throws {
+    /// The root command stays synchronous (an async root starts the concurrency runtime for every command and
+    /// cost `update-check` about 2 ms); serving blocks this thread until the service group ends.
+    func run() throws {
+        let outcome = BlockingOutcome()
+        Task {
+            do { try await serve() } catch { outcome.error = error }
+            outcome.done.signal()
+        }
+        outcome.done.wait()
+        if let error = outcome.error { throw error }
+    }
+
+    private func serve() async throws {
         let logger = {
             var logger = Logger(label: "mdmconf") { StreamLogHandler.standardError(label: $0) }
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -98,4 +111,11 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitStatus.invalidConfiguration.exitCode
         }
     }
+}
+
+/// The result of the serving task, handed to the blocked main thread.
+private final class BlockingOutcome: @unchecked Sendable {
+    let done = DispatchSemaphore(value: 0)
+    /// Written by the task before `done` is signalled, read after the wait.
+    var error: (any Error)?
 }
