@@ -1,5 +1,6 @@
 import CivilTime
 import DevicePolicy
+import MDMDiagnostics
 import PropertyList
 
 /// The body of `POST /v1/policy/evaluate` (device-policy.md 12): `{query: {type, arg, ssidHex, hidden, at, trace},
@@ -62,11 +63,16 @@ public struct PolicyEvaluationRequest: Sendable {
     }
 }
 
-/// A request body or query string that cannot be understood (HTTP 400).
-public struct MalformedRequest: Error, Sendable, Equatable {
+/// A request body or query string that cannot be understood (HTTP 400), or, with a `diagnostic`, one that is
+/// understood but holds an invalid query value (HTTP 422, like the CLI's exit 65).
+public struct MalformedRequest: Error, Sendable {
     public let message: String
+    public let diagnostic: Diagnostic?
 
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String, diagnostic: Diagnostic? = nil) {
+        self.message = message
+        self.diagnostic = diagnostic
+    }
 }
 
 extension PolicyQuery {
@@ -98,7 +104,10 @@ extension PolicyQuery {
             var at = now
             if let atText = try text("at").get() {
                 guard let instant = PolicyQuery.instant(rfc3339: atText) else {
-                    return .failure(MalformedRequest("query.at '\(atText)' is not RFC 3339 with Z or an offset"))
+                    let message = "query.at '\(atText)' is not RFC 3339 with Z or an offset"
+                    let diagnostic = Diagnostic(
+                        DevicePolicyCode.invalidQueryTime, severity: .error, message: message, keyPath: "query.at")
+                    return .failure(MalformedRequest(message, diagnostic: diagnostic))
                 }
                 at = instant
             }

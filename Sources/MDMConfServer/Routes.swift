@@ -119,7 +119,13 @@ struct Routes: Sendable {
         let parsed: PolicyEvaluationRequest
         switch PolicyEvaluationRequest.parse(body, now: .now, options: readerOptions) {
         case .success(let request): parsed = request
-        case .failure(let error): return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
+        case .failure(let error):
+            guard let diagnostic = error.diagnostic else {
+                return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
+            }
+            return Answer.error(
+                .unprocessableContent, diagnostic.code, "invalid query: \(error.message)", diagnostics: [diagnostic],
+                code: "invalid_query")
         }
         if let error = parsed.query.argumentError {
             return Answer.error(

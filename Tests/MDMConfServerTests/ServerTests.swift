@@ -152,6 +152,10 @@ struct EndpointTests {
             name: "invalid query is 422", method: "POST", target: "/v1/policy/evaluate",
             body: #"{"query": {"type": "url", "arg": "notaurl"}}"#, status: 422, contains: ["MC5102"]),
         Case(
+            name: "invalid query time is 422", method: "POST", target: "/v1/policy/evaluate",
+            body: #"{"query": {"type": "kiosk", "at": "2026-03-10 09:00"}}"#, status: 422,
+            contains: ["MC5105", "invalid_query"]),
+        Case(
             name: "broken inline profile is 422", method: "POST", target: "/v1/policy/evaluate",
             body:
                 #"{"query": {"type": "app", "arg": "a.b"}, "profiles": [{"name": "x", "xml": "<plist><array/></plist>"}]}"#,
