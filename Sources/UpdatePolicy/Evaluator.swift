@@ -24,9 +24,11 @@ public struct Evaluator: Sendable {
     public func evaluate(_ request: UpdateRequest, now fallbackNow: Instant, explain: Bool = false) -> Decision {
         let now = request.now ?? fallbackNow
         var results: [PolicyResult] = []
+        results.reserveCapacity(document.policies.count)
         var trace: [PolicyTrace] = []
         // Borrowed through a buffer: a Policy is large, and copying one retains every field of it.
         document.policies.withUnsafeBufferPointer { policies in
+            guard let first = policies.baseAddress else { return }
             for index in policies.indices {
                 guard policies[index].app == request.app || policies[index].app == "*" else {
                     if explain {
@@ -39,7 +41,7 @@ public struct Evaluator: Sendable {
                     continue
                 }
                 var result = PolicyResult(index: index)
-                evaluate(policies[index], request, now: now, explain: explain, into: &result)
+                evaluate(first + index, request, now: now, explain: explain, into: &result)
                 if explain {
                     trace.append(
                         PolicyTrace(
@@ -57,7 +59,8 @@ public struct Evaluator: Sendable {
     // MARK: One policy
 
     private func evaluate(
-        _ policy: Policy, _ request: UpdateRequest, now: Instant, explain: Bool, into result: inout PolicyResult
+        _ pointer: UnsafePointer<Policy>, _ request: UpdateRequest, now: Instant, explain: Bool,
+        into result: inout PolicyResult
     ) {
         func check(_ name: String, _ passed: Bool?, _ detail: @autoclosure () -> String?) {
             guard explain else { return }
@@ -67,17 +70,17 @@ public struct Evaluator: Sendable {
         func skip(_ code: String) { result.skipCode = code }
 
         // 5.2 Targeting, first failure skips.
-        if let platforms = policy.platforms {
+        if let platforms = pointer.pointee.platforms {
             let passed = platforms.contains(request.platform)
             check("platforms", passed, "\(request.platform) in \(platforms)")
             if !passed { return skip("platform_mismatch") }
         }
-        if let channels = policy.channels {
+        if let channels = pointer.pointee.channels {
             let passed = channels.contains(request.channel)
             check("channels", passed, "\(request.channel) in \(channels)")
             if !passed { return skip("channel_mismatch") }
         }
-        if let range = policy.osVersion {
+        if let range = pointer.pointee.osVersion {
             guard let os = request.osVersion else {
                 check("osVersion", false, "request has no osVersion")
                 return skip("missing_attribute(osVersion)")
@@ -86,12 +89,12 @@ public struct Evaluator: Sendable {
             check("osVersion", passed, "\(os) in \(range.text)")
             if !passed { return skip("os_version_mismatch") }
         }
-        if let range = policy.appVersion {
+        if let range = pointer.pointee.appVersion {
             let passed = range.contains(request.version)
             check("appVersion", passed, "\(request.version) in \(range.text)")
             if !passed { return skip("app_version_mismatch") }
         }
-        if let globs = policy.deviceModels {
+        if let globs = pointer.pointee.deviceModels {
             guard let model = request.deviceModel else {
                 check("deviceModels", false, "request has no deviceModel")
                 return skip("missing_attribute(deviceModel)")
@@ -100,13 +103,13 @@ public struct Evaluator: Sendable {
             check("deviceModels", passed, "\(model) against \(globs.map(\.text))")
             if !passed { return skip("device_model_mismatch") }
         }
-        if let notBefore = policy.notBefore {
-            let instant = resolve(notBefore, policy, request)
+        if let notBefore = pointer.pointee.notBefore {
+            let instant = resolve(notBefore, pointer.pointee.timeZone, request)
             let passed = now >= instant
             check("notBefore", passed, "now \(now), notBefore \(instant)")
             if !passed { return skip("not_yet_active") }
         }
-        if let rollout = policy.rollout {
+        if let rollout = pointer.pointee.rollout {
             let passed = Rollout.includes(percent: rollout.percent, seed: rollout.seed, normalizedID: request.rolloutID)
             check("rollout", passed, explain ? rolloutDetail(rollout, request) : nil)
             if !passed { return skip("not_in_rollout") }
@@ -116,13 +119,14 @@ public struct Evaluator: Sendable {
         var unmet = false
         var indeterminate = false
         var thresholdTriggered = false
-        if policy.minVersion != nil || policy.minBuild != nil {
+        if pointer.pointee.minVersion != nil || pointer.pointee.minBuild != nil {
             let version = request.version
-            if let minVersion = policy.minVersion, version < minVersion {
+            if let minVersion = pointer.pointee.minVersion, version < minVersion {
                 result.reasons.append("below_min_version")
                 unmet = true
                 thresholdTriggered = true
-            } else if let minBuild = policy.minBuild, policy.minVersion.map({ version == $0 }) ?? true {
+            } else if let minBuild = pointer.pointee.minBuild, pointer.pointee.minVersion.map({ version == $0 }) ?? true
+            {
                 if let build = request.build {
                     if build < minBuild {
                         result.reasons.append("below_min_build")
@@ -136,7 +140,7 @@ public struct Evaluator: Sendable {
             check(
                 "threshold", indeterminate ? nil : !unmet, "version \(version), build \(request.build?.text ?? "none")")
         }
-        if let blocked = policy.blockedVersions {
+        if let blocked = pointer.pointee.blockedVersions {
             let inside = blocked.contains { $0.contains(request.version) }
             check("blockedVersions", !inside, "\(request.version) against \(blocked.map(\.text))")
             if inside {
@@ -145,7 +149,7 @@ public struct Evaluator: Sendable {
             }
         }
         if !unmet && indeterminate {
-            switch policy.onIndeterminate {
+            switch pointer.pointee.onIndeterminate {
             case .error:
                 result.outcome = .error
                 result.reasons.append("missing_attribute(build)")
@@ -159,49 +163,52 @@ public struct Evaluator: Sendable {
             }
         }
         if unmet {
-            result.target = policy.latestVersion ?? (thresholdTriggered ? policy.minVersion : nil)
-            hardOutcome(policy, request, now: now, explain: explain, into: &result)
+            result.target = pointer.pointee.latestVersion ?? (thresholdTriggered ? pointer.pointee.minVersion : nil)
+            hardOutcome(pointer, request, now: now, explain: explain, into: &result)
             return
         }
 
         // 5.7 Soft requirement.
         var softUnmet = false
-        if let recommended = policy.recommendedVersion, request.version < recommended {
+        if let recommended = pointer.pointee.recommendedVersion, request.version < recommended {
             result.reasons.append("below_recommended_version")
             softUnmet = true
-        } else if let recommendedBuild = policy.recommendedBuild,
-            policy.recommendedVersion.map({ $0 == request.version }) ?? true,
+        } else if let recommendedBuild = pointer.pointee.recommendedBuild,
+            pointer.pointee.recommendedVersion.map({ $0 == request.version }) ?? true,
             let build = request.build, build < recommendedBuild
         {
             result.reasons.append("below_recommended_build")
             softUnmet = true
         }
         check(
-            "recommended", (policy.recommendedVersion == nil && policy.recommendedBuild == nil) ? nil : !softUnmet, nil)
+            "recommended",
+            (pointer.pointee.recommendedVersion == nil && pointer.pointee.recommendedBuild == nil) ? nil : !softUnmet,
+            nil)
         guard softUnmet else {
             result.outcome = .ok
             return
         }
-        if let requiresOS = policy.requiresOS, let os = request.osVersion, os < requiresOS {
+        if let requiresOS = pointer.pointee.requiresOS, let os = request.osVersion, os < requiresOS {
             result.reasons = ["os_too_old_for_recommended"]
             result.outcome = .ok
             return
         }
-        if policy.requiresOS != nil && request.osVersion == nil {
+        if pointer.pointee.requiresOS != nil && request.osVersion == nil {
             result.reasons.append("os_unknown_assumed_supported")
         }
         result.outcome = .recommended
         result.urgency = .low
-        result.target = policy.latestVersion ?? policy.recommendedVersion
+        result.target = pointer.pointee.latestVersion ?? pointer.pointee.recommendedVersion
     }
 
     /// 5.4 and 5.5: deadline, grace, deferrals, then OS support, for an unmet hard requirement.
     private func hardOutcome(
-        _ policy: Policy, _ request: UpdateRequest, now: Instant, explain: Bool, into result: inout PolicyResult
+        _ pointer: UnsafePointer<Policy>, _ request: UpdateRequest, now: Instant, explain: Bool,
+        into result: inout PolicyResult
     ) {
-        let deadline = policy.deadline.map { resolve($0, policy, request) }
+        let deadline = pointer.pointee.deadline.map { resolve($0, pointer.pointee.timeZone, request) }
         var grace: Instant?
-        if let enrolled = request.enrolledAt, let duration = policy.newDeviceGrace {
+        if let enrolled = request.enrolledAt, let duration = pointer.pointee.newDeviceGrace {
             grace = enrolled.adding(seconds: duration.seconds)
         }
         var effective = deadline
@@ -211,7 +218,7 @@ public struct Evaluator: Sendable {
         }
         if let effective, now < effective {
             var exhausted = false
-            if let maximum = policy.maxDeferrals {
+            if let maximum = pointer.pointee.maxDeferrals {
                 result.deferralsRemaining = max(0, maximum - request.deferralsUsed)
                 exhausted = request.deferralsUsed >= maximum
             }
@@ -225,8 +232,8 @@ public struct Evaluator: Sendable {
                 result.pendingDeadline = effective
                 let remaining = effective.seconds(since: now)
                 result.urgency =
-                    remaining <= policy.imminentWindow.seconds
-                    ? .imminent : remaining <= policy.approachingWindow.seconds ? .approaching : .initial
+                    remaining <= pointer.pointee.imminentWindow.seconds
+                    ? .imminent : remaining <= pointer.pointee.approachingWindow.seconds ? .approaching : .initial
             }
             if explain {
                 result.checks.append(
@@ -243,7 +250,7 @@ public struct Evaluator: Sendable {
                 }
             }
         }
-        if let requiresOS = policy.requiresOS {
+        if let requiresOS = pointer.pointee.requiresOS {
             if let os = request.osVersion {
                 if os < requiresOS {
                     result.outcome = .unsupported
@@ -259,27 +266,29 @@ public struct Evaluator: Sendable {
     // MARK: Combining
 
     private func combine(_ results: [PolicyResult], request: UpdateRequest, now: Instant) -> Decision {
-        let decision = results.compactMap(\.outcome).max() ?? .ok
+        var decision = Outcome.ok
         var reasons: [Reason] = []
         var skipped: [Reason] = []
-        for result in results {
-            let id = document.policies[result.index].id
-            if let code = result.skipCode { skipped.append(Reason(policy: id, code: code)) }
-            for code in result.reasons { reasons.append(Reason(policy: id, code: code)) }
+        for index in results.indices {
+            if let outcome = results[index].outcome, outcome > decision { decision = outcome }
+            let id = document.policies[results[index].index].id
+            if let code = results[index].skipCode { skipped.append(Reason(policy: id, code: code)) }
+            for code in results[index].reasons { reasons.append(Reason(policy: id, code: code)) }
         }
         // Winners as positions in `results`, in primary order.
         var winners = results.indices.filter { results[$0].outcome == decision }
         if winners.count > 1 {
             let policies = document.policies
             winners.sort { x, y in
-                let (a, b) = (results[x], results[y])
-                let (pa, pb) = (policies[a.index].priority, policies[b.index].priority)
+                // Fields are read in place: a copied PolicyResult retains its arrays.
+                let (a, b) = (results[x].index, results[y].index)
+                let (pa, pb) = (policies[a].priority, policies[b].priority)
                 if pa != pb { return pa > pb }
-                switch (a.pendingDeadline, b.pendingDeadline) {
+                switch (results[x].pendingDeadline, results[y].pendingDeadline) {
                 case (let x?, let y?) where x != y: return x < y
                 case (.some, nil): return true
                 case (nil, .some): return false
-                default: return policies[a.index].id.utf8.lexicographicallyPrecedes(policies[b.index].id.utf8)
+                default: return policies[a].id.utf8.lexicographicallyPrecedes(policies[b].id.utf8)
                 }
             }
         }
@@ -287,8 +296,8 @@ public struct Evaluator: Sendable {
             decision: decision, policy: nil, targetVersion: nil, deadline: nil, urgency: .none, deferralsRemaining: nil,
             message: nil, updateURL: nil, reasons: reasons, skipped: skipped, evaluatedAt: now, trace: nil)
         guard decision != .ok, let first = winners.first else { return result }
-        let primary = results[first]
-        result.policy = document.policies[primary.index].id
+        let primary = results[first].index
+        result.policy = document.policies[primary].id
         if decision == .recommended || decision == .required || decision == .unsupported {
             var best: AppVersion?
             for winner in winners {
@@ -300,8 +309,8 @@ public struct Evaluator: Sendable {
         result.urgency = decision == .error ? .none : winners.map { results[$0].urgency }.max() ?? .none
         result.deferralsRemaining = winners.compactMap { results[$0].deferralsRemaining }.min()
         if decision != .error {
-            result.message = localizedMessage(document.policies[primary.index], request)
-            result.updateURL = localizedURL(document.policies[primary.index], request)
+            result.message = localizedMessage(document.policies[primary], request)
+            result.updateURL = localizedURL(document.policies[primary], request)
         }
         return result
     }
@@ -309,8 +318,8 @@ public struct Evaluator: Sendable {
     // MARK: Helpers
 
     /// A date-time in the first zone of: request, policy, defaults, else UTC.
-    private func resolve(_ dateTime: PolicyDateTime, _ policy: Policy, _ request: UpdateRequest) -> Instant {
-        dateTime.resolved(in: request.timeZone ?? policy.timeZone ?? document.defaults.timeZone)
+    private func resolve(_ dateTime: PolicyDateTime, _ policyZone: ZoneInfo?, _ request: UpdateRequest) -> Instant {
+        dateTime.resolved(in: request.timeZone ?? policyZone ?? document.defaults.timeZone)
     }
 
     private func rolloutDetail(_ rollout: (percent: RolloutPercent, seed: String), _ request: UpdateRequest) -> String {
