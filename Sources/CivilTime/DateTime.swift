@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// An instant: seconds since 1970-01-01T00:00:00Z and nanoseconds.
 public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let seconds: Int64
@@ -7,6 +13,9 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.seconds = seconds
         self.nanoseconds = nanoseconds
     }
+
+    /// The system clock, to the second.
+    public static var now: Instant { Instant(seconds: Int64(time(nil))) }
 
     public static func < (lhs: Instant, rhs: Instant) -> Bool {
         (lhs.seconds, lhs.nanoseconds) < (rhs.seconds, rhs.nanoseconds)

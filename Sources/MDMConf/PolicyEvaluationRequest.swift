@@ -14,10 +14,10 @@ public struct PolicyEvaluationRequest: Sendable {
     public static func parse(_ bytes: [UInt8], now: Instant, options: PlistReaderOptions = PlistReaderOptions())
         -> Result<PolicyEvaluationRequest, MalformedRequest>
     {
-        let document = JSONPlistReader(options: options, nullMembersAreAbsent: true).read(bytes, file: "request")
-        guard !document.hasErrors, let root = document.root else {
-            let reason = document.diagnostics.first { $0.severity == .error }?.message ?? "empty body"
-            return .failure(MalformedRequest("the body is not JSON: \(reason)"))
+        let root: PlistNode
+        switch MalformedRequest.json(bytes, options: options) {
+        case .success(let node): root = node
+        case .failure(let error): return .failure(error)
         }
         guard case .dictionary(let body) = root.value else {
             return .failure(MalformedRequest("the body must be an object"))
@@ -72,6 +72,16 @@ public struct MalformedRequest: Error, Sendable {
     public init(_ message: String, diagnostic: Diagnostic? = nil) {
         self.message = message
         self.diagnostic = diagnostic
+    }
+
+    /// A request body as JSON (`null` members read as absent), or why it is not JSON.
+    public static func json(_ bytes: [UInt8], options: PlistReaderOptions) -> Result<PlistNode, MalformedRequest> {
+        let document = JSONPlistReader(options: options, nullMembersAreAbsent: true).read(bytes, file: "request")
+        guard !document.hasErrors, let root = document.root else {
+            let reason = document.diagnostics.first { $0.severity == .error }?.message ?? "empty body"
+            return .failure(MalformedRequest("the body is not JSON: \(reason)"))
+        }
+        return .success(root)
     }
 }
 

@@ -100,7 +100,7 @@ public struct PolicyTestSuite: Sendable {
                 continue
             }
             let query: PolicyQuery
-            switch PolicyQuery.parse(queryDict, now: Instant(seconds: Int64(currentTime()))) {
+            switch PolicyQuery.parse(queryDict, now: .now) {
             case .success(let parsed): query = parsed
             case .failure(let error):
                 problem("\(id): \(error.message)", queryNode)
@@ -241,13 +241,3 @@ extension JSONValue {
         }
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-private func currentTime() -> Int { time(nil) }

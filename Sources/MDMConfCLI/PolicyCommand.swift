@@ -5,12 +5,6 @@ import MDMConf
 import MDMDiagnostics
 import PropertyList
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 struct PolicyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "policy",
@@ -59,7 +53,7 @@ struct PolicyQueryOptions: ParsableArguments {
     /// Builds the query, answers it and prints it; exits with the answer's code.
     func answer(_ kind: PolicyQuery.Kind, argument: String? = nil, ssidHex: String? = nil, hidden: Bool = false) throws
     {
-        var instant = Instant(seconds: Int64(time(nil)))
+        var instant = Instant.now
         var query = PolicyQuery(
             kind: kind, argument: argument, ssidHex: ssidHex, hidden: hidden, at: instant, trace: trace)
         if let at {

@@ -5,12 +5,6 @@ import MDMDiagnostics
 import PropertyList
 import UpdatePolicy
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 struct UpdateCheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "update-check",
@@ -81,7 +75,7 @@ struct UpdateCheckCommand: ParsableCommand {
 
     func run() throws {
         let document = try loadPolicy()
-        let clock = Instant(seconds: Int64(time(nil)))
+        let clock = Instant.now
         let parsed: Result<UpdateRequest, RequestErrors>
         if let request {
             let bytes: [UInt8]

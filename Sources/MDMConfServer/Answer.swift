@@ -1,3 +1,4 @@
+import DevicePolicy
 import HTTPTypes
 import Hummingbird
 import MDMConf
@@ -69,24 +70,11 @@ enum Answer {
         }
     }
 
-    /// Bundle ids in paths: `[A-Za-z0-9-]` labels joined by dots, no empty label, at most 255 bytes; so no
-    /// `..`, no `/`, no percent-encoding.
+    /// Bundle ids in paths: `BundleID.isValid` with no empty label and at most 255 bytes; so no `..`, no `/`,
+    /// no percent-encoding.
     static func isBundleID(_ text: String) -> Bool {
-        let bytes = text.utf8
-        guard !bytes.isEmpty, bytes.count <= 255, bytes.first != UInt8(ascii: "."), bytes.last != UInt8(ascii: ".")
-        else { return false }
-        var previous: UInt8 = 0
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
-                break
-            case UInt8(ascii: "."): if previous == UInt8(ascii: ".") { return false }
-            default: return false
-            }
-            previous = byte
-        }
-        return true
+        BundleID.isValid(text) && text.utf8.count <= 255
+            && !text.split(separator: ".", omittingEmptySubsequences: false).contains { $0.isEmpty }
     }
 }
 

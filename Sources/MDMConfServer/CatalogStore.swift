@@ -4,12 +4,6 @@ import MDMConf
 import MDMDiagnostics
 import NIOConcurrencyHelpers
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// What every request reads once at its start: the current catalog, its generation and the last reload
 /// failure. Replaced as a whole, so no request sees parts of two catalogs.
 public struct CatalogState: Sendable {
@@ -78,10 +72,6 @@ public final class CatalogStore: Sendable {
             }
         }
     }
-}
-
-extension Instant {
-    static var now: Instant { Instant(seconds: Int64(time(nil))) }
 }
 
 extension Diagnostic {

@@ -34,7 +34,7 @@ final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let request):
             if forwarded == 0, let served = answer(request) {
                 pending = (
-                    served, request.headerFields[.connection]?.lowercased() == "close", DispatchTimeNow.nanoseconds
+                    served, request.headerFields[.connection]?.lowercased() == "close", MonotonicClock.nanoseconds
                 )
                 return
             }
@@ -49,7 +49,7 @@ final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             }
             pending = nil
             respond(context, served, close: close)
-            ConfigMetrics.record(status: served.status, nanoseconds: DispatchTimeNow.nanoseconds &- started)
+            ConfigMetrics.record(status: served.status, nanoseconds: MonotonicClock.nanoseconds &- started)
         }
     }
 
@@ -125,7 +125,7 @@ final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
 }
 
 /// The monotonic clock in nanoseconds.
-enum DispatchTimeNow {
+enum MonotonicClock {
     static var nanoseconds: UInt64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)

@@ -74,12 +74,10 @@ struct Routes: Sendable {
         case .success(let bytes): body = bytes
         case .failure(let refusal): return refusal.response
         }
-        let json = JSONPlistReader(options: readerOptions, nullMembersAreAbsent: true).read(body, file: "request")
-        guard !json.hasErrors else {
-            let reason = json.diagnostics.first { $0.severity == .error }?.message ?? "empty body"
-            return Answer.error(.badRequest, CatalogCode.badRequest, "the body is not JSON: \(reason)")
+        switch MalformedRequest.json(body, options: readerOptions) {
+        case .success(let root): return decide(UpdateRequest.parse(root), state: state)
+        case .failure(let error): return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
         }
-        return decide(UpdateRequest.parse(json.root), state: state)
     }
 
     func updateCheck(query request: Request) -> Response {
