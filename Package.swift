@@ -89,7 +89,7 @@ let package = Package(
             ]
         ),
         .executableTarget(
-            name: "update-decisions-benchmark", dependencies: ["UpdatePolicy", "CivilTime"],
+            name: "update-decisions-benchmark", dependencies: ["UpdatePolicy", "CivilTime", "MDMDiagnostics"],
             path: "Tests/Benchmarks/UpdateDecisions"
         ),
         .executableTarget(
