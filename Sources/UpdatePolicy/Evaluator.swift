@@ -2,56 +2,82 @@ import CivilTime
 
 /// Evaluates a policy document for one request (update-policy.md section 5): pure, deterministic, and
 /// independent of the order of the policies.
+///
+/// The document is compiled once, when the evaluator is made (`CompiledDocument`); an evaluation keeps its
+/// per-policy results on the stack as plain values and allocates only the decision it returns.
 public struct Evaluator: Sendable {
     public let document: PolicyDocument
+    private let compiled: CompiledDocument
 
-    public init(_ document: PolicyDocument) { self.document = document }
+    public init(_ document: PolicyDocument) {
+        self.document = document
+        compiled = CompiledDocument(document)
+    }
+
+    /// What evaluating a policy reads of a request again and again, as plain values.
+    struct Subject {
+        var version: VersionKey
+        var build: VersionCore?
+        var os: OSKey?
+
+        init(_ request: UpdateRequest) {
+            version = VersionKey(
+                core: request.version.core, hasPreRelease: !request.version.preRelease.isEmpty, index: -1)
+            build = request.build?.core
+            os = request.osVersion.map(OSKey.init)
+        }
+    }
 
     /// One evaluated (or skipped) policy.
     struct PolicyResult {
         var index: Int
         var outcome: Outcome?
-        var skipCode: String?
-        var reasons: [String] = []
-        var target: AppVersion?
+        var skip: SkipCode?
+        var reasons = ReasonSet()
+        var target: VersionKey?
         /// The effective deadline while it is pending.
         var pendingDeadline: Instant?
         var urgency = Urgency.none
         var deferralsRemaining: Int64?
-        var checks: [TraceCheck] = []
     }
 
     public func evaluate(_ request: UpdateRequest, now fallbackNow: Instant, explain: Bool = false) -> Decision {
         let now = request.now ?? fallbackNow
-        var results: [PolicyResult] = []
-        results.reserveCapacity(document.policies.count)
+        let subject = Subject(request)
         var trace: [PolicyTrace] = []
-        // Borrowed through a buffer: a Policy is large, and copying one retains every field of it.
-        document.policies.withUnsafeBufferPointer { policies in
-            guard let first = policies.baseAddress else { return }
-            for index in policies.indices {
-                guard policies[index].app == request.app || policies[index].app == "*" else {
-                    if explain {
-                        let detail = "\(policies[index].app) ≠ \(request.app)"
-                        trace.append(
-                            PolicyTrace(
-                                policy: policies[index].id, outcome: "other_app",
-                                checks: [TraceCheck(check: "app", result: "fail", detail: detail)]))
+        let count = document.policies.count
+        var decision = document.policies.withUnsafeBufferPointer { policies in
+            compiled.policies.withUnsafeBufferPointer { rules in
+                withUnsafeTemporaryAllocation(of: PolicyResult.self, capacity: max(count, 1)) { results in
+                    var evaluated = 0
+                    for index in 0..<count {
+                        guard rules[index].isWildcard || policies[index].app == request.app else {
+                            if explain {
+                                let detail = "\(policies[index].app) ≠ \(request.app)"
+                                trace.append(
+                                    PolicyTrace(
+                                        policy: policies[index].id, outcome: "other_app",
+                                        checks: [TraceCheck(check: "app", result: "fail", detail: detail)]))
+                            }
+                            continue
+                        }
+                        var checks: [TraceCheck] = []
+                        let result = evaluate(
+                            index, policies, rules, request, subject, now: now, explain: explain, checks: &checks)
+                        if explain {
+                            trace.append(
+                                PolicyTrace(
+                                    policy: policies[index].id, outcome: result.outcome?.rawValue ?? "skipped",
+                                    checks: checks))
+                        }
+                        results.initializeElement(at: evaluated, to: result)
+                        evaluated += 1
                     }
-                    continue
+                    return combine(
+                        UnsafeBufferPointer(rebasing: results[0..<evaluated]), policies, rules, request, now: now)
                 }
-                var result = PolicyResult(index: index)
-                evaluate(first + index, request, now: now, explain: explain, into: &result)
-                if explain {
-                    trace.append(
-                        PolicyTrace(
-                            policy: policies[index].id, outcome: result.outcome?.rawValue ?? "skipped",
-                            checks: result.checks))
-                }
-                results.append(result)
             }
         }
-        var decision = combine(results, request: request, now: now)
         decision.trace = explain ? trace : nil
         return decision
     }
@@ -59,77 +85,89 @@ public struct Evaluator: Sendable {
     // MARK: One policy
 
     private func evaluate(
-        _ pointer: UnsafePointer<Policy>, _ request: UpdateRequest, now: Instant, explain: Bool,
-        into result: inout PolicyResult
-    ) {
+        _ index: Int, _ policies: UnsafeBufferPointer<Policy>, _ rules: UnsafeBufferPointer<CompiledPolicy>,
+        _ request: UpdateRequest, _ subject: Subject, now: Instant, explain: Bool, checks: inout [TraceCheck]
+    ) -> PolicyResult {
+        var result = PolicyResult(index: index)
         func check(_ name: String, _ passed: Bool?, _ detail: @autoclosure () -> String?) {
             guard explain else { return }
-            result.checks.append(
+            checks.append(
                 TraceCheck(check: name, result: passed.map { $0 ? "pass" : "fail" } ?? "n/a", detail: detail()))
         }
-        func skip(_ code: String) { result.skipCode = code }
+        func skip(_ code: SkipCode) -> PolicyResult {
+            result.skip = code
+            return result
+        }
+        let rule = rules[index]
+        func order(_ bound: VersionKey) -> Int { compiled.order(subject.version, request.version, bound) }
 
         // 5.2 Targeting, first failure skips.
-        if let platforms = pointer.pointee.platforms {
-            let passed = platforms.contains(request.platform)
-            check("platforms", passed, "\(request.platform) in \(platforms)")
-            if !passed { return skip("platform_mismatch") }
+        if let passed = policies[index].platforms?.contains(request.platform) {
+            check("platforms", passed, "\(request.platform) in \(policies[index].platforms ?? [])")
+            if !passed { return skip(.platformMismatch) }
         }
-        if let channels = pointer.pointee.channels {
-            let passed = channels.contains(request.channel)
-            check("channels", passed, "\(request.channel) in \(channels)")
-            if !passed { return skip("channel_mismatch") }
+        if let passed = policies[index].channels?.contains(request.channel) {
+            check("channels", passed, "\(request.channel) in \(policies[index].channels ?? [])")
+            if !passed { return skip(.channelMismatch) }
         }
-        if let range = pointer.pointee.osVersion {
-            guard let os = request.osVersion else {
+        if let span = rule.osRange {
+            guard let os = subject.os else {
                 check("osVersion", false, "request has no osVersion")
-                return skip("missing_attribute(osVersion)")
+                return skip(.missingOSVersion)
             }
-            let passed = range.contains(os)
-            check("osVersion", passed, "\(os) in \(range.text)")
-            if !passed { return skip("os_version_mismatch") }
+            let passed = compiled.contains(span, os)
+            check(
+                "osVersion", passed, "\(request.osVersion?.text ?? "") in \(policies[index].osVersion?.text ?? "")")
+            if !passed { return skip(.osVersionMismatch) }
         }
-        if let range = pointer.pointee.appVersion {
-            let passed = range.contains(request.version)
-            check("appVersion", passed, "\(request.version) in \(range.text)")
-            if !passed { return skip("app_version_mismatch") }
+        if let span = rule.appRange {
+            let passed = compiled.contains(span, subject.version, request.version)
+            check("appVersion", passed, "\(request.version) in \(policies[index].appVersion?.text ?? "")")
+            if !passed { return skip(.appVersionMismatch) }
         }
-        if let globs = pointer.pointee.deviceModels {
-            guard let model = request.deviceModel else {
+        if policies[index].deviceModels != nil {
+            guard request.deviceModel != nil else {
                 check("deviceModels", false, "request has no deviceModel")
-                return skip("missing_attribute(deviceModel)")
+                return skip(.missingDeviceModel)
             }
-            let passed = globs.contains { $0.matches(lowercased: request.deviceModelKey) }
-            check("deviceModels", passed, "\(model) against \(globs.map(\.text))")
-            if !passed { return skip("device_model_mismatch") }
+            let passed =
+                policies[index].deviceModels?.contains { $0.matches(lowercased: request.deviceModelKey) } ?? false
+            check(
+                "deviceModels", passed,
+                "\(request.deviceModel ?? "") against \((policies[index].deviceModels ?? []).map(\.text))")
+            if !passed { return skip(.deviceModelMismatch) }
         }
-        if let notBefore = pointer.pointee.notBefore {
-            let instant = resolve(notBefore, pointer.pointee.timeZone, request)
+        if let notBefore = rule.notBefore {
+            let instant = notBefore.resolved(for: request)
             let passed = now >= instant
             check("notBefore", passed, "now \(now), notBefore \(instant)")
-            if !passed { return skip("not_yet_active") }
+            if !passed { return skip(.notYetActive) }
         }
-        if let rollout = pointer.pointee.rollout {
-            let passed = Rollout.includes(percent: rollout.percent, seed: rollout.seed, normalizedID: request.rolloutID)
-            check("rollout", passed, explain ? rolloutDetail(rollout, request) : nil)
-            if !passed { return skip("not_in_rollout") }
+        if let hundredths = rule.rolloutHundredths {
+            let passed = Rollout.includes(hundredths: hundredths, hasID: !request.rolloutID.isEmpty) {
+                compiled.seedBytes.withUnsafeBufferPointer { seeds in
+                    request.rolloutID.withUnsafeBufferPointer {
+                        Rollout.bucket(prefix: UnsafeBufferPointer(rebasing: seeds[rule.seed.range]), id: $0)
+                    }
+                }
+            }
+            check("rollout", passed, explain ? rolloutDetail(policies[index], request) : nil)
+            if !passed { return skip(.notInRollout) }
         }
 
         // 5.3 Hard requirement.
         var unmet = false
         var indeterminate = false
         var thresholdTriggered = false
-        if pointer.pointee.minVersion != nil || pointer.pointee.minBuild != nil {
-            let version = request.version
-            if let minVersion = pointer.pointee.minVersion, version < minVersion {
-                result.reasons.append("below_min_version")
+        if rule.minVersion != nil || rule.minBuild != nil {
+            if let minVersion = rule.minVersion, order(minVersion) < 0 {
+                result.reasons.insert(.belowMinVersion)
                 unmet = true
                 thresholdTriggered = true
-            } else if let minBuild = pointer.pointee.minBuild, pointer.pointee.minVersion.map({ version == $0 }) ?? true
-            {
-                if let build = request.build {
+            } else if let minBuild = rule.minBuild, rule.minVersion.map({ order($0) == 0 }) ?? true {
+                if let build = subject.build {
                     if build < minBuild {
-                        result.reasons.append("below_min_build")
+                        result.reasons.insert(.belowMinBuild)
                         unmet = true
                         thresholdTriggered = true
                     }
@@ -138,218 +176,314 @@ public struct Evaluator: Sendable {
                 }
             }
             check(
-                "threshold", indeterminate ? nil : !unmet, "version \(version), build \(request.build?.text ?? "none")")
+                "threshold", indeterminate ? nil : !unmet,
+                "version \(request.version), build \(request.build?.text ?? "none")")
         }
-        if let blocked = pointer.pointee.blockedVersions {
-            let inside = blocked.contains { $0.contains(request.version) }
-            check("blockedVersions", !inside, "\(request.version) against \(blocked.map(\.text))")
+        if let blocked = rule.blocked {
+            let inside = compiled.blockedRanges.withUnsafeBufferPointer { ranges in
+                blocked.range.contains { compiled.contains(ranges[$0], subject.version, request.version) }
+            }
+            check(
+                "blockedVersions", !inside,
+                "\(request.version) against \((policies[index].blockedVersions ?? []).map(\.text))")
             if inside {
-                result.reasons.append("blocked_version")
+                result.reasons.insert(.blockedVersion)
                 unmet = true
             }
         }
         if !unmet && indeterminate {
-            switch pointer.pointee.onIndeterminate {
+            switch rule.onIndeterminate {
             case .error:
                 result.outcome = .error
-                result.reasons.append("missing_attribute(build)")
-                return
+                result.reasons.insert(.missingBuild)
+                return result
             case .required:
-                result.reasons.append("indeterminate_treated_as_required")
+                result.reasons.insert(.indeterminateRequired)
                 unmet = true
                 thresholdTriggered = true
             case .ok:
-                result.reasons.append("indeterminate_treated_as_ok")
+                result.reasons.insert(.indeterminateOK)
             }
         }
         if unmet {
-            result.target = pointer.pointee.latestVersion ?? (thresholdTriggered ? pointer.pointee.minVersion : nil)
-            hardOutcome(pointer, request, now: now, explain: explain, into: &result)
-            return
+            result.target = rule.latestVersion ?? (thresholdTriggered ? rule.minVersion : nil)
+            hardOutcome(rule, request, subject, now: now, explain: explain, into: &result, checks: &checks)
+            return result
         }
 
         // 5.7 Soft requirement.
         var softUnmet = false
-        if let recommended = pointer.pointee.recommendedVersion, request.version < recommended {
-            result.reasons.append("below_recommended_version")
+        if let recommended = rule.recommendedVersion, order(recommended) < 0 {
+            result.reasons.insert(.belowRecommendedVersion)
             softUnmet = true
-        } else if let recommendedBuild = pointer.pointee.recommendedBuild,
-            pointer.pointee.recommendedVersion.map({ $0 == request.version }) ?? true,
-            let build = request.build, build < recommendedBuild
+        } else if let recommendedBuild = rule.recommendedBuild,
+            rule.recommendedVersion.map({ order($0) == 0 }) ?? true,
+            let build = subject.build, build < recommendedBuild
         {
-            result.reasons.append("below_recommended_build")
+            result.reasons.insert(.belowRecommendedBuild)
             softUnmet = true
         }
-        check(
-            "recommended",
-            (pointer.pointee.recommendedVersion == nil && pointer.pointee.recommendedBuild == nil) ? nil : !softUnmet,
-            nil)
+        check("recommended", (rule.recommendedVersion == nil && rule.recommendedBuild == nil) ? nil : !softUnmet, nil)
         guard softUnmet else {
             result.outcome = .ok
-            return
+            return result
         }
-        if let requiresOS = pointer.pointee.requiresOS, let os = request.osVersion, os < requiresOS {
-            result.reasons = ["os_too_old_for_recommended"]
+        if let requiresOS = rule.requiresOS, let os = subject.os, os < requiresOS {
+            result.reasons = [.osTooOldForRecommended]
             result.outcome = .ok
-            return
+            return result
         }
-        if pointer.pointee.requiresOS != nil && request.osVersion == nil {
-            result.reasons.append("os_unknown_assumed_supported")
-        }
+        if rule.requiresOS != nil && subject.os == nil { result.reasons.insert(.osUnknownAssumedSupported) }
         result.outcome = .recommended
         result.urgency = .low
-        result.target = pointer.pointee.latestVersion ?? pointer.pointee.recommendedVersion
+        result.target = rule.latestVersion ?? rule.recommendedVersion
+        return result
     }
 
     /// 5.4 and 5.5: deadline, grace, deferrals, then OS support, for an unmet hard requirement.
     private func hardOutcome(
-        _ pointer: UnsafePointer<Policy>, _ request: UpdateRequest, now: Instant, explain: Bool,
-        into result: inout PolicyResult
+        _ rule: CompiledPolicy, _ request: UpdateRequest, _ subject: Subject, now: Instant, explain: Bool,
+        into result: inout PolicyResult, checks: inout [TraceCheck]
     ) {
-        let deadline = pointer.pointee.deadline.map { resolve($0, pointer.pointee.timeZone, request) }
+        let deadline = rule.deadline?.resolved(for: request)
         var grace: Instant?
-        if let enrolled = request.enrolledAt, let duration = pointer.pointee.newDeviceGrace {
-            grace = enrolled.adding(seconds: duration.seconds)
+        if let enrolled = request.enrolledAt, let seconds = rule.newDeviceGraceSeconds {
+            grace = enrolled.adding(seconds: seconds)
         }
         var effective = deadline
         if let grace, deadline.map({ grace > $0 }) ?? true {
             effective = grace
-            result.reasons.append("new_device_grace")
+            result.reasons.insert(.newDeviceGrace)
         }
         if let effective, now < effective {
             var exhausted = false
-            if let maximum = pointer.pointee.maxDeferrals {
+            if let maximum = rule.maxDeferrals {
                 result.deferralsRemaining = max(0, maximum - request.deferralsUsed)
                 exhausted = request.deferralsUsed >= maximum
             }
             if exhausted {
                 result.outcome = .required
                 result.urgency = .critical
-                result.reasons.append("deferrals_exhausted")
+                result.reasons.insert(.deferralsExhausted)
             } else {
                 result.outcome = .recommended
-                result.reasons.append("deadline_pending")
+                result.reasons.insert(.deadlinePending)
                 result.pendingDeadline = effective
                 let remaining = effective.seconds(since: now)
                 result.urgency =
-                    remaining <= pointer.pointee.imminentWindow.seconds
-                    ? .imminent : remaining <= pointer.pointee.approachingWindow.seconds ? .approaching : .initial
+                    remaining <= rule.imminentSeconds
+                    ? .imminent : remaining <= rule.approachingSeconds ? .approaching : .initial
             }
             if explain {
-                result.checks.append(
-                    TraceCheck(check: "deadline", result: "pass", detail: "now \(now) before \(effective)"))
+                checks.append(TraceCheck(check: "deadline", result: "pass", detail: "now \(now) before \(effective)"))
             }
         } else {
             result.outcome = .required
             result.urgency = .critical
             if let effective {
-                result.reasons.append("deadline_passed")
+                result.reasons.insert(.deadlinePassed)
                 if explain {
-                    result.checks.append(
+                    checks.append(
                         TraceCheck(check: "deadline", result: "fail", detail: "now \(now) at or after \(effective)"))
                 }
             }
         }
-        if let requiresOS = pointer.pointee.requiresOS {
-            if let os = request.osVersion {
+        if let requiresOS = rule.requiresOS {
+            if let os = subject.os {
                 if os < requiresOS {
                     result.outcome = .unsupported
                     result.urgency = .critical
-                    result.reasons.append("os_too_old_for_target")
+                    result.reasons.insert(.osTooOldForTarget)
                 }
             } else {
-                result.reasons.append("os_unknown_assumed_supported")
+                result.reasons.insert(.osUnknownAssumedSupported)
             }
         }
     }
 
     // MARK: Combining
 
-    private func combine(_ results: [PolicyResult], request: UpdateRequest, now: Instant) -> Decision {
+    private func combine(
+        _ results: UnsafeBufferPointer<PolicyResult>, _ policies: UnsafeBufferPointer<Policy>,
+        _ rules: UnsafeBufferPointer<CompiledPolicy>, _ request: UpdateRequest, now: Instant
+    ) -> Decision {
         var decision = Outcome.ok
+        var reasonCount = 0
+        var skipCount = 0
+        for result in results {
+            if let outcome = result.outcome, outcome > decision { decision = outcome }
+            reasonCount += result.reasons.count
+            if result.skip != nil { skipCount += 1 }
+        }
         var reasons: [Reason] = []
         var skipped: [Reason] = []
-        for index in results.indices {
-            if let outcome = results[index].outcome, outcome > decision { decision = outcome }
-            let id = document.policies[results[index].index].id
-            if let code = results[index].skipCode { skipped.append(Reason(policy: id, code: code)) }
-            for code in results[index].reasons { reasons.append(Reason(policy: id, code: code)) }
+        if reasonCount > 0 { reasons.reserveCapacity(reasonCount) }
+        if skipCount > 0 { skipped.reserveCapacity(skipCount) }
+        for result in results {
+            let id = policies[result.index].id
+            if let skip = result.skip { skipped.append(Reason(policy: id, code: skip.code)) }
+            for code in result.reasons { reasons.append(Reason(policy: id, code: code.code)) }
         }
-        // Winners as positions in `results`, in primary order.
-        var winners = results.indices.filter { results[$0].outcome == decision }
-        if winners.count > 1 {
-            let policies = document.policies
-            winners.sort { x, y in
-                // Fields are read in place: a copied PolicyResult retains its arrays.
-                let (a, b) = (results[x].index, results[y].index)
-                let (pa, pb) = (policies[a].priority, policies[b].priority)
-                if pa != pb { return pa > pb }
-                switch (results[x].pendingDeadline, results[y].pendingDeadline) {
-                case (let x?, let y?) where x != y: return x < y
-                case (.some, nil): return true
-                case (nil, .some): return false
-                default: return policies[a].id.utf8.lexicographicallyPrecedes(policies[b].id.utf8)
-                }
-            }
-        }
-        var result = Decision(
+        var answer = Decision(
             decision: decision, policy: nil, targetVersion: nil, deadline: nil, urgency: .none, deferralsRemaining: nil,
             message: nil, updateURL: nil, reasons: reasons, skipped: skipped, evaluatedAt: now, trace: nil)
-        guard decision != .ok, let first = winners.first else { return result }
-        let primary = results[first].index
-        result.policy = document.policies[primary].id
-        if decision == .recommended || decision == .required || decision == .unsupported {
-            var best: AppVersion?
-            for winner in winners {
-                if let target = results[winner].target, best.map({ target > $0 }) ?? true { best = target }
+        guard decision != .ok else { return answer }
+
+        /// Whether `x` comes before `y` among the winners: priority, then the earlier pending deadline, then id.
+        func precedes(_ x: PolicyResult, _ y: PolicyResult) -> Bool {
+            let (a, b) = (rules[x.index], rules[y.index])
+            if a.priority != b.priority { return a.priority > b.priority }
+            switch (x.pendingDeadline, y.pendingDeadline) {
+            case (let x?, let y?) where x != y: return x < y
+            case (.some, nil): return true
+            case (nil, .some): return false
+            default: return a.idRank < b.idRank
             }
-            result.targetVersion = best?.text
         }
-        if decision == .recommended { result.deadline = winners.compactMap { results[$0].pendingDeadline }.min() }
-        result.urgency = decision == .error ? .none : winners.map { results[$0].urgency }.max() ?? .none
-        result.deferralsRemaining = winners.compactMap { results[$0].deferralsRemaining }.min()
-        if decision != .error {
-            result.message = localizedMessage(document.policies[primary], request)
-            result.updateURL = localizedURL(document.policies[primary], request)
+        // One pass over the winners: the first of them in winner order, and what they decide together.
+        var primary: PolicyResult?
+        var target: (key: VersionKey, owner: PolicyResult)?
+        var deadline: Instant?
+        var urgency = Urgency.none
+        var deferrals: Int64?
+        for result in results where result.outcome == decision {
+            if primary.map({ precedes(result, $0) }) ?? true { primary = result }
+            if let key = result.target {
+                // The highest target; between equal versions written differently, the earlier winner's text.
+                if let current = target {
+                    let order = compiled.order(key, current.key)
+                    if order > 0 || (order == 0 && precedes(result, current.owner)) { target = (key, result) }
+                } else {
+                    target = (key, result)
+                }
+            }
+            if let pending = result.pendingDeadline, deadline.map({ pending < $0 }) ?? true { deadline = pending }
+            urgency = max(urgency, result.urgency)
+            if let remaining = result.deferralsRemaining, deferrals.map({ remaining < $0 }) ?? true {
+                deferrals = remaining
+            }
         }
-        return result
+        guard let primary else { return answer }
+        let policy = policies.baseAddress.map { $0 + primary.index }
+        answer.policy = policies[primary.index].id
+        if decision == .recommended || decision == .required || decision == .unsupported {
+            answer.targetVersion = target.map { compiled.versions[Int($0.key.index)].text }
+        }
+        if decision == .recommended { answer.deadline = deadline }
+        answer.urgency = decision == .error ? .none : urgency
+        answer.deferralsRemaining = deferrals
+        if decision != .error, let policy {
+            answer.message = localizedMessage(policy, request)
+            answer.updateURL = localizedURL(policy, request)
+        }
+        return answer
     }
 
     // MARK: Helpers
 
-    /// A date-time in the first zone of: request, policy, defaults, else UTC.
-    private func resolve(_ dateTime: PolicyDateTime, _ policyZone: ZoneInfo?, _ request: UpdateRequest) -> Instant {
-        dateTime.resolved(in: request.timeZone ?? policyZone ?? document.defaults.timeZone)
+    private func rolloutDetail(_ policy: Policy, _ request: UpdateRequest) -> String? {
+        guard let rollout = policy.rollout else { return nil }
+        guard !request.rolloutID.isEmpty else { return "no deviceId, percent \(rollout.percent)" }
+        return "bucket \(Rollout.bucket(seed: rollout.seed, id: request.rolloutID)), threshold \(rollout.percent.hundredths)"
     }
 
-    private func rolloutDetail(_ rollout: (percent: RolloutPercent, seed: String), _ request: UpdateRequest) -> String {
-        guard let id = request.rolloutID else { return "no deviceId, percent \(rollout.percent)" }
-        return "bucket \(Rollout.bucket(seed: rollout.seed, normalizedID: id)), threshold \(rollout.percent.hundredths)"
-    }
-
-    /// Locale candidates: the request locale and its prefixes, then the policy's default locale and its prefixes.
-    private func candidates(_ policy: Policy, _ request: UpdateRequest) -> [String] {
-        (request.locale?.fallbackKeys ?? []) + ((policy.defaultLocale ?? document.defaults.locale)?.fallbackKeys ?? [])
-    }
-
-    private func localizedMessage(_ policy: Policy, _ request: UpdateRequest) -> (
-        locale: String, title: String?, body: String?
-    )? {
-        guard !policy.messages.isEmpty else { return nil }
-        for candidate in candidates(policy, request) {
-            if let message = policy.messages.first(where: { $0.locale.key == candidate }) {
-                return (message.locale.text, message.title, message.body)
+    /// The first entry whose locale is a candidate: the request locale and its prefixes, then the policy's
+    /// default locale (else the document's) and its prefixes.
+    private func localized<Entry>(
+        _ entries: [Entry], _ locale: (Entry) -> LocaleTag, _ policy: UnsafePointer<Policy>, _ request: UpdateRequest
+    ) -> Entry? {
+        guard !entries.isEmpty else { return nil }
+        for keys in [request.locale?.fallbackKeys, (policy.pointee.defaultLocale ?? document.defaults.locale)?.fallbackKeys]
+        {
+            for candidate in keys ?? [] {
+                if let entry = entries.first(where: { locale($0).key == candidate }) { return entry }
             }
         }
         return nil
     }
 
-    private func localizedURL(_ policy: Policy, _ request: UpdateRequest) -> String? {
-        if let url = policy.updateURL { return url }
-        guard !policy.localizedUpdateURLs.isEmpty else { return nil }
-        for candidate in candidates(policy, request) {
-            if let entry = policy.localizedUpdateURLs.first(where: { $0.locale.key == candidate }) { return entry.url }
+    private func localizedMessage(_ policy: UnsafePointer<Policy>, _ request: UpdateRequest) -> (
+        locale: String, title: String?, body: String?
+    )? {
+        localized(policy.pointee.messages, { $0.locale }, policy, request).map { ($0.locale.text, $0.title, $0.body) }
+    }
+
+    private func localizedURL(_ policy: UnsafePointer<Policy>, _ request: UpdateRequest) -> String? {
+        if let url = policy.pointee.updateURL { return url }
+        return localized(policy.pointee.localizedUpdateURLs, { $0.locale }, policy, request)?.url
+    }
+}
+
+/// Why a policy was skipped (update-policy.md 5.2).
+enum SkipCode: UInt8 {
+    case platformMismatch, channelMismatch, missingOSVersion, osVersionMismatch, appVersionMismatch,
+        missingDeviceModel, deviceModelMismatch, notYetActive, notInRollout
+
+    var code: String {
+        switch self {
+        case .platformMismatch: "platform_mismatch"
+        case .channelMismatch: "channel_mismatch"
+        case .missingOSVersion: "missing_attribute(osVersion)"
+        case .osVersionMismatch: "os_version_mismatch"
+        case .appVersionMismatch: "app_version_mismatch"
+        case .missingDeviceModel: "missing_attribute(deviceModel)"
+        case .deviceModelMismatch: "device_model_mismatch"
+        case .notYetActive: "not_yet_active"
+        case .notInRollout: "not_in_rollout"
         }
-        return nil
+    }
+}
+
+/// A reason a policy gives (update-policy.md 6.2). The cases are in the order a policy reports them: the
+/// order in which evaluation finds them.
+enum ReasonCode: UInt8 {
+    case belowMinVersion, belowMinBuild, blockedVersion, missingBuild, indeterminateRequired, indeterminateOK,
+        belowRecommendedVersion, belowRecommendedBuild, newDeviceGrace, deferralsExhausted, deadlinePending,
+        deadlinePassed, osTooOldForTarget, osTooOldForRecommended, osUnknownAssumedSupported
+
+    var code: String {
+        switch self {
+        case .belowMinVersion: "below_min_version"
+        case .belowMinBuild: "below_min_build"
+        case .blockedVersion: "blocked_version"
+        case .missingBuild: "missing_attribute(build)"
+        case .indeterminateRequired: "indeterminate_treated_as_required"
+        case .indeterminateOK: "indeterminate_treated_as_ok"
+        case .belowRecommendedVersion: "below_recommended_version"
+        case .belowRecommendedBuild: "below_recommended_build"
+        case .newDeviceGrace: "new_device_grace"
+        case .deferralsExhausted: "deferrals_exhausted"
+        case .deadlinePending: "deadline_pending"
+        case .deadlinePassed: "deadline_passed"
+        case .osTooOldForTarget: "os_too_old_for_target"
+        case .osTooOldForRecommended: "os_too_old_for_recommended"
+        case .osUnknownAssumedSupported: "os_unknown_assumed_supported"
+        }
+    }
+}
+
+/// A policy's reasons as bits, iterated in `ReasonCode` order.
+struct ReasonSet: Sequence, ExpressibleByArrayLiteral {
+    private var bits: UInt32 = 0
+
+    init(arrayLiteral codes: ReasonCode...) {
+        for code in codes { insert(code) }
+    }
+
+    var count: Int { bits.nonzeroBitCount }
+
+    mutating func insert(_ code: ReasonCode) { bits |= 1 << code.rawValue }
+
+    func makeIterator() -> Iterator { Iterator(bits: bits) }
+
+    struct Iterator: IteratorProtocol {
+        var bits: UInt32
+
+        mutating func next() -> ReasonCode? {
+            guard bits != 0 else { return nil }
+            let code = ReasonCode(rawValue: UInt8(bits.trailingZeroBitCount))
+            bits &= bits - 1
+            return code
+        }
     }
 }

@@ -38,7 +38,7 @@ public struct RolloutPercent: Hashable, Sendable, CustomStringConvertible {
 public enum Rollout {
     /// The bucket (0…9999) of `deviceID` under `seed`; the id is trimmed of ASCII whitespace and ASCII-lowercased.
     public static func bucket(seed: String, deviceID: String) -> Int {
-        bucket(seed: seed, normalizedID: normalize(deviceID))
+        bucket(seed: seed, id: Array(normalize(deviceID).utf8))
     }
 
     /// A device id as buckets use it: trimmed of ASCII whitespace and ASCII-lowercased.
@@ -46,30 +46,37 @@ public enum Rollout {
         String(deviceID.trimmingASCIIWhitespace()).asciiLowercased()
     }
 
-    /// The bucket of an id already normalized (requests normalize theirs once, not once per policy).
-    static func bucket(seed: String, normalizedID: String) -> Int {
-        var input = Array(seed.utf8)
-        input.append(0x3A)
-        input.append(contentsOf: normalizedID.utf8)
-        let digest = SHA256.hash(data: input)
-        var value: UInt64 = 0
-        for byte in digest.prefix(8) { value = value << 8 | UInt64(byte) }
-        return Int(value % 10_000)
+    /// The bucket of an id already normalized, as UTF-8 (requests normalize theirs once, not once per policy).
+    static func bucket(seed: String, id: [UInt8]) -> Int {
+        let prefix = Array(seed.utf8) + [0x3A]
+        return prefix.withUnsafeBufferPointer { prefix in id.withUnsafeBufferPointer { bucket(prefix: prefix, id: $0) } }
+    }
+
+    /// The bucket of `prefix` (the seed and a colon) followed by an id: hashed in place, nothing concatenated.
+    static func bucket(prefix: UnsafeBufferPointer<UInt8>, id: UnsafeBufferPointer<UInt8>) -> Int {
+        var hasher = SHA256()
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(prefix))
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(id))
+        return hasher.finalize().withUnsafeBytes { digest in
+            var value: UInt64 = 0
+            for index in 0..<8 { value = value << 8 | UInt64(digest[index]) }
+            return Int(value % 10_000)
+        }
     }
 
     /// Whether a request is in the rollout: 100 % takes everyone (even without a device id), 0 % no one, any
     /// other percent only devices with an id whose bucket is below it.
     public static func includes(percent: RolloutPercent, seed: String, deviceID: String?) -> Bool {
-        includes(percent: percent, seed: seed, normalizedID: deviceID.map(normalize))
+        let id = Array(normalize(deviceID ?? "").utf8)
+        return includes(hundredths: percent.hundredths, hasID: !id.isEmpty) { bucket(seed: seed, id: id) }
     }
 
-    static func includes(percent: RolloutPercent, seed: String, normalizedID: String?) -> Bool {
-        if percent.hundredths == 10_000 { return true }
-        if percent.hundredths == 0 { return false }
-        guard let normalizedID, !normalizedID.isEmpty else { return false }
-        return bucket(seed: seed, normalizedID: normalizedID) < percent.hundredths
+    /// The rule on its own: `bucket` is called only when it decides.
+    static func includes(hundredths: Int, hasID: Bool, bucket: () -> Int) -> Bool {
+        if hundredths == 10_000 { return true }
+        if hundredths == 0 || !hasID { return false }
+        return bucket() < hundredths
     }
-
 }
 
 extension String {

@@ -13,11 +13,12 @@ public struct UpdateRequest: Sendable {
         didSet { deviceModelKey = Array((deviceModel ?? "").asciiLowercased().utf8) }
     }
     public var deviceID: String? {
-        didSet { rolloutID = deviceID.map(Rollout.normalize) }
+        didSet { rolloutID = Array(Rollout.normalize(deviceID ?? "").utf8) }
     }
-    /// `deviceModel` lowercased, and `deviceID` as rollout buckets use it: computed once per request.
+    /// `deviceModel` lowercased, and `deviceID` as rollout buckets use it (empty without one), both as UTF-8:
+    /// computed once per request.
     private(set) var deviceModelKey: [UInt8] = []
-    private(set) var rolloutID: String?
+    private(set) var rolloutID: [UInt8] = []
     public var channel = "stable"
     public var locale: LocaleTag?
     public var timeZone: ZoneInfo?

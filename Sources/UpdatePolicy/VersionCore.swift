@@ -1,29 +1,37 @@
 /// The numeric part shared by app versions, builds and OS versions: 1 to 4 dot-separated ASCII-digit
 /// components, leading zeros allowed (ignored), each at most 2^63 − 1, compared after padding to 4.
+///
+/// Four plain fields rather than an array: comparing two cores touches no reference count.
 struct VersionCore: Hashable, Comparable, Sendable {
-    let components: [UInt64]
+    let major, minor, patch, fourth: UInt64
 
     /// Parses `text` (already trimmed, no sign or suffix); nil when it is not a valid core.
     init?(_ text: Substring) {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...4).contains(parts.count) else { return nil }
-        var components: [UInt64] = []
-        for part in parts {
-            guard !part.isEmpty, part.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        var components: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var count = 0
+        for part in text.utf8.split(separator: 0x2E, omittingEmptySubsequences: false) {
+            guard count < 4, !part.isEmpty else { return nil }
             var value: UInt64 = 0
-            for byte in part.utf8 {
+            for byte in part {
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
                 let (times, o1) = value.multipliedReportingOverflow(by: 10)
                 let (sum, o2) = times.addingReportingOverflow(UInt64(byte - 0x30))
                 guard !o1, !o2, sum <= UInt64(Int64.max) else { return nil }
                 value = sum
             }
-            components.append(value)
+            switch count {
+            case 0: components.0 = value
+            case 1: components.1 = value
+            case 2: components.2 = value
+            default: components.3 = value
+            }
+            count += 1
         }
-        while components.count < 4 { components.append(0) }
-        self.components = components
+        guard count > 0 else { return nil }
+        (major, minor, patch, fourth) = components
     }
 
     static func < (lhs: VersionCore, rhs: VersionCore) -> Bool {
-        lhs.components.lexicographicallyPrecedes(rhs.components)
+        (lhs.major, lhs.minor, lhs.patch, lhs.fourth) < (rhs.major, rhs.minor, rhs.patch, rhs.fourth)
     }
 }
