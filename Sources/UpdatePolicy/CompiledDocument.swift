@@ -14,10 +14,12 @@ struct OSKey: Comparable, Sendable {
     var core: VersionCore
     var supplemental: UInt8
 
-    init(_ version: OSVersion) {
-        core = version.core
-        supplemental = version.supplemental
+    init(core: VersionCore, supplemental: UInt8) {
+        self.core = core
+        self.supplemental = supplemental
     }
+
+    init(_ version: OSVersion) { self.init(core: version.core, supplemental: version.supplemental) }
 
     static func < (lhs: OSKey, rhs: OSKey) -> Bool {
         lhs.core != rhs.core ? lhs.core < rhs.core : lhs.supplemental < rhs.supplemental
@@ -86,7 +88,13 @@ struct CompiledDate: Sendable {
 /// One policy's targeting, thresholds, dates and windows as plain values: evaluating it allocates nothing and
 /// touches no reference count. Lists (platforms, channels, device models) and texts stay in the `Policy`.
 struct CompiledPolicy: Sendable {
-    var isWildcard: Bool
+    /// The app's token, or nil for `*`.
+    var app: Int32?
+    /// Tokens in `CompiledDocument.tokenLists`.
+    var platforms: Span?
+    var channels: Span?
+    /// Patterns in `CompiledDocument.globs`.
+    var deviceModels: Span?
     var osRange: Span?
     var appRange: Span?
     var notBefore: CompiledDate?
@@ -114,16 +122,26 @@ struct CompiledPolicy: Sendable {
 }
 
 /// A policy document compiled once for evaluation (see `CompiledPolicy`).
-final class CompiledDocument: Sendable {
-    let policies: [CompiledPolicy]
+///
+/// The tables are plain memory the document owns, allocated once and never changed: reading them during an
+/// evaluation retains nothing. (`@unchecked Sendable`: immutable after `init`, freed in `deinit`.)
+final class CompiledDocument: @unchecked Sendable {
+    let policies: UnsafeBufferPointer<CompiledPolicy>
     /// Whole app versions, for ties that pre-release identifiers break and for output.
     let versions: [AppVersion]
-    let appComparators: [Comparator<VersionKey>]
-    let osComparators: [Comparator<OSKey>]
+    let appComparators: UnsafeBufferPointer<Comparator<VersionKey>>
+    let osComparators: UnsafeBufferPointer<Comparator<OSKey>>
     /// Spans of `appComparators`, one per blocked range.
-    let blockedRanges: [Span]
+    let blockedRanges: UnsafeBufferPointer<Span>
     /// Every rollout seed followed by `:`, back to back.
-    let seedBytes: [UInt8]
+    let seedBytes: UnsafeBufferPointer<UInt8>
+    /// App ids, platforms and channels, each once: a request's are looked up once, policies hold numbers.
+    let tokens: Tokens
+    /// Lists of tokens (platforms, channels), back to back.
+    let tokenLists: UnsafeBufferPointer<Int32>
+    /// Device-model patterns: spans of `globBytes`.
+    let globs: UnsafeBufferPointer<Span>
+    let globBytes: UnsafeBufferPointer<UInt8>
 
     init(_ document: PolicyDocument) {
         var versions: [AppVersion] = []
@@ -131,6 +149,15 @@ final class CompiledDocument: Sendable {
         var osComparators: [Comparator<OSKey>] = []
         var blockedRanges: [Span] = []
         var seedBytes: [UInt8] = []
+        var tokens = Tokens()
+        var tokenLists: [Int32] = []
+        var globs: [Span] = []
+        var globBytes: [UInt8] = []
+        func tokenSpan(_ names: [String]) -> Span {
+            let start = Int32(tokenLists.count)
+            for name in names { tokenLists.append(tokens.insert(name)) }
+            return Span(start: start, count: Int32(tokenLists.count) - start)
+        }
         func key(_ version: AppVersion) -> VersionKey {
             versions.append(version)
             return VersionKey(
@@ -152,7 +179,9 @@ final class CompiledDocument: Sendable {
         for (index, policy) in document.policies.enumerated() {
             let zone = policy.timeZone ?? document.defaults.timeZone
             var compiled = CompiledPolicy(
-                isWildcard: policy.app == "*", approachingSeconds: policy.approachingWindow.seconds,
+                app: policy.app == "*" ? nil : tokens.insert(policy.app),
+                platforms: policy.platforms.map(tokenSpan), channels: policy.channels.map(tokenSpan),
+                approachingSeconds: policy.approachingWindow.seconds,
                 imminentSeconds: policy.imminentWindow.seconds, onIndeterminate: policy.onIndeterminate,
                 priority: policy.priority, idRank: ranks[index] ?? 0)
             if let range = policy.osVersion {
@@ -163,6 +192,14 @@ final class CompiledDocument: Sendable {
                 compiled.osRange = Span(start: start, count: Int32(osComparators.count) - start)
             }
             compiled.appRange = policy.appVersion.map(appSpan)
+            if let patterns = policy.deviceModels {
+                let start = Int32(globs.count)
+                for glob in patterns {
+                    globs.append(Span(start: Int32(globBytes.count), count: Int32(glob.pattern.count)))
+                    globBytes += glob.pattern
+                }
+                compiled.deviceModels = Span(start: start, count: Int32(globs.count) - start)
+            }
             compiled.notBefore = policy.notBefore.map { CompiledDate($0, zone: zone) }
             if let rollout = policy.rollout {
                 compiled.rolloutHundredths = rollout.percent.hundredths
@@ -187,12 +224,34 @@ final class CompiledDocument: Sendable {
             compiled.requiresOS = policy.requiresOS.map(OSKey.init)
             policies.append(compiled)
         }
-        self.policies = policies
+        self.policies = Self.table(policies)
         self.versions = versions
-        self.appComparators = appComparators
-        self.osComparators = osComparators
-        self.blockedRanges = blockedRanges
-        self.seedBytes = seedBytes
+        self.appComparators = Self.table(appComparators)
+        self.osComparators = Self.table(osComparators)
+        self.blockedRanges = Self.table(blockedRanges)
+        self.seedBytes = Self.table(seedBytes)
+        self.tokens = tokens
+        self.tokenLists = Self.table(tokenLists)
+        self.globs = Self.table(globs)
+        self.globBytes = Self.table(globBytes)
+    }
+
+    deinit {
+        UnsafeMutableBufferPointer(mutating: policies).deallocate()
+        UnsafeMutableBufferPointer(mutating: appComparators).deallocate()
+        UnsafeMutableBufferPointer(mutating: osComparators).deallocate()
+        UnsafeMutableBufferPointer(mutating: blockedRanges).deallocate()
+        UnsafeMutableBufferPointer(mutating: seedBytes).deallocate()
+        UnsafeMutableBufferPointer(mutating: tokenLists).deallocate()
+        UnsafeMutableBufferPointer(mutating: globs).deallocate()
+        UnsafeMutableBufferPointer(mutating: globBytes).deallocate()
+    }
+
+    /// A copy of `elements` (plain values only) in memory of its own.
+    private static func table<Element>(_ elements: [Element]) -> UnsafeBufferPointer<Element> {
+        let table = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(elements.count, 1))
+        _ = table.initialize(from: elements)
+        return UnsafeBufferPointer(rebasing: table[0..<elements.count])
     }
 
     /// The order of `version` (described by `key`) against `bound`: negative, zero or positive. Cores decide
@@ -214,22 +273,50 @@ final class CompiledDocument: Sendable {
         order(lhs, versions[Int(lhs.index)], rhs)
     }
 
+    /// Whether an app version satisfies every comparator of a range.
     func contains(_ span: Span, _ key: VersionKey, _ version: AppVersion) -> Bool {
-        appComparators.withUnsafeBufferPointer { comparators in
-            for index in span.range where !comparators[index].relation.holds(order(key, version, comparators[index].bound)) {
-                return false
-            }
-            return true
+        appComparators[span.range].allSatisfy { $0.relation.holds(order(key, version, $0.bound)) }
+    }
+
+    /// Whether an OS version satisfies every comparator of a range.
+    func contains(_ span: Span, _ os: OSKey) -> Bool {
+        osComparators[span.range].allSatisfy { $0.relation.holds(os < $0.bound ? -1 : $0.bound < os ? 1 : 0) }
+    }
+
+    /// Whether an app version is inside any of a policy's blocked ranges.
+    func isBlocked(_ span: Span, _ key: VersionKey, _ version: AppVersion) -> Bool {
+        blockedRanges[span.range].contains { contains($0, key, version) }
+    }
+
+    /// Whether a list of tokens holds `token` (nil when the request's value appears in no policy).
+    func list(_ span: Span, contains token: Int32?) -> Bool {
+        guard let token else { return false }
+        return tokenLists[span.range].contains(token)
+    }
+
+    /// Whether a lowercased device model matches any of a policy's patterns.
+    func matches(_ span: Span, model: UnsafeBufferPointer<UInt8>) -> Bool {
+        globs[span.range].contains {
+            ModelGlob.matches(UnsafeBufferPointer(rebasing: globBytes[$0.range]), lowercased: model)
         }
     }
 
-    func contains(_ span: Span, _ os: OSKey) -> Bool {
-        osComparators.withUnsafeBufferPointer { comparators in
-            for index in span.range {
-                let bound = comparators[index].bound
-                if !comparators[index].relation.holds(os < bound ? -1 : bound < os ? 1 : 0) { return false }
-            }
-            return true
-        }
+    /// The rollout bucket of a request's normalized device id under one policy's seed.
+    func bucket(_ seed: Span, id: UnsafeBufferPointer<UInt8>) -> Int {
+        Rollout.bucket(prefix: UnsafeBufferPointer(rebasing: seedBytes[seed.range]), id: id)
     }
+}
+
+/// Strings numbered in the order first seen.
+struct Tokens: Sendable {
+    private var numbers: [String: Int32] = [:]
+
+    mutating func insert(_ name: String) -> Int32 {
+        if let number = numbers[name] { return number }
+        let number = Int32(numbers.count)
+        numbers[name] = number
+        return number
+    }
+
+    func number(of name: String) -> Int32? { numbers[name] }
 }

@@ -73,7 +73,7 @@ public struct LocaleTag: Hashable, Sendable, CustomStringConvertible {
 public struct ModelGlob: Hashable, Sendable, CustomStringConvertible {
     public let text: String
     /// ASCII-lowercased UTF-8: models are compared ASCII case-insensitively, byte by byte.
-    private let pattern: [UInt8]
+    let pattern: [UInt8]
 
     public init?(_ text: String) {
         guard !text.isEmpty else { return nil }
@@ -83,10 +83,14 @@ public struct ModelGlob: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { text }
 
-    public func matches(_ model: String) -> Bool { matches(lowercased: Array(model.asciiLowercased().utf8)) }
+    public func matches(_ model: String) -> Bool {
+        pattern.withUnsafeBufferPointer { pattern in
+            Array(model.asciiLowercased().utf8).withUnsafeBufferPointer { Self.matches(pattern, lowercased: $0) }
+        }
+    }
 
-    /// Matches a model already ASCII-lowercased to UTF-8 bytes.
-    func matches(lowercased subject: [UInt8]) -> Bool {
+    /// Matches a model already ASCII-lowercased to UTF-8 bytes against a pattern's bytes.
+    static func matches(_ pattern: UnsafeBufferPointer<UInt8>, lowercased subject: UnsafeBufferPointer<UInt8>) -> Bool {
         // Iterative wildcard match with backtracking to the last star: linear in practice, no recursion.
         var p = 0
         var s = 0

@@ -14,18 +14,17 @@ public struct Evaluator: Sendable {
         compiled = CompiledDocument(document)
     }
 
-    /// What evaluating a policy reads of a request again and again, as plain values.
+    /// What evaluating a policy reads of a request again and again, as plain values (the byte buffers are the
+    /// request's, valid while it is borrowed).
     struct Subject {
         var version: VersionKey
         var build: VersionCore?
         var os: OSKey?
-
-        init(_ request: UpdateRequest) {
-            version = VersionKey(
-                core: request.version.core, hasPreRelease: !request.version.preRelease.isEmpty, index: -1)
-            build = request.build?.core
-            os = request.osVersion.map(OSKey.init)
-        }
+        var app: Int32?
+        var platform: Int32?
+        var channel: Int32?
+        var rolloutID: UnsafeBufferPointer<UInt8>
+        var model: UnsafeBufferPointer<UInt8>
     }
 
     /// One evaluated (or skipped) policy.
@@ -43,15 +42,29 @@ public struct Evaluator: Sendable {
 
     public func evaluate(_ request: UpdateRequest, now fallbackNow: Instant, explain: Bool = false) -> Decision {
         let now = request.now ?? fallbackNow
-        let subject = Subject(request)
-        var trace: [PolicyTrace] = []
-        let count = document.policies.count
-        var decision = document.policies.withUnsafeBufferPointer { policies in
-            compiled.policies.withUnsafeBufferPointer { rules in
+        let rules = compiled.policies
+        let count = rules.count
+        let tokens = compiled.tokens
+        let (app, platform, channel) = (
+            tokens.number(of: request.app), tokens.number(of: request.platform), tokens.number(of: request.channel)
+        )
+        var version = VersionKey(core: request.version.core, hasPreRelease: false, index: -1)
+        if !request.version.preRelease.isEmpty { version.hasPreRelease = true }
+        var os: OSKey?
+        if let core = request.osVersion?.core, let supplemental = request.osVersion?.supplemental {
+            os = OSKey(core: core, supplemental: supplemental)
+        }
+        return document.policies.withUnsafeBufferPointer { policies in
+            request.rolloutID.withUnsafeBufferPointer { rolloutID in
+                request.deviceModelKey.withUnsafeBufferPointer { model in
                 withUnsafeTemporaryAllocation(of: PolicyResult.self, capacity: max(count, 1)) { results in
+                    let subject = Subject(
+                        version: version, build: request.build?.core, os: os, app: app, platform: platform,
+                        channel: channel, rolloutID: rolloutID, model: model)
+                    var trace: [PolicyTrace] = []
                     var evaluated = 0
                     for index in 0..<count {
-                        guard rules[index].isWildcard || policies[index].app == request.app else {
+                        guard rules[index].app.map({ $0 == subject.app }) ?? true else {
                             if explain {
                                 let detail = "\(policies[index].app) ≠ \(request.app)"
                                 trace.append(
@@ -73,13 +86,14 @@ public struct Evaluator: Sendable {
                         results.initializeElement(at: evaluated, to: result)
                         evaluated += 1
                     }
-                    return combine(
+                    var decision = combine(
                         UnsafeBufferPointer(rebasing: results[0..<evaluated]), policies, rules, request, now: now)
+                    if explain { decision.trace = trace }
+                    return decision
+                }
                 }
             }
         }
-        decision.trace = explain ? trace : nil
-        return decision
     }
 
     // MARK: One policy
@@ -102,11 +116,13 @@ public struct Evaluator: Sendable {
         func order(_ bound: VersionKey) -> Int { compiled.order(subject.version, request.version, bound) }
 
         // 5.2 Targeting, first failure skips.
-        if let passed = policies[index].platforms?.contains(request.platform) {
+        if let span = rule.platforms {
+            let passed = compiled.list(span, contains: subject.platform)
             check("platforms", passed, "\(request.platform) in \(policies[index].platforms ?? [])")
             if !passed { return skip(.platformMismatch) }
         }
-        if let passed = policies[index].channels?.contains(request.channel) {
+        if let span = rule.channels {
+            let passed = compiled.list(span, contains: subject.channel)
             check("channels", passed, "\(request.channel) in \(policies[index].channels ?? [])")
             if !passed { return skip(.channelMismatch) }
         }
@@ -125,13 +141,12 @@ public struct Evaluator: Sendable {
             check("appVersion", passed, "\(request.version) in \(policies[index].appVersion?.text ?? "")")
             if !passed { return skip(.appVersionMismatch) }
         }
-        if policies[index].deviceModels != nil {
+        if let span = rule.deviceModels {
             guard request.deviceModel != nil else {
                 check("deviceModels", false, "request has no deviceModel")
                 return skip(.missingDeviceModel)
             }
-            let passed =
-                policies[index].deviceModels?.contains { $0.matches(lowercased: request.deviceModelKey) } ?? false
+            let passed = compiled.matches(span, model: subject.model)
             check(
                 "deviceModels", passed,
                 "\(request.deviceModel ?? "") against \((policies[index].deviceModels ?? []).map(\.text))")
@@ -144,12 +159,8 @@ public struct Evaluator: Sendable {
             if !passed { return skip(.notYetActive) }
         }
         if let hundredths = rule.rolloutHundredths {
-            let passed = Rollout.includes(hundredths: hundredths, hasID: !request.rolloutID.isEmpty) {
-                compiled.seedBytes.withUnsafeBufferPointer { seeds in
-                    request.rolloutID.withUnsafeBufferPointer {
-                        Rollout.bucket(prefix: UnsafeBufferPointer(rebasing: seeds[rule.seed.range]), id: $0)
-                    }
-                }
+            let passed = Rollout.includes(hundredths: hundredths, hasID: !subject.rolloutID.isEmpty) {
+                compiled.bucket(rule.seed, id: subject.rolloutID)
             }
             check("rollout", passed, explain ? rolloutDetail(policies[index], request) : nil)
             if !passed { return skip(.notInRollout) }
@@ -180,9 +191,7 @@ public struct Evaluator: Sendable {
                 "version \(request.version), build \(request.build?.text ?? "none")")
         }
         if let blocked = rule.blocked {
-            let inside = compiled.blockedRanges.withUnsafeBufferPointer { ranges in
-                blocked.range.contains { compiled.contains(ranges[$0], subject.version, request.version) }
-            }
+            let inside = compiled.isBlocked(blocked, subject.version, request.version)
             check(
                 "blockedVersions", !inside,
                 "\(request.version) against \((policies[index].blockedVersions ?? []).map(\.text))")
@@ -329,50 +338,54 @@ public struct Evaluator: Sendable {
             message: nil, updateURL: nil, reasons: reasons, skipped: skipped, evaluatedAt: now, trace: nil)
         guard decision != .ok else { return answer }
 
-        /// Whether `x` comes before `y` among the winners: priority, then the earlier pending deadline, then id.
-        func precedes(_ x: PolicyResult, _ y: PolicyResult) -> Bool {
-            let (a, b) = (rules[x.index], rules[y.index])
+        /// Whether the result at `x` comes before the one at `y` among the winners: priority, then the earlier
+        /// pending deadline, then id.
+        func precedes(_ x: Int, _ y: Int) -> Bool {
+            let (a, b) = (rules[results[x].index], rules[results[y].index])
             if a.priority != b.priority { return a.priority > b.priority }
-            switch (x.pendingDeadline, y.pendingDeadline) {
+            switch (results[x].pendingDeadline, results[y].pendingDeadline) {
             case (let x?, let y?) where x != y: return x < y
             case (.some, nil): return true
             case (nil, .some): return false
             default: return a.idRank < b.idRank
             }
         }
-        // One pass over the winners: the first of them in winner order, and what they decide together.
-        var primary: PolicyResult?
-        var target: (key: VersionKey, owner: PolicyResult)?
+        // One pass over the winners (positions in `results`): the first of them in winner order, and what they
+        // decide together.
+        var primary = -1
+        var target = -1
         var deadline: Instant?
         var urgency = Urgency.none
         var deferrals: Int64?
-        for result in results where result.outcome == decision {
-            if primary.map({ precedes(result, $0) }) ?? true { primary = result }
-            if let key = result.target {
+        for position in results.indices where results[position].outcome == decision {
+            if primary < 0 || precedes(position, primary) { primary = position }
+            if let key = results[position].target {
                 // The highest target; between equal versions written differently, the earlier winner's text.
-                if let current = target {
-                    let order = compiled.order(key, current.key)
-                    if order > 0 || (order == 0 && precedes(result, current.owner)) { target = (key, result) }
+                if let current = target < 0 ? nil : results[target].target {
+                    let order = compiled.order(key, current)
+                    if order > 0 || (order == 0 && precedes(position, target)) { target = position }
                 } else {
-                    target = (key, result)
+                    target = position
                 }
             }
-            if let pending = result.pendingDeadline, deadline.map({ pending < $0 }) ?? true { deadline = pending }
-            urgency = max(urgency, result.urgency)
-            if let remaining = result.deferralsRemaining, deferrals.map({ remaining < $0 }) ?? true {
+            if let pending = results[position].pendingDeadline, deadline.map({ pending < $0 }) ?? true {
+                deadline = pending
+            }
+            urgency = max(urgency, results[position].urgency)
+            if let remaining = results[position].deferralsRemaining, deferrals.map({ remaining < $0 }) ?? true {
                 deferrals = remaining
             }
         }
-        guard let primary else { return answer }
-        let policy = policies.baseAddress.map { $0 + primary.index }
-        answer.policy = policies[primary.index].id
+        guard primary >= 0 else { return answer }
+        let index = results[primary].index
+        answer.policy = policies[index].id
         if decision == .recommended || decision == .required || decision == .unsupported {
-            answer.targetVersion = target.map { compiled.versions[Int($0.key.index)].text }
+            if target >= 0, let key = results[target].target { answer.targetVersion = compiled.versions[Int(key.index)].text }
         }
         if decision == .recommended { answer.deadline = deadline }
         answer.urgency = decision == .error ? .none : urgency
         answer.deferralsRemaining = deferrals
-        if decision != .error, let policy {
+        if decision != .error, let policy = policies.baseAddress.map({ $0 + index }) {
             answer.message = localizedMessage(policy, request)
             answer.updateURL = localizedURL(policy, request)
         }

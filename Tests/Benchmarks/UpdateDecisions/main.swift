@@ -153,7 +153,10 @@ var best = 0.0
 for _ in 0..<3 {
     let count = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 2_000_000
     let start = seconds()
-    for index in 0..<count { checksum &+= Int(evaluator.evaluate(inputs[index & 63], now: now).exitCode) }
+    inputs.withUnsafeBufferPointer { inputs in
+        // Requests are borrowed, not copied out of the array: the loop measures evaluation, not the harness.
+        for index in 0..<count { checksum &+= Int(evaluator.evaluate(inputs[index & 63], now: now).exitCode) }
+    }
     best = max(best, Double(count) / (seconds() - start))
 }
 print("update decisions: \(Int(best)) per second (20 policies, 1 core) [checksum \(checksum)]")
