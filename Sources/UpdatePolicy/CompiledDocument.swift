@@ -249,9 +249,14 @@ final class CompiledDocument: @unchecked Sendable {
 
     /// A copy of `elements` (plain values only) in memory of its own.
     private static func table<Element>(_ elements: [Element]) -> UnsafeBufferPointer<Element> {
-        let table = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(elements.count, 1))
-        _ = table.initialize(from: elements)
-        return UnsafeBufferPointer(rebasing: table[0..<elements.count])
+        let start = UnsafeMutablePointer<Element>.allocate(capacity: max(elements.count, 1))
+        _ = UnsafeMutableBufferPointer(start: start, count: elements.count).initialize(from: elements)
+        return UnsafeBufferPointer(start: start, count: elements.count)
+    }
+
+    /// Policy `index`, read in place: a `CompiledPolicy` is large, and evaluation reads a few of its fields.
+    func rule(_ index: Int) -> UnsafePointer<CompiledPolicy> {
+        UnsafePointer(policies.baseAddress.unsafelyUnwrapped) + index
     }
 
     /// The order of `version` (described by `key`) against `bound`: negative, zero or positive. Cores decide
@@ -307,16 +312,22 @@ final class CompiledDocument: @unchecked Sendable {
     }
 }
 
-/// Strings numbered in the order first seen.
+/// Strings numbered in the order first seen. Documents have a handful (an app or two, a few platforms and
+/// channels): a lookup compares them in turn, and hashes only when there are many.
 struct Tokens: Sendable {
+    private var names: [String] = []
     private var numbers: [String: Int32] = [:]
 
     mutating func insert(_ name: String) -> Int32 {
         if let number = numbers[name] { return number }
-        let number = Int32(numbers.count)
+        let number = Int32(names.count)
+        names.append(name)
         numbers[name] = number
         return number
     }
 
-    func number(of name: String) -> Int32? { numbers[name] }
+    func number(of name: String) -> Int32? {
+        guard names.count <= 16 else { return numbers[name] }
+        return names.firstIndex(of: name).map(Int32.init)
+    }
 }

@@ -42,8 +42,7 @@ public struct Evaluator: Sendable {
 
     public func evaluate(_ request: UpdateRequest, now fallbackNow: Instant, explain: Bool = false) -> Decision {
         let now = request.now ?? fallbackNow
-        let rules = compiled.policies
-        let count = rules.count
+        let count = compiled.policies.count
         let tokens = compiled.tokens
         let (app, platform, channel) = (
             tokens.number(of: request.app), tokens.number(of: request.platform), tokens.number(of: request.channel)
@@ -64,7 +63,7 @@ public struct Evaluator: Sendable {
                     var trace: [PolicyTrace] = []
                     var evaluated = 0
                     for index in 0..<count {
-                        guard rules[index].app.map({ $0 == subject.app }) ?? true else {
+                        guard compiled.rule(index).pointee.app.map({ $0 == subject.app }) ?? true else {
                             if explain {
                                 let detail = "\(policies[index].app) ≠ \(request.app)"
                                 trace.append(
@@ -74,20 +73,23 @@ public struct Evaluator: Sendable {
                             }
                             continue
                         }
-                        var checks: [TraceCheck] = []
-                        let result = evaluate(
-                            index, policies, rules, request, subject, now: now, explain: explain, checks: &checks)
+                        let result: PolicyResult
                         if explain {
+                            var checks = ChecksRecorded()
+                            result = evaluate(index, policies, request, subject, now: now, checks: &checks)
                             trace.append(
                                 PolicyTrace(
                                     policy: policies[index].id, outcome: result.outcome?.rawValue ?? "skipped",
-                                    checks: checks))
+                                    checks: checks.checks))
+                        } else {
+                            var checks = ChecksIgnored()
+                            result = evaluate(index, policies, request, subject, now: now, checks: &checks)
                         }
                         results.initializeElement(at: evaluated, to: result)
                         evaluated += 1
                     }
                     var decision = combine(
-                        UnsafeBufferPointer(rebasing: results[0..<evaluated]), policies, rules, request, now: now)
+                        UnsafeBufferPointer(rebasing: results[0..<evaluated]), policies, request, now: now)
                     if explain { decision.trace = trace }
                     return decision
                 }
@@ -99,34 +101,31 @@ public struct Evaluator: Sendable {
     // MARK: One policy
 
     private func evaluate(
-        _ index: Int, _ policies: UnsafeBufferPointer<Policy>, _ rules: UnsafeBufferPointer<CompiledPolicy>,
-        _ request: UpdateRequest, _ subject: Subject, now: Instant, explain: Bool, checks: inout [TraceCheck]
+        _ index: Int, _ policies: UnsafeBufferPointer<Policy>, _ request: UpdateRequest, _ subject: Subject, now: Instant, checks: inout some CheckRecorder
     ) -> PolicyResult {
         var result = PolicyResult(index: index)
         func check(_ name: String, _ passed: Bool?, _ detail: @autoclosure () -> String?) {
-            guard explain else { return }
-            checks.append(
-                TraceCheck(check: name, result: passed.map { $0 ? "pass" : "fail" } ?? "n/a", detail: detail()))
+            checks.record(name, passed, detail())
         }
         func skip(_ code: SkipCode) -> PolicyResult {
             result.skip = code
             return result
         }
-        let rule = rules[index]
+        let rule = compiled.rule(index)
         func order(_ bound: VersionKey) -> Int { compiled.order(subject.version, request.version, bound) }
 
         // 5.2 Targeting, first failure skips.
-        if let span = rule.platforms {
+        if let span = rule.pointee.platforms {
             let passed = compiled.list(span, contains: subject.platform)
             check("platforms", passed, "\(request.platform) in \(policies[index].platforms ?? [])")
             if !passed { return skip(.platformMismatch) }
         }
-        if let span = rule.channels {
+        if let span = rule.pointee.channels {
             let passed = compiled.list(span, contains: subject.channel)
             check("channels", passed, "\(request.channel) in \(policies[index].channels ?? [])")
             if !passed { return skip(.channelMismatch) }
         }
-        if let span = rule.osRange {
+        if let span = rule.pointee.osRange {
             guard let os = subject.os else {
                 check("osVersion", false, "request has no osVersion")
                 return skip(.missingOSVersion)
@@ -136,12 +135,12 @@ public struct Evaluator: Sendable {
                 "osVersion", passed, "\(request.osVersion?.text ?? "") in \(policies[index].osVersion?.text ?? "")")
             if !passed { return skip(.osVersionMismatch) }
         }
-        if let span = rule.appRange {
+        if let span = rule.pointee.appRange {
             let passed = compiled.contains(span, subject.version, request.version)
             check("appVersion", passed, "\(request.version) in \(policies[index].appVersion?.text ?? "")")
             if !passed { return skip(.appVersionMismatch) }
         }
-        if let span = rule.deviceModels {
+        if let span = rule.pointee.deviceModels {
             guard request.deviceModel != nil else {
                 check("deviceModels", false, "request has no deviceModel")
                 return skip(.missingDeviceModel)
@@ -152,17 +151,17 @@ public struct Evaluator: Sendable {
                 "\(request.deviceModel ?? "") against \((policies[index].deviceModels ?? []).map(\.text))")
             if !passed { return skip(.deviceModelMismatch) }
         }
-        if let notBefore = rule.notBefore {
+        if let notBefore = rule.pointee.notBefore {
             let instant = notBefore.resolved(for: request)
             let passed = now >= instant
             check("notBefore", passed, "now \(now), notBefore \(instant)")
             if !passed { return skip(.notYetActive) }
         }
-        if let hundredths = rule.rolloutHundredths {
+        if let hundredths = rule.pointee.rolloutHundredths {
             let passed = Rollout.includes(hundredths: hundredths, hasID: !subject.rolloutID.isEmpty) {
-                compiled.bucket(rule.seed, id: subject.rolloutID)
+                compiled.bucket(rule.pointee.seed, id: subject.rolloutID)
             }
-            check("rollout", passed, explain ? rolloutDetail(policies[index], request) : nil)
+            check("rollout", passed, rolloutDetail(policies[index], request))
             if !passed { return skip(.notInRollout) }
         }
 
@@ -170,12 +169,12 @@ public struct Evaluator: Sendable {
         var unmet = false
         var indeterminate = false
         var thresholdTriggered = false
-        if rule.minVersion != nil || rule.minBuild != nil {
-            if let minVersion = rule.minVersion, order(minVersion) < 0 {
+        if rule.pointee.minVersion != nil || rule.pointee.minBuild != nil {
+            if let minVersion = rule.pointee.minVersion, order(minVersion) < 0 {
                 result.reasons.insert(.belowMinVersion)
                 unmet = true
                 thresholdTriggered = true
-            } else if let minBuild = rule.minBuild, rule.minVersion.map({ order($0) == 0 }) ?? true {
+            } else if let minBuild = rule.pointee.minBuild, rule.pointee.minVersion.map({ order($0) == 0 }) ?? true {
                 if let build = subject.build {
                     if build < minBuild {
                         result.reasons.insert(.belowMinBuild)
@@ -190,7 +189,7 @@ public struct Evaluator: Sendable {
                 "threshold", indeterminate ? nil : !unmet,
                 "version \(request.version), build \(request.build?.text ?? "none")")
         }
-        if let blocked = rule.blocked {
+        if let blocked = rule.pointee.blocked {
             let inside = compiled.isBlocked(blocked, subject.version, request.version)
             check(
                 "blockedVersions", !inside,
@@ -201,7 +200,7 @@ public struct Evaluator: Sendable {
             }
         }
         if !unmet && indeterminate {
-            switch rule.onIndeterminate {
+            switch rule.pointee.onIndeterminate {
             case .error:
                 result.outcome = .error
                 result.reasons.insert(.missingBuild)
@@ -215,48 +214,48 @@ public struct Evaluator: Sendable {
             }
         }
         if unmet {
-            result.target = rule.latestVersion ?? (thresholdTriggered ? rule.minVersion : nil)
-            hardOutcome(rule, request, subject, now: now, explain: explain, into: &result, checks: &checks)
+            result.target = rule.pointee.latestVersion ?? (thresholdTriggered ? rule.pointee.minVersion : nil)
+            hardOutcome(rule, request, subject, now: now, into: &result, checks: &checks)
             return result
         }
 
         // 5.7 Soft requirement.
         var softUnmet = false
-        if let recommended = rule.recommendedVersion, order(recommended) < 0 {
+        if let recommended = rule.pointee.recommendedVersion, order(recommended) < 0 {
             result.reasons.insert(.belowRecommendedVersion)
             softUnmet = true
-        } else if let recommendedBuild = rule.recommendedBuild,
-            rule.recommendedVersion.map({ order($0) == 0 }) ?? true,
+        } else if let recommendedBuild = rule.pointee.recommendedBuild,
+            rule.pointee.recommendedVersion.map({ order($0) == 0 }) ?? true,
             let build = subject.build, build < recommendedBuild
         {
             result.reasons.insert(.belowRecommendedBuild)
             softUnmet = true
         }
-        check("recommended", (rule.recommendedVersion == nil && rule.recommendedBuild == nil) ? nil : !softUnmet, nil)
+        check("recommended", (rule.pointee.recommendedVersion == nil && rule.pointee.recommendedBuild == nil) ? nil : !softUnmet, nil)
         guard softUnmet else {
             result.outcome = .ok
             return result
         }
-        if let requiresOS = rule.requiresOS, let os = subject.os, os < requiresOS {
+        if let requiresOS = rule.pointee.requiresOS, let os = subject.os, os < requiresOS {
             result.reasons = [.osTooOldForRecommended]
             result.outcome = .ok
             return result
         }
-        if rule.requiresOS != nil && subject.os == nil { result.reasons.insert(.osUnknownAssumedSupported) }
+        if rule.pointee.requiresOS != nil && subject.os == nil { result.reasons.insert(.osUnknownAssumedSupported) }
         result.outcome = .recommended
         result.urgency = .low
-        result.target = rule.latestVersion ?? rule.recommendedVersion
+        result.target = rule.pointee.latestVersion ?? rule.pointee.recommendedVersion
         return result
     }
 
     /// 5.4 and 5.5: deadline, grace, deferrals, then OS support, for an unmet hard requirement.
     private func hardOutcome(
-        _ rule: CompiledPolicy, _ request: UpdateRequest, _ subject: Subject, now: Instant, explain: Bool,
-        into result: inout PolicyResult, checks: inout [TraceCheck]
+        _ rule: UnsafePointer<CompiledPolicy>, _ request: UpdateRequest, _ subject: Subject, now: Instant,
+        into result: inout PolicyResult, checks: inout some CheckRecorder
     ) {
-        let deadline = rule.deadline?.resolved(for: request)
+        let deadline = rule.pointee.deadline?.resolved(for: request)
         var grace: Instant?
-        if let enrolled = request.enrolledAt, let seconds = rule.newDeviceGraceSeconds {
+        if let enrolled = request.enrolledAt, let seconds = rule.pointee.newDeviceGraceSeconds {
             grace = enrolled.adding(seconds: seconds)
         }
         var effective = deadline
@@ -266,7 +265,7 @@ public struct Evaluator: Sendable {
         }
         if let effective, now < effective {
             var exhausted = false
-            if let maximum = rule.maxDeferrals {
+            if let maximum = rule.pointee.maxDeferrals {
                 result.deferralsRemaining = max(0, maximum - request.deferralsUsed)
                 exhausted = request.deferralsUsed >= maximum
             }
@@ -280,24 +279,19 @@ public struct Evaluator: Sendable {
                 result.pendingDeadline = effective
                 let remaining = effective.seconds(since: now)
                 result.urgency =
-                    remaining <= rule.imminentSeconds
-                    ? .imminent : remaining <= rule.approachingSeconds ? .approaching : .initial
+                    remaining <= rule.pointee.imminentSeconds
+                    ? .imminent : remaining <= rule.pointee.approachingSeconds ? .approaching : .initial
             }
-            if explain {
-                checks.append(TraceCheck(check: "deadline", result: "pass", detail: "now \(now) before \(effective)"))
-            }
+            checks.record("deadline", true, "now \(now) before \(effective)")
         } else {
             result.outcome = .required
             result.urgency = .critical
             if let effective {
                 result.reasons.insert(.deadlinePassed)
-                if explain {
-                    checks.append(
-                        TraceCheck(check: "deadline", result: "fail", detail: "now \(now) at or after \(effective)"))
-                }
+                checks.record("deadline", false, "now \(now) at or after \(effective)")
             }
         }
-        if let requiresOS = rule.requiresOS {
+        if let requiresOS = rule.pointee.requiresOS {
             if let os = subject.os {
                 if os < requiresOS {
                     result.outcome = .unsupported
@@ -314,7 +308,7 @@ public struct Evaluator: Sendable {
 
     private func combine(
         _ results: UnsafeBufferPointer<PolicyResult>, _ policies: UnsafeBufferPointer<Policy>,
-        _ rules: UnsafeBufferPointer<CompiledPolicy>, _ request: UpdateRequest, now: Instant
+        _ request: UpdateRequest, now: Instant
     ) -> Decision {
         var decision = Outcome.ok
         var reasonCount = 0
@@ -341,13 +335,13 @@ public struct Evaluator: Sendable {
         /// Whether the result at `x` comes before the one at `y` among the winners: priority, then the earlier
         /// pending deadline, then id.
         func precedes(_ x: Int, _ y: Int) -> Bool {
-            let (a, b) = (rules[results[x].index], rules[results[y].index])
-            if a.priority != b.priority { return a.priority > b.priority }
+            let (a, b) = (compiled.rule(results[x].index), compiled.rule(results[y].index))
+            if a.pointee.priority != b.pointee.priority { return a.pointee.priority > b.pointee.priority }
             switch (results[x].pendingDeadline, results[y].pendingDeadline) {
             case (let x?, let y?) where x != y: return x < y
             case (.some, nil): return true
             case (nil, .some): return false
-            default: return a.idRank < b.idRank
+            default: return a.pointee.idRank < b.pointee.idRank
             }
         }
         // One pass over the winners (positions in `results`): the first of them in winner order, and what they
@@ -406,13 +400,14 @@ public struct Evaluator: Sendable {
         _ entries: [Entry], _ locale: (Entry) -> LocaleTag, _ policy: UnsafePointer<Policy>, _ request: UpdateRequest
     ) -> Entry? {
         guard !entries.isEmpty else { return nil }
-        for keys in [request.locale?.fallbackKeys, (policy.pointee.defaultLocale ?? document.defaults.locale)?.fallbackKeys]
-        {
+        func first(_ keys: [String]?) -> Entry? {
             for candidate in keys ?? [] {
                 if let entry = entries.first(where: { locale($0).key == candidate }) { return entry }
             }
+            return nil
         }
-        return nil
+        return first(request.locale?.fallbackKeys)
+            ?? first((policy.pointee.defaultLocale ?? document.defaults.locale)?.fallbackKeys)
     }
 
     private func localizedMessage(_ policy: UnsafePointer<Policy>, _ request: UpdateRequest) -> (
@@ -424,6 +419,24 @@ public struct Evaluator: Sendable {
     private func localizedURL(_ policy: UnsafePointer<Policy>, _ request: UpdateRequest) -> String? {
         if let url = policy.pointee.updateURL { return url }
         return localized(policy.pointee.localizedUpdateURLs, { $0.locale }, policy, request)?.url
+    }
+}
+
+/// Where the checks of one policy go: nowhere, or into its `--explain` trace. Evaluation is generic over it,
+/// so that without `--explain` no detail text is even built.
+protocol CheckRecorder {
+    mutating func record(_ name: String, _ passed: Bool?, _ detail: @autoclosure () -> String?)
+}
+
+struct ChecksIgnored: CheckRecorder {
+    @inline(__always) func record(_ name: String, _ passed: Bool?, _ detail: @autoclosure () -> String?) {}
+}
+
+struct ChecksRecorded: CheckRecorder {
+    var checks: [TraceCheck] = []
+
+    mutating func record(_ name: String, _ passed: Bool?, _ detail: @autoclosure () -> String?) {
+        checks.append(TraceCheck(check: name, result: passed.map { $0 ? "pass" : "fail" } ?? "n/a", detail: detail()))
     }
 }
 
