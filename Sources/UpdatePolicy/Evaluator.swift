@@ -373,8 +373,10 @@ public struct Evaluator: Sendable {
         guard primary >= 0 else { return answer }
         let index = results[primary].index
         answer.policy = policies[index].id
-        if decision == .recommended || decision == .required || decision == .unsupported {
-            if target >= 0, let key = results[target].target { answer.targetVersion = compiled.versions[Int(key.index)].text }
+        if decision == .recommended || decision == .required || decision == .unsupported, target >= 0,
+            let key = results[target].target
+        {
+            answer.targetVersion = compiled.versions[Int(key.index)].text
         }
         if decision == .recommended { answer.deadline = deadline }
         answer.urgency = decision == .error ? .none : urgency
@@ -394,15 +396,15 @@ public struct Evaluator: Sendable {
         return "bucket \(Rollout.bucket(seed: rollout.seed, id: request.rolloutID)), threshold \(rollout.percent.hundredths)"
     }
 
-    /// The first entry whose locale is a candidate: the request locale and its prefixes, then the policy's
-    /// default locale (else the document's) and its prefixes.
-    private func localized<Entry>(
-        _ entries: [Entry], _ locale: (Entry) -> LocaleTag, _ policy: UnsafePointer<Policy>, _ request: UpdateRequest
-    ) -> Entry? {
-        guard !entries.isEmpty else { return nil }
-        func first(_ keys: [String]?) -> Entry? {
-            for candidate in keys ?? [] {
-                if let entry = entries.first(where: { locale($0).key == candidate }) { return entry }
+    /// The position of the first entry whose locale is a candidate: the request locale and its prefixes, then
+    /// the policy's default locale (else the document's) and its prefixes.
+    private func localized(
+        _ count: Int, key: (Int) -> String, _ policy: UnsafePointer<Policy>, _ request: UpdateRequest
+    ) -> Int? {
+        guard count > 0 else { return nil }
+        func first(_ candidates: [String]?) -> Int? {
+            for candidate in candidates ?? [] {
+                if let index = (0..<count).first(where: { key($0) == candidate }) { return index }
             }
             return nil
         }
@@ -413,12 +415,17 @@ public struct Evaluator: Sendable {
     private func localizedMessage(_ policy: UnsafePointer<Policy>, _ request: UpdateRequest) -> (
         locale: String, title: String?, body: String?
     )? {
-        localized(policy.pointee.messages, { $0.locale }, policy, request).map { ($0.locale.text, $0.title, $0.body) }
+        let messages = policy.pointee.messages
+        guard let index = localized(messages.count, key: { messages[$0].locale.key }, policy, request) else {
+            return nil
+        }
+        return (messages[index].locale.text, messages[index].title, messages[index].body)
     }
 
     private func localizedURL(_ policy: UnsafePointer<Policy>, _ request: UpdateRequest) -> String? {
         if let url = policy.pointee.updateURL { return url }
-        return localized(policy.pointee.localizedUpdateURLs, { $0.locale }, policy, request)?.url
+        let urls = policy.pointee.localizedUpdateURLs
+        return localized(urls.count, key: { urls[$0].locale.key }, policy, request).map { urls[$0].url }
     }
 }
 
