@@ -56,43 +56,43 @@ public struct Evaluator: Sendable {
         return document.policies.withUnsafeBufferPointer { policies in
             request.rolloutID.withUnsafeBufferPointer { rolloutID in
                 request.deviceModelKey.withUnsafeBufferPointer { model in
-                withUnsafeTemporaryAllocation(of: PolicyResult.self, capacity: max(count, 1)) { results in
-                    let subject = Subject(
-                        version: version, build: request.build?.core, os: os, app: app, platform: platform,
-                        channel: channel, rolloutID: rolloutID, model: model)
-                    var trace: [PolicyTrace] = []
-                    var evaluated = 0
-                    for index in 0..<count {
-                        guard compiled.rule(index).pointee.app.map({ $0 == subject.app }) ?? true else {
+                    withUnsafeTemporaryAllocation(of: PolicyResult.self, capacity: max(count, 1)) { results in
+                        let subject = Subject(
+                            version: version, build: request.build?.core, os: os, app: app, platform: platform,
+                            channel: channel, rolloutID: rolloutID, model: model)
+                        var trace: [PolicyTrace] = []
+                        var evaluated = 0
+                        for index in 0..<count {
+                            guard compiled.rule(index).pointee.app.map({ $0 == subject.app }) ?? true else {
+                                if explain {
+                                    let detail = "\(policies[index].app) ≠ \(request.app)"
+                                    trace.append(
+                                        PolicyTrace(
+                                            policy: policies[index].id, outcome: "other_app",
+                                            checks: [TraceCheck(check: "app", result: "fail", detail: detail)]))
+                                }
+                                continue
+                            }
+                            let result: PolicyResult
                             if explain {
-                                let detail = "\(policies[index].app) ≠ \(request.app)"
+                                var checks = ChecksRecorded()
+                                result = evaluate(index, policies, request, subject, now: now, checks: &checks)
                                 trace.append(
                                     PolicyTrace(
-                                        policy: policies[index].id, outcome: "other_app",
-                                        checks: [TraceCheck(check: "app", result: "fail", detail: detail)]))
+                                        policy: policies[index].id, outcome: result.outcome?.rawValue ?? "skipped",
+                                        checks: checks.checks))
+                            } else {
+                                var checks = ChecksIgnored()
+                                result = evaluate(index, policies, request, subject, now: now, checks: &checks)
                             }
-                            continue
+                            results.initializeElement(at: evaluated, to: result)
+                            evaluated += 1
                         }
-                        let result: PolicyResult
-                        if explain {
-                            var checks = ChecksRecorded()
-                            result = evaluate(index, policies, request, subject, now: now, checks: &checks)
-                            trace.append(
-                                PolicyTrace(
-                                    policy: policies[index].id, outcome: result.outcome?.rawValue ?? "skipped",
-                                    checks: checks.checks))
-                        } else {
-                            var checks = ChecksIgnored()
-                            result = evaluate(index, policies, request, subject, now: now, checks: &checks)
-                        }
-                        results.initializeElement(at: evaluated, to: result)
-                        evaluated += 1
+                        var decision = combine(
+                            UnsafeBufferPointer(rebasing: results[0..<evaluated]), policies, request, now: now)
+                        if explain { decision.trace = trace }
+                        return decision
                     }
-                    var decision = combine(
-                        UnsafeBufferPointer(rebasing: results[0..<evaluated]), policies, request, now: now)
-                    if explain { decision.trace = trace }
-                    return decision
-                }
                 }
             }
         }
@@ -101,7 +101,8 @@ public struct Evaluator: Sendable {
     // MARK: One policy
 
     private func evaluate(
-        _ index: Int, _ policies: UnsafeBufferPointer<Policy>, _ request: UpdateRequest, _ subject: Subject, now: Instant, checks: inout some CheckRecorder
+        _ index: Int, _ policies: UnsafeBufferPointer<Policy>, _ request: UpdateRequest, _ subject: Subject,
+        now: Instant, checks: inout some CheckRecorder
     ) -> PolicyResult {
         var result = PolicyResult(index: index)
         func check(_ name: String, _ passed: Bool?, _ detail: @autoclosure () -> String?) {
@@ -231,7 +232,9 @@ public struct Evaluator: Sendable {
             result.reasons.insert(.belowRecommendedBuild)
             softUnmet = true
         }
-        check("recommended", (rule.pointee.recommendedVersion == nil && rule.pointee.recommendedBuild == nil) ? nil : !softUnmet, nil)
+        check(
+            "recommended",
+            (rule.pointee.recommendedVersion == nil && rule.pointee.recommendedBuild == nil) ? nil : !softUnmet, nil)
         guard softUnmet else {
             result.outcome = .ok
             return result
@@ -393,7 +396,8 @@ public struct Evaluator: Sendable {
     private func rolloutDetail(_ policy: Policy, _ request: UpdateRequest) -> String? {
         guard let rollout = policy.rollout else { return nil }
         guard !request.rolloutID.isEmpty else { return "no deviceId, percent \(rollout.percent)" }
-        return "bucket \(Rollout.bucket(seed: rollout.seed, id: request.rolloutID)), threshold \(rollout.percent.hundredths)"
+        return
+            "bucket \(Rollout.bucket(seed: rollout.seed, id: request.rolloutID)), threshold \(rollout.percent.hundredths)"
     }
 
     /// The position of the first entry whose locale is a candidate: the request locale and its prefixes, then

@@ -49,7 +49,8 @@ public enum Rollout {
     /// The bucket of an id already normalized, as UTF-8 (requests normalize theirs once, not once per policy).
     static func bucket(seed: String, id: [UInt8]) -> Int {
         let prefix = Array(seed.utf8) + [0x3A]
-        return prefix.withUnsafeBufferPointer { prefix in id.withUnsafeBufferPointer { bucket(prefix: prefix, id: $0) } }
+        return prefix.withUnsafeBufferPointer { prefix in id.withUnsafeBufferPointer { bucket(prefix: prefix, id: $0) }
+        }
     }
 
     /// The bucket of `prefix` (the seed and a colon) followed by an id: hashed in place, nothing concatenated.

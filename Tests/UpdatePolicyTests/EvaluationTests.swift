@@ -272,4 +272,65 @@ struct EvaluationTests {
         guard case .failure(let missingErrors) = missing else { return }
         #expect(Set(missingErrors.reasons) == ["invalid_app", "invalid_platform"])
     }
+
+    // The evaluator compiles versions to plain keys: ties between pre-releases and versions written differently
+    // must still decide exactly as the grammar orders them.
+    @Test(arguments: [
+        ("3.1.0-beta.2", Outcome.required, ["below_min_version"]),
+        ("3.1.0-beta.9", .required, ["below_min_version"]),
+        ("3.1.0-beta.10", .ok, []),
+        ("v3.1-beta.10+77", .ok, []),
+        ("3.1.0-beta.11", .ok, []),
+        ("3.1.0-alpha", .required, ["below_min_version"]),
+        ("3.1.0", .ok, []),
+        ("2.3.0-beta.1", .required, ["below_min_version", "blocked_version"]),
+        ("2.4.2-rc.1", .required, ["below_min_version", "blocked_version"]),
+        ("2.4.2", .required, ["below_min_version"]),
+    ])
+    func preReleaseTiesAgainstCompiledKeys(_ version: String, _ outcome: Outcome, _ reasons: [String]) throws {
+        let evaluator = try Self.evaluator(
+            Self.policy(
+                "floor",
+                """
+                <key>minVersion</key><string>3.1.0-beta.10</string>
+                <key>blockedVersions</key><array><string>2.3.0-beta.1</string><string>&gt;2.4.0 &lt;=2.4.2-rc.1</string></array>
+                """))
+        let decision = try Self.decide(evaluator, ["version": version])
+        #expect(decision.decision == outcome)
+        #expect(decision.reasons.map(\.code) == reasons)
+    }
+
+    @Test func equalTargetsWrittenDifferentlyKeepThePrimaryPoliciesText() throws {
+        let evaluator = try Self.evaluator(
+            Self.policy("a", "<key>minVersion</key><string>3.0.0</string>")
+                + Self.policy("b", "<key>minVersion</key><string>3</string><key>priority</key><integer>2</integer>")
+                + Self.policy(
+                    "c", "<key>minVersion</key><string>2.9</string><key>latestVersion</key><string>v3.0</string>"))
+        let decision = try Self.decide(evaluator, ["version": "2.0"])
+        #expect(decision.policy == "b")
+        #expect(decision.targetVersion == "3")
+        #expect(decision.reasons.map(\.policy) == ["a", "b", "c"])
+    }
+
+    /// Apps, platforms and channels are looked up once per request; past 16 names through a hash table.
+    @Test(arguments: [3, 40])
+    func manyAppsAndPlatforms(_ count: Int) throws {
+        var policies = ""
+        for index in 0..<count {
+            policies += Self.policy(
+                "p\(index)",
+                "<key>minVersion</key><string>\(index + 1).0</string><key>platforms</key><array><string>os\(index)</string><string>ios</string></array>",
+                app: "com.acme.app\(index)")
+        }
+        let evaluator = try Self.evaluator(policies)
+        for index in [0, count - 1] {
+            let match = try Self.decide(
+                evaluator, ["app": "com.acme.app\(index)", "platform": "os\(index)", "version": "0.5"])
+            #expect(match.policy == "p\(index)")
+            #expect(match.reasons.map(\.code) == ["below_min_version"])
+            let otherPlatform = try Self.decide(evaluator, ["app": "com.acme.app\(index)", "platform": "os\(count)"])
+            #expect(otherPlatform.skipped.map(\.code) == ["platform_mismatch"])
+        }
+        #expect(try Self.decide(evaluator, ["app": "com.acme.unknown"]).skipped.isEmpty)
+    }
 }

@@ -1,4 +1,5 @@
 import CivilTime
+import Dispatch
 import MDMDiagnostics
 import UpdatePolicy
 
@@ -11,7 +12,6 @@ import UpdatePolicy
 #if canImport(Glibc)
     import Glibc
 #endif
-import Dispatch
 
 func document() -> PolicyDocument {
     var policies = ""
