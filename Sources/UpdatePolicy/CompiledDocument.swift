@@ -127,6 +127,8 @@ struct CompiledPolicy: Sendable {
 /// evaluation retains nothing. (`@unchecked Sendable`: immutable after `init`, freed in `deinit`.)
 final class CompiledDocument: @unchecked Sendable {
     let policies: UnsafeBufferPointer<CompiledPolicy>
+    /// The policies' ids: reading one from a `Policy` in place would copy the whole policy first.
+    let ids: UnsafeBufferPointer<String>
     /// Whole app versions, for ties that pre-release identifiers break and for output.
     let versions: [AppVersion]
     let appComparators: UnsafeBufferPointer<Comparator<VersionKey>>
@@ -225,6 +227,7 @@ final class CompiledDocument: @unchecked Sendable {
             policies.append(compiled)
         }
         self.policies = Self.table(policies)
+        self.ids = Self.table(document.policies.map(\.id))
         self.versions = versions
         self.appComparators = Self.table(appComparators)
         self.osComparators = Self.table(osComparators)
@@ -238,6 +241,8 @@ final class CompiledDocument: @unchecked Sendable {
 
     deinit {
         UnsafeMutableBufferPointer(mutating: policies).deallocate()
+        UnsafeMutableBufferPointer(mutating: ids).deinitialize()
+        UnsafeMutableBufferPointer(mutating: ids).deallocate()
         UnsafeMutableBufferPointer(mutating: appComparators).deallocate()
         UnsafeMutableBufferPointer(mutating: osComparators).deallocate()
         UnsafeMutableBufferPointer(mutating: blockedRanges).deallocate()
@@ -247,7 +252,7 @@ final class CompiledDocument: @unchecked Sendable {
         UnsafeMutableBufferPointer(mutating: globBytes).deallocate()
     }
 
-    /// A copy of `elements` (plain values only) in memory of its own.
+    /// A copy of `elements` in memory of its own (only `ids` needs deinitializing: the rest are plain values).
     private static func table<Element>(_ elements: [Element]) -> UnsafeBufferPointer<Element> {
         let start = UnsafeMutablePointer<Element>.allocate(capacity: max(elements.count, 1))
         _ = UnsafeMutableBufferPointer(start: start, count: elements.count).initialize(from: elements)

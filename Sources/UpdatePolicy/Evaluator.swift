@@ -326,7 +326,7 @@ public struct Evaluator: Sendable {
         if reasonCount > 0 { reasons.reserveCapacity(reasonCount) }
         if skipCount > 0 { skipped.reserveCapacity(skipCount) }
         for result in results {
-            let id = policies[result.index].id
+            let id = compiled.ids[result.index]
             if let skip = result.skip { skipped.append(Reason(policy: id, code: skip.code)) }
             for code in result.reasons { reasons.append(Reason(policy: id, code: code.code)) }
         }
@@ -375,7 +375,7 @@ public struct Evaluator: Sendable {
         }
         guard primary >= 0 else { return answer }
         let index = results[primary].index
-        answer.policy = policies[index].id
+        answer.policy = compiled.ids[index]
         if decision == .recommended || decision == .required || decision == .unsupported, target >= 0,
             let key = results[target].target
         {
