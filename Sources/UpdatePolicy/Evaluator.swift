@@ -321,14 +321,22 @@ public struct Evaluator: Sendable {
             reasonCount += result.reasons.count
             if result.skip != nil { skipCount += 1 }
         }
-        var reasons: [Reason] = []
-        var skipped: [Reason] = []
-        if reasonCount > 0 { reasons.reserveCapacity(reasonCount) }
-        if skipCount > 0 { skipped.reserveCapacity(skipCount) }
-        for result in results {
-            let id = compiled.ids[result.index]
-            if let skip = result.skip { skipped.append(Reason(policy: id, code: skip.code)) }
-            for code in result.reasons { reasons.append(Reason(policy: id, code: code.code)) }
+        // Both lists are written in place, at their exact sizes, in document order.
+        let reasons = [Reason](unsafeUninitializedCapacity: reasonCount) { buffer, count in
+            for result in results {
+                for code in result.reasons {
+                    buffer.initializeElement(at: count, to: Reason(policy: compiled.ids[result.index], code: code.code))
+                    count += 1
+                }
+            }
+        }
+        let skipped = [Reason](unsafeUninitializedCapacity: skipCount) { buffer, count in
+            for result in results {
+                if let skip = result.skip {
+                    buffer.initializeElement(at: count, to: Reason(policy: compiled.ids[result.index], code: skip.code))
+                    count += 1
+                }
+            }
         }
         var answer = Decision(
             decision: decision, policy: nil, targetVersion: nil, deadline: nil, urgency: .none, deferralsRemaining: nil,
