@@ -1,4 +1,5 @@
 import CivilTime
+import Foundation
 import MDMDiagnostics
 import Testing
 import UpdatePolicy
@@ -214,5 +215,15 @@ struct PolicyLoaderTests {
             #"{"schemaVersion": 1, "policies": [{"id": "p", "app": "a", "minVersion": "1", "rollout": {"percent": 52.340000000000003}}]}"#,
             file: "p.json")
         #expect(tooPrecise.diagnostics.map(\.code) == [UpdatePolicyCode.invalidPercent])
+    }
+
+    /// The benchmark's every-feature document (for `update-decisions-benchmark --dump`) stays loadable.
+    @Test func everyFeatureBenchmarkDocumentLoads() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let path = root.appendingPathComponent("Benchmarks/every-feature-policy.plist")
+        let result = PolicyLoader().load(Array(try Data(contentsOf: path)), file: path.path)
+        let document = try #require(result.document, "\(result.diagnostics.map(\.message))")
+        #expect(document.policies.count == 7)
+        #expect(Set(result.diagnostics.map(\.code.code)) == ["MC4104"])
     }
 }

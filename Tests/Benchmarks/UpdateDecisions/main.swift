@@ -3,12 +3,15 @@ import Dispatch
 import MDMDiagnostics
 import UpdatePolicy
 
-// Decisions per second of the update-policy engine, in process, on a 20-policy document.
+// Decisions per second of the update-policy engine, in process, on a 20-policy document: on one core, then
+// with one thread per core sharing one evaluator.
 //
-//   swift run -c release update-decisions-benchmark
+//   swift run -c release update-decisions-benchmark [COUNT]
+//   swift run -c release update-decisions-benchmark --dump [POLICY…] > decisions.jsonl
 //
-// The document has 20 policies for one app (targeting, a rollout, deadlines in a zone, blocked ranges,
-// messages); the requests vary the version, OS, device and locale so that every path is taken.
+// The document has 20 policies for one app (targeting, four rollouts, deadlines in a zone, blocked ranges,
+// messages); the requests vary the version, OS, device and locale so that every path is taken. `--dump` prints
+// decisions instead of timing them (see `dump`), e.g. with Tests/Benchmarks/every-feature-policy.plist.
 #if canImport(Glibc)
     import Glibc
 #endif
