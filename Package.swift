@@ -89,7 +89,8 @@ let package = Package(
             ]
         ),
         .executableTarget(
-            name: "update-decisions-benchmark", dependencies: ["UpdatePolicy", "CivilTime", "MDMDiagnostics"],
+            name: "update-decisions-benchmark",
+            dependencies: ["UpdatePolicy", "CivilTime", "MDMDiagnostics", "PropertyList"],
             path: "Tests/Benchmarks/UpdateDecisions"
         ),
         .executableTarget(

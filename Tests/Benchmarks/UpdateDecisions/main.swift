@@ -1,6 +1,7 @@
 import CivilTime
 import Dispatch
 import MDMDiagnostics
+import PropertyList
 import UpdatePolicy
 
 // Decisions per second of the update-policy engine, in process, on a 20-policy document: on one core, then
@@ -78,7 +79,9 @@ func seconds() -> Double {
 func dump(_ files: [String]) {
     var documents = [document()]
     for file in files {
-        guard let bytes = FileManagerless.read(file) else { fatalError("cannot read \(file)") }
+        guard case .bytes(let bytes)? = try? InputFile.read(file, limit: 1 << 26) else {
+            fatalError("cannot read \(file)")
+        }
         guard let loaded = PolicyLoader().load(bytes, file: file).document else { fatalError("\(file) does not load") }
         documents.append(loaded)
     }
@@ -124,21 +127,6 @@ func dump(_ files: [String]) {
                 print(decision.json.serialized(pretty: false))
             }
         }
-    }
-}
-
-enum FileManagerless {
-    static func read(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
-        return bytes
     }
 }
 
