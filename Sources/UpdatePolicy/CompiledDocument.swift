@@ -86,7 +86,7 @@ struct CompiledDate: Sendable {
 }
 
 /// One policy's targeting, thresholds, dates and windows as plain values: evaluating it allocates nothing and
-/// touches no reference count. Lists (platforms, channels, device models) and texts stay in the `Policy`.
+/// touches no reference count. Texts stay in the `Policy`, for `--explain` details and messages.
 struct CompiledPolicy: Sendable {
     /// The app's token, or nil for `*`.
     var app: Int32?
