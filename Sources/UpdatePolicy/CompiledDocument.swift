@@ -14,12 +14,10 @@ struct OSKey: Comparable, Sendable {
     var core: VersionCore
     var supplemental: UInt8
 
-    init(core: VersionCore, supplemental: UInt8) {
-        self.core = core
-        self.supplemental = supplemental
+    init(_ version: OSVersion) {
+        core = version.core
+        supplemental = version.supplemental
     }
-
-    init(_ version: OSVersion) { self.init(core: version.core, supplemental: version.supplemental) }
 
     static func < (lhs: OSKey, rhs: OSKey) -> Bool {
         lhs.core != rhs.core ? lhs.core < rhs.core : lhs.supplemental < rhs.supplemental

@@ -47,12 +47,9 @@ public struct Evaluator: Sendable {
         let (app, platform, channel) = (
             tokens.number(of: request.app), tokens.number(of: request.platform), tokens.number(of: request.channel)
         )
-        var version = VersionKey(core: request.version.core, hasPreRelease: false, index: -1)
-        if !request.version.preRelease.isEmpty { version.hasPreRelease = true }
-        var os: OSKey?
-        if let core = request.osVersion?.core, let supplemental = request.osVersion?.supplemental {
-            os = OSKey(core: core, supplemental: supplemental)
-        }
+        let version = VersionKey(
+            core: request.version.core, hasPreRelease: !request.version.preRelease.isEmpty, index: -1)
+        let os = request.osVersion.map(OSKey.init)
         return document.policies.withUnsafeBufferPointer { policies in
             request.rolloutID.withUnsafeBufferPointer { rolloutID in
                 request.deviceModelKey.withUnsafeBufferPointer { model in
