@@ -135,16 +135,12 @@ public struct OSVersion: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public var description: String { text }
 
-    public static func == (lhs: OSVersion, rhs: OSVersion) -> Bool {
-        lhs.core == rhs.core && lhs.supplemental == rhs.supplemental
-    }
+    public static func == (lhs: OSVersion, rhs: OSVersion) -> Bool { OSKey(lhs) == OSKey(rhs) }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(core)
         hasher.combine(supplemental)
     }
 
-    public static func < (lhs: OSVersion, rhs: OSVersion) -> Bool {
-        lhs.core != rhs.core ? lhs.core < rhs.core : lhs.supplemental < rhs.supplemental
-    }
+    public static func < (lhs: OSVersion, rhs: OSVersion) -> Bool { OSKey(lhs) < OSKey(rhs) }
 }

@@ -24,34 +24,8 @@ struct OSKey: Comparable, Sendable {
     }
 }
 
-/// How a comparator relates a version to its bound.
-enum Relation: UInt8 {
-    case atLeast, atMost, greater, less, equal
-
-    init<Version>(_ op: VersionRange<Version>.Operator) {
-        switch op {
-        case .atLeast: self = .atLeast
-        case .atMost: self = .atMost
-        case .greater: self = .greater
-        case .less: self = .less
-        case .equal: self = .equal
-        }
-    }
-
-    /// Whether a version that compares to the bound as `order` (negative, zero, positive) satisfies it.
-    func holds(_ order: Int) -> Bool {
-        switch self {
-        case .atLeast: order >= 0
-        case .atMost: order <= 0
-        case .greater: order > 0
-        case .less: order < 0
-        case .equal: order == 0
-        }
-    }
-}
-
 struct Comparator<Bound: Sendable>: Sendable {
-    var relation: Relation
+    var relation: RangeOperator
     var bound: Bound
 }
 
@@ -166,7 +140,7 @@ final class CompiledDocument: @unchecked Sendable {
         func appSpan(_ range: VersionRange<AppVersion>) -> Span {
             let start = Int32(appComparators.count)
             for (op, bound) in range.comparators {
-                appComparators.append(Comparator(relation: Relation(op), bound: key(bound)))
+                appComparators.append(Comparator(relation: op, bound: key(bound)))
             }
             return Span(start: start, count: Int32(appComparators.count) - start)
         }
@@ -187,7 +161,7 @@ final class CompiledDocument: @unchecked Sendable {
             if let range = policy.osVersion {
                 let start = Int32(osComparators.count)
                 for (op, bound) in range.comparators {
-                    osComparators.append(Comparator(relation: Relation(op), bound: OSKey(bound)))
+                    osComparators.append(Comparator(relation: op, bound: OSKey(bound)))
                 }
                 compiled.osRange = Span(start: start, count: Int32(osComparators.count) - start)
             }

@@ -27,7 +27,6 @@ struct VersionCore: Hashable, Comparable, Sendable {
             }
             count += 1
         }
-        guard count > 0 else { return nil }
         (major, minor, patch, fourth) = components
     }
 

@@ -10,14 +10,28 @@ extension OSVersion: RangeBound {}
 
 /// A range (3.4): whitespace-separated comparators that must all hold, `>=2.4.0 <2.4.3`; `*` is every version.
 /// A comparator is `>=`, `<=`, `>`, `<` or `=` (spaces may follow) and a version; a bare version means `=`.
-public struct VersionRange<Version: RangeBound>: Sendable {
-    public enum Operator: String, Sendable {
-        case atLeast = ">="
-        case atMost = "<="
-        case greater = ">"
-        case less = "<"
-        case equal = "="
+/// How a comparator of a range relates a version to its bound.
+public enum RangeOperator: String, Sendable {
+    case atLeast = ">="
+    case atMost = "<="
+    case greater = ">"
+    case less = "<"
+    case equal = "="
+
+    /// Whether a version that compares to the bound as `order` (negative, zero, positive) satisfies it.
+    func holds(_ order: Int) -> Bool {
+        switch self {
+        case .atLeast: order >= 0
+        case .atMost: order <= 0
+        case .greater: order > 0
+        case .less: order < 0
+        case .equal: order == 0
+        }
     }
+}
+
+public struct VersionRange<Version: RangeBound>: Sendable {
+    public typealias Operator = RangeOperator
 
     public let comparators: [(Operator, Version)]
     public let text: String
@@ -56,14 +70,6 @@ public struct VersionRange<Version: RangeBound>: Sendable {
     }
 
     public func contains(_ version: Version) -> Bool {
-        comparators.allSatisfy { op, bound in
-            switch op {
-            case .atLeast: version >= bound
-            case .atMost: version <= bound
-            case .greater: version > bound
-            case .less: version < bound
-            case .equal: version == bound
-            }
-        }
+        comparators.allSatisfy { op, bound in op.holds(version < bound ? -1 : bound < version ? 1 : 0) }
     }
 }
