@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "UpdatePolicy", targets: ["UpdatePolicy"]),
         .library(name: "DevicePolicy", targets: ["DevicePolicy"]),
         .library(name: "MDMConf", targets: ["MDMConf"]),
+        .library(name: "Fleet", targets: ["Fleet"]),
+        .library(name: "FleetStores", targets: ["FleetStores"]),
         .library(name: "MDMConfServer", targets: ["MDMConfServer"]),
     ],
     dependencies: [
@@ -25,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.4.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         .systemLibrary(
@@ -56,9 +60,34 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Fleet",
+            dependencies: ["MDMConf", "MDMDiagnostics", "PropertyList", "UpdatePolicy", "CivilTime"]
+        ),
+        .target(
+            name: "FleetStoreSQLite",
+            dependencies: [
+                "Fleet", "CivilTime", .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "FleetStorePostgres",
+            dependencies: [
+                "Fleet", "CivilTime", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "FleetStores",
+            dependencies: [
+                "Fleet", "FleetStoreSQLite", "FleetStorePostgres", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
             name: "MDMConfServer",
             dependencies: [
-                "MDMConf", "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy",
+                "Fleet", "FleetStores", "MDMConf", "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy",
                 "CivilTime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -79,6 +108,8 @@ let package = Package(
                 "ConfigSchema",
                 "UpdatePolicy",
                 "DevicePolicy",
+                "Fleet",
+                "FleetStores",
                 "MDMConf",
                 "MDMConfServer",
                 "MDMDiagnostics",
@@ -116,9 +147,16 @@ let package = Package(
             dependencies: ["MDMConf", "ConfigSchema", "UpdatePolicy", "CivilTime", "PropertyList", "MDMDiagnostics"]
         ),
         .testTarget(
+            name: "FleetTests",
+            dependencies: [
+                "Fleet", "FleetStores", "FleetStoreSQLite", "FleetStorePostgres", "MDMConf", "UpdatePolicy", "CivilTime",
+                "PropertyList", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "MDMConfServerTests",
             dependencies: [
-                "MDMConfServer", "MDMConf", "PropertyList", "MDMDiagnostics",
+                "MDMConfServer", "MDMConf", "PropertyList", "MDMDiagnostics", "Fleet", "FleetStores",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

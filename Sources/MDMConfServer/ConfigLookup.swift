@@ -60,7 +60,7 @@ enum ConfigLookup {
             return .refuse(
                 Refusal(response: Answer.error(.notFound, CatalogCode.notFound, "no app '\(id)' in the catalog")))
         }
-        let config = device.flatMap { app.deviceConfigs[$0] } ?? app.defaultConfig
+        let config = app.config(forDevice: device)
         guard let format = ContentNegotiation.configFormat(accept: accept) else {
             return .refuse(
                 Refusal(

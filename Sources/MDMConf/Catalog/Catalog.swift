@@ -63,6 +63,8 @@ public struct CatalogSettings: Sendable, Equatable {
     /// A connection must deliver a complete request within this many seconds (slow and idle clients are
     /// closed).
     public var requestTimeout = 30.0
+    /// A device whose last check-in is older than this many days is `silent` (fleet.md, Compliance).
+    public var silentAfterDays = 7.0
 
     public init() {}
 }
@@ -118,6 +120,12 @@ public final class CatalogApp: Sendable {
         self.variants = variants
         self.updatePolicy = Evaluator(updatePolicy ?? PolicyDocument())
         self.hasUpdatePolicy = updatePolicy != nil
+    }
+
+    /// The configuration `device` is served: its own (variant and variables) when the inventory has it, else
+    /// `config.plist` as written. The one lookup behind config GETs, check-in answers and compliance.
+    public func config(forDevice device: String?) -> ServedConfig {
+        device.flatMap { deviceConfigs[$0] } ?? defaultConfig
     }
 }
 

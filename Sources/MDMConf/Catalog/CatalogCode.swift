@@ -50,11 +50,19 @@ public enum CatalogCode {
         "MC6105", "body-too-large", summary: "A request body over the catalog's maxBodySize (413).")
     public static let notAcceptable = DiagnosticCode(
         "MC6106", "not-acceptable", summary: "The Accept header allows neither a plist nor JSON (406).")
+    public static let invalidCheckIn = DiagnosticCode(
+        "MC6107", "invalid-checkin",
+        summary: "A check-in whose fields break the grammars of update-policy.md, or with unknown keys (422).")
+    public static let storeUnavailable = DiagnosticCode(
+        "MC6108", "store-unavailable",
+        summary: "The fleet store cannot take writes now; retry after the Retry-After seconds (503).")
+    public static let fleetDisabled = DiagnosticCode(
+        "MC6109", "fleet-disabled", summary: "The server runs with --store none: no check-ins, no fleet state (404).")
 
     public static let all: [DiagnosticCode] = [
         notACatalog, unreadableFile, invalidAppFolder, missingSchema, schemaForAnotherApp, missingConfig,
         unexpectedFile, invalidInventory, invalidTokens, invalidSettings, invalidGroupVariant, unusedGroupVariant,
         emptyCatalog, invalidProfiles, deviceConfigInvalid, badRequest, unauthorized, forbidden, notFound,
-        bodyTooLarge, notAcceptable,
+        bodyTooLarge, notAcceptable, invalidCheckIn, storeUnavailable, fleetDisabled,
     ]
 }

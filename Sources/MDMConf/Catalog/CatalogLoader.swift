@@ -188,11 +188,12 @@ struct CatalogRun {
             case "cacheMaxAge": if let age = number(0...31_536_000) { settings.cacheMaxAge = Int(age) }
             case "reloadInterval": if let interval = number(0.1...3600) { settings.reloadInterval = interval }
             case "requestTimeout": if let timeout = number(0.1...3600) { settings.requestTimeout = timeout }
+            case "silentAfterDays": if let days = number(0.001...3650) { settings.silentAfterDays = days }
             default:
                 report(
                     CatalogCode.invalidSettings, "unknown setting '\(entry.key)'", file: file, at: entry.keyPosition,
                     keyPath: entry.key,
-                    hint: "the settings are tokensFile, maxBodySize, cacheMaxAge, reloadInterval and requestTimeout")
+                    hint: "the settings are tokensFile, maxBodySize, cacheMaxAge, reloadInterval, requestTimeout and silentAfterDays")
             }
         }
         return settings

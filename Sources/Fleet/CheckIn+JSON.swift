@@ -1,0 +1,71 @@
+import CivilTime
+import MDMConf
+import MDMDiagnostics
+import UpdatePolicy
+
+extension CheckIn {
+    /// The check-in as stored in the history: every field, `null` where absent.
+    public var json: JSONValue {
+        .object([
+            ("device", .string(device)), ("at", .optional(at?.description)), ("platform", .string(platform)),
+            ("osVersion", .optional(osVersion)), ("deviceModel", .optional(deviceModel)),
+            ("locale", .optional(locale)), ("timeZone", .optional(timeZone)),
+            ("enrolledAt", .optional(enrolledAt?.description)),
+            ("apps", .array(apps.map(\.json))),
+        ])
+    }
+}
+
+extension CheckIn.App {
+    public var json: JSONValue {
+        .object([
+            ("app", .string(app)), ("version", .string(version)), ("build", .optional(build)),
+            ("channel", .optional(channel)), ("configETag", .optional(configETag)),
+            ("configError", .optional(configError)),
+            ("deferralsUsed", deferralsUsed.map { .integer($0) } ?? .null),
+        ])
+    }
+}
+
+extension CheckInErrors {
+    /// `[{"field", "code"}]`, the `reasons` of a 422 answer.
+    public var json: JSONValue {
+        .array(reasons.map { .object([("field", .string($0.field)), ("code", .string($0.code))]) })
+    }
+}
+
+/// The answer to a check-in (fleet.md): per app, whether the device's configuration is current and what it must
+/// do about updates. Computed with the same lookup and evaluator that serve configs and update checks.
+public enum CheckInAnswer {
+    public static func json(
+        for record: CheckInRecord, catalog: Catalog, generation: Int, now: Instant
+    ) -> JSONValue {
+        let checkIn = record.checkIn
+        let apps: [JSONValue] = checkIn.apps.map { app in
+            guard let catalogApp = catalog.apps[app.app] else {
+                return .object([
+                    ("app", .string(app.app)),
+                    ("config", .object([("status", .string(ConfigStatus.none.rawValue)), ("etag", .null)])),
+                    ("update", .null),
+                ])
+            }
+            let served = catalogApp.config(forDevice: checkIn.device)
+            let status = ConfigStatus.of(reported: app.configETag, error: nil, served: served)
+            let etag = app.configETag == served.json.etag ? served.json.etag : served.xml.etag
+            let update: JSONValue =
+                switch checkIn.updateRequest(for: app) {
+                case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now).json
+                case .failure(let errors): Decision.invalidRequest(errors, evaluatedAt: now).json
+                }
+            return .object([
+                ("app", .string(app.app)),
+                ("config", .object([("status", .string(status.rawValue)), ("etag", .string(etag))])),
+                ("update", update),
+            ])
+        }
+        return .object([
+            ("device", .string(checkIn.device)), ("receivedAt", .string(record.receivedAt.description)),
+            ("catalogGeneration", .integer(generation)), ("apps", .array(apps)),
+        ])
+    }
+}

@@ -1,0 +1,271 @@
+import CivilTime
+import MDMConf
+import PropertyList
+import UpdatePolicy
+
+/// One device's report at app launch (fleet.md, Check-in): what it runs, validated with the grammars of
+/// update-policy.md. Fields keep the text the device sent (trimmed), so what is stored is what was checked.
+public struct CheckIn: Sendable, Equatable {
+    /// One app the device reports.
+    public struct App: Sendable, Equatable {
+        public var app: String
+        public var version: String
+        public var build: String?
+        public var channel: String?
+        /// The ETag of the configuration the device says it applied, quotes included.
+        public var configETag: String?
+        /// The error the app met applying its managed configuration, as it reported it.
+        public var configError: String?
+        public var deferralsUsed: Int64?
+
+        public init(
+            app: String, version: String, build: String? = nil, channel: String? = nil, configETag: String? = nil,
+            configError: String? = nil, deferralsUsed: Int64? = nil
+        ) {
+            self.app = app
+            self.version = version
+            self.build = build
+            self.channel = channel
+            self.configETag = configETag
+            self.configError = configError
+            self.deferralsUsed = deferralsUsed
+        }
+    }
+
+    public var device: String
+    /// The device's own clock when it checked in (informational; decisions use the server's time).
+    public var at: Instant?
+    public var platform: String
+    public var osVersion: String?
+    public var deviceModel: String?
+    public var locale: String?
+    public var timeZone: String?
+    public var enrolledAt: Instant?
+    public var apps: [App]
+
+    public init(
+        device: String, at: Instant? = nil, platform: String, osVersion: String? = nil, deviceModel: String? = nil,
+        locale: String? = nil, timeZone: String? = nil, enrolledAt: Instant? = nil, apps: [App]
+    ) {
+        self.device = device
+        self.at = at
+        self.platform = platform
+        self.osVersion = osVersion
+        self.deviceModel = deviceModel
+        self.locale = locale
+        self.timeZone = timeZone
+        self.enrolledAt = enrolledAt
+        self.apps = apps
+    }
+
+    /// At most this many apps in one check-in.
+    public static let maxApps = 100
+    public static let topLevelKeys = [
+        "device", "at", "platform", "osVersion", "deviceModel", "locale", "timeZone", "enrolledAt", "apps",
+    ]
+    public static let appKeys = ["app", "version", "build", "channel", "configETag", "configError", "deferralsUsed"]
+
+    /// The update request this check-in makes for `app`: the fields go through `UpdateRequest.parse`, the same
+    /// grammar as `/v1/update-check`, with the device id as the rollout id. `zones` caches time zones by name.
+    public func updateRequest(for app: App, zones: ZoneCache? = nil) -> Result<UpdateRequest, RequestErrors> {
+        var values: [String: String] = ["app": app.app, "version": app.version, "platform": platform, "deviceId": device]
+        values["build"] = app.build
+        values["channel"] = app.channel
+        values["osVersion"] = osVersion
+        values["deviceModel"] = deviceModel
+        values["locale"] = locale
+        if let zones {
+            var parsed = UpdateRequest.parse(values)
+            if case .success(var request) = parsed {
+                request.timeZone = timeZone.flatMap { zones.zone(named: $0) }
+                request.deferralsUsed = app.deferralsUsed ?? 0
+                request.enrolledAt = enrolledAt
+                parsed = .success(request)
+            }
+            return parsed
+        }
+        values["timeZone"] = timeZone
+        values["deferralsUsed"] = app.deferralsUsed.map { String($0) }
+        values["enrolledAt"] = enrolledAt?.description
+        return UpdateRequest.parse(values)
+    }
+}
+
+/// Why a check-in is refused: one reason per bad field, each naming the field by its path (`apps[1].version`).
+public struct CheckInErrors: Error, Sendable, Equatable {
+    public struct Reason: Sendable, Equatable {
+        public var field: String
+        public var code: String
+    }
+
+    public var reasons: [Reason]
+    /// True when the body is not a check-in at all (not a JSON object): 400 rather than 422.
+    public var malformed: Bool
+
+    public var message: String {
+        reasons.map { "\($0.field): \($0.code)" }.joined(separator: ", ")
+    }
+}
+
+/// Time zones read once per name: compliance over a whole fleet asks for the same few zones again and again.
+public final class ZoneCache: @unchecked Sendable {
+    private var zones: [String: ZoneInfo?] = [:]
+
+    public init() {}
+
+    /// Not thread-safe: one cache per evaluation pass.
+    public func zone(named name: String) -> ZoneInfo? {
+        if let cached = zones[name] { return cached }
+        let zone = ZoneInfo(named: name)
+        zones[name] = zone
+        return zone
+    }
+}
+
+extension CheckIn {
+    /// Reads a check-in body. `device` is the caller's device when a device token asked (the body may omit it or
+    /// must repeat it; that rule is the server's); otherwise the body must name one.
+    public static func parse(_ root: PlistNode) -> Result<CheckIn, CheckInErrors> {
+        guard case .dictionary(let dict) = root.value else {
+            return .failure(
+                CheckInErrors(reasons: [.init(field: "(body)", code: "malformed_request")], malformed: true))
+        }
+        var reasons: [CheckInErrors.Reason] = []
+        func fail(_ field: String, _ code: String) { reasons.append(.init(field: field, code: code)) }
+        for key in dict.keys where !topLevelKeys.contains(key) { fail(key, "unknown_field") }
+
+        func string(_ node: PlistNode?, _ field: String, code: String) -> String? {
+            guard let node else { return nil }
+            guard case .string(let text) = node.value else {
+                fail(field, code)
+                return nil
+            }
+            return String(text.trimmingASCIIWhitespace())
+        }
+        let device = string(dict["device"], "device", code: "invalid_device")
+        if let device, !CatalogDevice.isValidID(device) { fail("device", "invalid_device") }
+        var at: Instant?
+        if let text = string(dict["at"], "at", code: "invalid_at") {
+            at = Self.instant(text)
+            if at == nil { fail("at", "invalid_at") }
+        }
+        var enrolledAt: Instant?
+        if let text = string(dict["enrolledAt"], "enrolledAt", code: "invalid_enrolled_at") {
+            enrolledAt = Self.instant(text)
+            if enrolledAt == nil { fail("enrolledAt", "invalid_enrolled_at") }
+        }
+        let platform = string(dict["platform"], "platform", code: "invalid_platform")
+        if platform == nil, dict["platform"] == nil { fail("platform", "invalid_platform") }
+        let osVersion = string(dict["osVersion"], "osVersion", code: "invalid_os_version")
+        let deviceModel = string(dict["deviceModel"], "deviceModel", code: "invalid_device_model")
+        let locale = string(dict["locale"], "locale", code: "invalid_locale")
+        let timeZone = string(dict["timeZone"], "timeZone", code: "invalid_time_zone")
+
+        var apps: [App] = []
+        switch dict["apps"]?.value {
+        case nil: fail("apps", "invalid_apps")
+        case .array(let items)?:
+            if items.count > maxApps { fail("apps", "too_many_apps") }
+            var seen = Set<String>()
+            for (index, item) in items.prefix(maxApps).enumerated() {
+                let path = "apps[\(index)]"
+                guard case .dictionary(let entry) = item.value else {
+                    fail(path, "invalid_app_entry")
+                    continue
+                }
+                for key in entry.keys where !appKeys.contains(key) { fail("\(path).\(key)", "unknown_field") }
+                let app = string(entry["app"], "\(path).app", code: "invalid_app")
+                let version = string(entry["version"], "\(path).version", code: "invalid_version")
+                if entry["app"] == nil { fail("\(path).app", "invalid_app") }
+                if entry["version"] == nil { fail("\(path).version", "invalid_version") }
+                var deferrals: Int64?
+                switch entry["deferralsUsed"]?.value {
+                case nil: break
+                case .integer(let number)? where number >= 0: deferrals = number
+                default: fail("\(path).deferralsUsed", "invalid_deferrals")
+                }
+                if let app {
+                    if seen.contains(app) { fail("\(path).app", "duplicate_app") }
+                    seen.insert(app)
+                }
+                apps.append(
+                    App(
+                        app: app ?? "", version: version ?? "",
+                        build: string(entry["build"], "\(path).build", code: "invalid_build"),
+                        channel: string(entry["channel"], "\(path).channel", code: "invalid_channel"),
+                        configETag: string(entry["configETag"], "\(path).configETag", code: "invalid_config_etag"),
+                        configError: string(entry["configError"], "\(path).configError", code: "invalid_config_error"),
+                        deferralsUsed: deferrals))
+            }
+        default: fail("apps", "invalid_apps")
+        }
+        if let etagIssues = apps.enumerated().first(where: { ($0.element.configETag?.utf8.count ?? 0) > 256 }) {
+            fail("apps[\(etagIssues.offset)].configETag", "invalid_config_etag")
+        }
+        for (index, app) in apps.enumerated() where (app.configError?.utf8.count ?? 0) > 4096 {
+            fail("apps[\(index)].configError", "invalid_config_error")
+        }
+
+        // Every field through the update-request grammar: top-level fields once (with a probe app), then each
+        // app's own fields.
+        var checkIn = CheckIn(
+            device: device ?? "", at: at, platform: platform ?? "ios", osVersion: osVersion, deviceModel: deviceModel,
+            locale: locale, timeZone: timeZone, enrolledAt: enrolledAt, apps: apps)
+        let failed = Set(reasons.map(\.field))
+        let probe = App(app: "probe", version: "1")
+        if case .failure(let errors) = checkIn.updateRequest(for: probe) {
+            for code in errors.reasons {
+                guard let field = Self.field(ofReason: code), !failed.contains(field) else { continue }
+                if field == "platform", platform == nil { continue }
+                fail(field, code)
+            }
+        }
+        if platform == nil { checkIn.platform = "" }
+        let topFields: Set<String> = ["platform", "osVersion", "deviceModel", "locale", "timeZone", "enrolledAt"]
+        for (index, app) in apps.enumerated() where !app.app.isEmpty && !app.version.isEmpty {
+            var probeCheckIn = checkIn
+            probeCheckIn.platform = "ios"
+            probeCheckIn.osVersion = nil
+            probeCheckIn.deviceModel = nil
+            probeCheckIn.locale = nil
+            probeCheckIn.timeZone = nil
+            probeCheckIn.enrolledAt = nil
+            guard case .failure(let errors) = probeCheckIn.updateRequest(for: app) else { continue }
+            for code in errors.reasons {
+                guard let field = Self.field(ofReason: code), !topFields.contains(field) else { continue }
+                let path = "apps[\(index)].\(field)"
+                if !failed.contains(path) { fail(path, code) }
+            }
+        }
+        guard reasons.isEmpty else { return .failure(CheckInErrors(reasons: reasons, malformed: false)) }
+        return .success(checkIn)
+    }
+
+    /// The request field a reason code of `UpdateRequest.parse` names (`invalid_os_version` → `osVersion`).
+    static func field(ofReason code: String) -> String? {
+        switch code {
+        case "invalid_deferrals": return "deferralsUsed"
+        case "unknown_field": return nil
+        default:
+            guard code.hasPrefix("invalid_") else { return nil }
+            let snake = code.dropFirst("invalid_".count)
+            var field = ""
+            var upper = false
+            for character in snake {
+                if character == "_" {
+                    upper = true
+                } else {
+                    field += upper ? character.uppercased() : String(character)
+                    upper = false
+                }
+            }
+            return field == "deviceId" ? "device" : field
+        }
+    }
+
+    /// RFC 3339 with `Z` or an offset.
+    static func instant(_ text: String) -> Instant? {
+        guard let value = PolicyDateTime(text), case .absolute(let instant) = value.kind else { return nil }
+        return instant
+    }
+}

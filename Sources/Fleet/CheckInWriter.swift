@@ -1,0 +1,120 @@
+import CivilTime
+
+/// Group commit for check-ins (fleet.md, Reliability): check-ins that arrive while a batch is being written wait
+/// and go together in the next one, one transaction each; `submit` returns only after the batch holding its
+/// check-in has committed, and throws when that batch failed. After a failure, check-ins are refused at once for
+/// `retryAfter` seconds (the 503's `Retry-After`) instead of piling up behind a store that is down; the next batch
+/// after that tries the store again, so the server reconnects by itself.
+public actor CheckInWriter {
+    public let store: any FleetStore
+    public let maxBatch: Int
+    /// Seconds to refuse check-ins after a failed write.
+    public let retryAfter: Int
+    /// A write that takes longer than this many seconds counts as failed.
+    public let writeTimeout: Double
+
+    private var pending: [(record: CheckInRecord, done: CheckedContinuation<Void, any Error>)] = []
+    private var writing = false
+    private var refusingUntil: Instant?
+    /// The last failure, cleared by the next successful write.
+    public private(set) var lastFailure: (at: Instant, message: String)?
+    public private(set) var batches = 0
+    public private(set) var written = 0
+
+    public init(store: any FleetStore, maxBatch: Int = 2_000, retryAfter: Int = 2, writeTimeout: Double = 10) {
+        self.store = store
+        self.maxBatch = maxBatch
+        self.retryAfter = retryAfter
+        self.writeTimeout = writeTimeout
+    }
+
+    /// Stores `record` durably, together with whatever else is waiting.
+    public func submit(_ record: CheckInRecord) async throws {
+        if let until = refusingUntil, Instant.now < until, let failure = lastFailure {
+            throw FleetStoreError(.unavailable, failure.message)
+        }
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            pending.append((record, done))
+            if !writing {
+                writing = true
+                Task { await self.drain() }
+            }
+        }
+    }
+
+    private func drain() async {
+        while !pending.isEmpty {
+            let count = min(maxBatch, pending.count)
+            let batch = Array(pending.prefix(count))
+            pending.removeFirst(count)
+            do {
+                try await write(batch.map(\.record))
+                batches += 1
+                written += batch.count
+                lastFailure = nil
+                refusingUntil = nil
+                for entry in batch { entry.done.resume() }
+            } catch {
+                let message = (error as? FleetStoreError)?.message ?? "the store refused the write: \(error)"
+                lastFailure = (Instant.now, message)
+                refusingUntil = Instant.now.adding(seconds: Int64(retryAfter))
+                let failure = FleetStoreError(.unavailable, message)
+                for entry in batch { entry.done.resume(throwing: failure) }
+                for entry in pending { entry.done.resume(throwing: failure) }
+                pending.removeAll()
+            }
+        }
+        writing = false
+    }
+
+    /// The store's write, or a failure when it takes longer than `writeTimeout`.
+    private func write(_ batch: [CheckInRecord]) async throws {
+        let store = self.store
+        let timeout = writeTimeout
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await store.write(batch)
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+                return false
+            }
+            defer { group.cancelAll() }
+            guard let finished = try await group.next(), finished else {
+                throw FleetStoreError(.unavailable, "the store did not answer within \(Int(timeout)) s")
+            }
+        }
+    }
+}
+
+/// A lock for async code: one holder at a time, waiters in arrival order. Drivers use it to keep one
+/// connection's transactions apart.
+public actor AsyncLock {
+    private var held = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    public init() {}
+
+    public func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        await acquire()
+        defer { release() }
+        return try await body()
+    }
+
+    private func acquire() async {
+        if !held {
+            held = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func release() {
+        if waiters.isEmpty {
+            held = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}

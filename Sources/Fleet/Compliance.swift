@@ -1,0 +1,127 @@
+import CivilTime
+import MDMConf
+import UpdatePolicy
+
+/// Where a device's configuration stands for one app.
+public enum ConfigStatus: String, Sendable, CaseIterable {
+    /// The reported ETag is one of the ETags this device would be served now (plist or JSON form).
+    case current
+    /// The device reported another ETag, or none: it should fetch `/v1/apps/{app}/config` again.
+    case stale
+    /// The device reported an error applying its configuration.
+    case error
+    /// The catalog serves this app but the device never reported it.
+    case unknown
+    /// The catalog serves nothing for this app.
+    case none
+
+    static func of(reported etag: String?, error: String?, served: ServedConfig) -> ConfigStatus {
+        if let error, !error.isEmpty { return .error }
+        guard let etag else { return .stale }
+        return etag == served.xml.etag || etag == served.json.etag ? .current : .stale
+    }
+}
+
+/// `active`, `silent` (last check-in older than the catalog's `silentAfterDays`), or `never` (an inventory
+/// device that has not checked in).
+public enum SeenStatus: String, Sendable, CaseIterable {
+    case active, silent, never
+}
+
+/// One app's compliance on one device.
+public struct AppCompliance: Sendable {
+    public var app: String
+    /// nil for an app the catalog assigns but the device never reported.
+    public var reported: CheckIn.App?
+    public var decision: Decision?
+    public var config: ConfigStatus
+    /// The ETag this device would be served now (plist form), nil for an app the catalog does not serve.
+    public var currentETag: String?
+    /// False for apps the catalog does not serve: they are listed but never make a device non-compliant.
+    public var managed: Bool
+
+    public var compliant: Bool {
+        guard managed else { return true }
+        guard let decision, decision.decision == .ok || decision.decision == .recommended else { return false }
+        return config == .current
+    }
+}
+
+/// One device's compliance (fleet.md, Compliance): the row of every listing and the unit of `report`.
+public struct DeviceCompliance: Sendable {
+    public var device: String
+    /// nil for an inventory device that never checked in.
+    public var state: DeviceState?
+    public var seen: SeenStatus
+    public var apps: [AppCompliance]
+
+    public var compliant: Bool { seen == .active && apps.allSatisfy(\.compliant) }
+}
+
+/// Computes compliance from stored state and the catalog now being served, at one instant, through the catalog's
+/// own config lookup and update evaluator (never a second implementation of either).
+public struct ComplianceEvaluator: Sendable {
+    public let catalog: Catalog
+    public let now: Instant
+    /// Devices whose last check-in is before this are silent.
+    public let silentBefore: Instant
+
+    public init(catalog: Catalog, now: Instant) {
+        self.catalog = catalog
+        self.now = now
+        silentBefore = now.adding(seconds: -Int64(catalog.settings.silentAfterDays * 86_400))
+    }
+
+    /// The apps the catalog assigns to a device: every app of the catalog serves every inventory device a
+    /// configuration, so every app; none for a device the inventory no longer has.
+    public func assignedApps(_ device: String) -> [String] {
+        catalog.devices[device] == nil ? [] : catalog.appIDs
+    }
+
+    /// A stored device's compliance. `zones` is shared across one pass over the fleet.
+    public func evaluate(_ state: DeviceState, zones: ZoneCache) -> DeviceCompliance {
+        let checkIn = state.checkIn
+        var apps: [AppCompliance] = []
+        var reported = Set<String>()
+        for stored in state.apps {
+            reported.insert(stored.app.app)
+            apps.append(evaluate(stored.app, of: checkIn, zones: zones))
+        }
+        for app in assignedApps(state.device) where !reported.contains(app) {
+            apps.append(unreported(app, device: state.device))
+        }
+        apps.sort { $0.app.utf8.lexicographicallyPrecedes($1.app.utf8) }
+        return DeviceCompliance(
+            device: state.device, state: state, seen: state.lastCheckIn < silentBefore ? .silent : .active,
+            apps: apps)
+    }
+
+    /// An inventory device with no check-in: every assigned app `unknown`.
+    public func neverSeen(_ device: String) -> DeviceCompliance {
+        DeviceCompliance(
+            device: device, state: nil, seen: .never, apps: assignedApps(device).map { unreported($0, device: device) })
+    }
+
+    func evaluate(_ app: CheckIn.App, of checkIn: CheckIn, zones: ZoneCache) -> AppCompliance {
+        guard let catalogApp = catalog.apps[app.app] else {
+            return AppCompliance(
+                app: app.app, reported: app, decision: nil, config: .none, currentETag: nil, managed: false)
+        }
+        let served = catalogApp.config(forDevice: checkIn.device)
+        let decision: Decision =
+            switch checkIn.updateRequest(for: app, zones: zones) {
+            case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now)
+            case .failure(let errors): Decision.invalidRequest(errors, evaluatedAt: now)
+            }
+        return AppCompliance(
+            app: app.app, reported: app, decision: decision,
+            config: ConfigStatus.of(reported: app.configETag, error: app.configError, served: served),
+            currentETag: served.xml.etag, managed: true)
+    }
+
+    func unreported(_ app: String, device: String) -> AppCompliance {
+        AppCompliance(
+            app: app, reported: nil, decision: nil, config: .unknown,
+            currentETag: catalog.apps[app]?.config(forDevice: device).xml.etag, managed: true)
+    }
+}

@@ -1,0 +1,165 @@
+import CivilTime
+import MDMConf
+import UpdatePolicy
+
+/// Which devices a listing or report shows.
+public struct FleetFilter: Sendable, Equatable {
+    public enum Status: String, Sendable, CaseIterable {
+        case compliant, noncompliant, silent
+    }
+
+    /// Only devices that report or are assigned this app, judged on this app alone.
+    public var app: String?
+    public var status: Status?
+    /// Only devices with at least one app at this decision.
+    public var decision: Outcome?
+
+    public init(app: String? = nil, status: Status? = nil, decision: Outcome? = nil) {
+        self.app = app
+        self.status = status
+        self.decision = decision
+    }
+
+    /// The device as this filter shows it (its apps narrowed to `app`), or nil when the filter leaves it out.
+    func apply(_ row: DeviceCompliance) -> DeviceCompliance? {
+        var row = row
+        if let app {
+            row.apps = row.apps.filter { $0.app == app }
+            guard !row.apps.isEmpty else { return nil }
+        }
+        switch status {
+        case nil: break
+        case .compliant?: guard row.compliant else { return nil }
+        case .noncompliant?: guard !row.compliant else { return nil }
+        case .silent?: guard row.seen != .active else { return nil }
+        }
+        if let decision, !row.apps.contains(where: { $0.decision?.decision == decision }) { return nil }
+        return row
+    }
+}
+
+/// The fleet as compliance sees it: stored devices merged with inventory devices that never checked in, in device
+/// id order, each evaluated against one catalog at one instant. The server's listings, its summary and
+/// `mdmconf report` all read the fleet through this.
+public struct FleetQuery: Sendable {
+    public let store: any FleetStore
+    public let evaluator: ComplianceEvaluator
+    /// Devices read from the store at a time.
+    public var chunkSize = 5_000
+
+    public init(store: any FleetStore, evaluator: ComplianceEvaluator) {
+        self.store = store
+        self.evaluator = evaluator
+    }
+
+    /// Up to `limit` devices after `after` that pass `filter`, and the cursor of the next page (nil at the end).
+    public func page(_ filter: FleetFilter, after: String?, limit: Int) async throws -> (
+        rows: [DeviceCompliance], next: String?
+    ) {
+        var rows: [DeviceCompliance] = []
+        var next: String?
+        try await scan(after: after) { row in
+            guard rows.count < limit else {
+                next = rows.last?.device
+                return false
+            }
+            if let shown = filter.apply(row) { rows.append(shown) }
+            return true
+        }
+        return (rows, next)
+    }
+
+    /// Every device that passes `filter`.
+    public func all(_ filter: FleetFilter) async throws -> [DeviceCompliance] {
+        var rows: [DeviceCompliance] = []
+        try await scan(after: nil) { row in
+            if let shown = filter.apply(row) { rows.append(shown) }
+            return true
+        }
+        return rows
+    }
+
+    /// Counts over every device that passes `filter`.
+    public func summary(_ filter: FleetFilter) async throws -> FleetSummary {
+        var summary = FleetSummary(app: filter.app)
+        try await scan(after: nil) { row in
+            if let shown = filter.apply(row) { summary.add(shown) }
+            return true
+        }
+        return summary
+    }
+
+    /// Calls `visit` with every device after `after` in id order until it returns false. Chunks are evaluated on
+    /// every core.
+    public func scan(after: String?, _ visit: (DeviceCompliance) throws -> Bool) async throws {
+        let inventory = evaluator.catalog.devices.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var inventoryIndex = after.map { cursor in
+            inventory.firstIndex { !$0.utf8.lexicographicallyPrecedes(cursor.utf8) && $0 != cursor } ?? inventory.count
+        } ?? 0
+        var cursor = after
+        while true {
+            let states = try await store.devices(after: cursor, limit: chunkSize)
+            let last = states.last?.device
+            let evaluated = await evaluate(states)
+            var merged: [DeviceCompliance] = []
+            merged.reserveCapacity(evaluated.count)
+            var stored = Set<String>()
+            for state in states { stored.insert(state.device) }
+            for row in evaluated {
+                while inventoryIndex < inventory.count,
+                    inventory[inventoryIndex].utf8.lexicographicallyPrecedes(row.device.utf8)
+                {
+                    let id = inventory[inventoryIndex]
+                    if !stored.contains(id) { merged.append(evaluator.neverSeen(id)) }
+                    inventoryIndex += 1
+                }
+                if inventoryIndex < inventory.count, inventory[inventoryIndex] == row.device { inventoryIndex += 1 }
+                merged.append(row)
+            }
+            let finished = states.count < chunkSize
+            if finished {
+                while inventoryIndex < inventory.count {
+                    merged.append(evaluator.neverSeen(inventory[inventoryIndex]))
+                    inventoryIndex += 1
+                }
+            }
+            for row in merged where try !visit(row) { return }
+            if finished { return }
+            cursor = last
+        }
+    }
+
+    /// Compliance of `states`, in their order, split over the machine's cores.
+    func evaluate(_ states: [DeviceState]) async -> [DeviceCompliance] {
+        let evaluator = self.evaluator
+        let parts = states.count < 512 ? 1 : max(1, min(8, activeProcessorCount()))
+        if parts == 1 {
+            let zones = ZoneCache()
+            return states.map { evaluator.evaluate($0, zones: zones) }
+        }
+        let size = (states.count + parts - 1) / parts
+        return await withTaskGroup(of: (Int, [DeviceCompliance]).self) { group in
+            for part in 0..<parts {
+                let slice = Array(states[min(states.count, part * size)..<min(states.count, (part + 1) * size)])
+                group.addTask {
+                    let zones = ZoneCache()
+                    return (part, slice.map { evaluator.evaluate($0, zones: zones) })
+                }
+            }
+            var results = [[DeviceCompliance]](repeating: [], count: parts)
+            for await (part, rows) in group { results[part] = rows }
+            return results.flatMap { $0 }
+        }
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Online processors, at least 1.
+func activeProcessorCount() -> Int {
+    max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+}

@@ -1,0 +1,310 @@
+import CivilTime
+
+/// The store's SQL, written once for both databases: the numbered migrations and the statements of a batch write.
+/// Drivers only execute it. Every value is a bound parameter; nothing from a request is spliced into SQL text.
+public enum FleetSQL {
+    public enum Dialect: Sendable {
+        case sqlite, postgres
+
+        /// The n-th parameter (1-based).
+        func parameter(_ number: Int) -> String {
+            switch self {
+            case .sqlite: "?\(number)"
+            case .postgres: "$\(number)"
+            }
+        }
+
+        /// A text column that sorts and compares byte by byte (device and app ids are ordered that way).
+        var keyText: String {
+            switch self {
+            case .sqlite: "TEXT"
+            case .postgres: "TEXT COLLATE \"C\""
+            }
+        }
+
+        /// At most this many parameters in one statement (SQLite's default limit is 32,766, PostgreSQL's 65,535).
+        var maxParameters: Int { 30_000 }
+    }
+
+    /// A bound value.
+    public enum Value: Sendable, Equatable {
+        case text(String)
+        case integer(Int64)
+        case null
+
+        static func optional(_ text: String?) -> Value { text.map(Value.text) ?? .null }
+        static func optional(_ number: Int64?) -> Value { number.map(Value.integer) ?? .null }
+    }
+
+    public struct Statement: Sendable, Equatable {
+        public var sql: String
+        public var values: [Value]
+
+        public init(sql: String, values: [Value]) {
+            self.sql = sql
+            self.values = values
+        }
+    }
+
+    public struct Migration: Sendable {
+        public let version: Int
+        public let name: String
+        public let statements: [String]
+    }
+
+    /// The table that records applied migrations.
+    public static func migrationsTable(_ dialect: Dialect) -> String {
+        "CREATE TABLE IF NOT EXISTS mdmconf_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+            + "applied_at BIGINT NOT NULL)"
+    }
+
+    /// Every migration, in order. A store whose highest recorded version is above the last one here was written
+    /// by a newer mdmconf and is refused.
+    public static func migrations(_ dialect: Dialect) -> [Migration] {
+        let key = dialect.keyText
+        let serial =
+            dialect == .sqlite ? "id INTEGER PRIMARY KEY AUTOINCREMENT" : "id BIGSERIAL PRIMARY KEY"
+        return [
+            Migration(
+                version: 1, name: "devices, apps and check-in history",
+                statements: [
+                    """
+                    CREATE TABLE devices (device \(key) PRIMARY KEY, platform TEXT NOT NULL, os_version TEXT, \
+                    device_model TEXT, locale TEXT, time_zone TEXT, enrolled_at BIGINT, reported_at BIGINT, \
+                    last_checkin BIGINT NOT NULL, replica TEXT NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE device_apps (device \(key) NOT NULL, app \(key) NOT NULL, version TEXT NOT NULL, \
+                    build TEXT, channel TEXT, config_etag TEXT, config_error TEXT, deferrals_used BIGINT, \
+                    last_checkin BIGINT NOT NULL, PRIMARY KEY (device, app))
+                    """,
+                    """
+                    CREATE TABLE checkins (\(serial), device \(key) NOT NULL, received_at BIGINT NOT NULL, \
+                    replica TEXT NOT NULL, body TEXT NOT NULL)
+                    """,
+                    "CREATE INDEX checkins_by_device ON checkins (device, id)",
+                    "CREATE INDEX checkins_by_time ON checkins (received_at)",
+                ]),
+            Migration(
+                version: 2, name: "daily compliance roll-ups",
+                statements: [
+                    """
+                    CREATE TABLE compliance_daily (day TEXT NOT NULL, app \(key) NOT NULL, dimension TEXT NOT NULL, \
+                    value TEXT NOT NULL, devices BIGINT NOT NULL, PRIMARY KEY (day, app, dimension, value))
+                    """
+                ]),
+        ]
+    }
+
+    public static var latestVersion: Int { migrations(.sqlite).last?.version ?? 0 }
+
+    // MARK: Writing a batch
+
+    /// The statements that store `batch` (to run in one transaction): device and app states upserted (a state
+    /// never replaces a newer one, so replicas may commit in any order), one history row per check-in.
+    public static func write(_ batch: [CheckInRecord], dialect: Dialect) -> [Statement] {
+        var latestDevice: [String: Int] = [:]
+        var latestApp: [String: (record: Int, app: Int)] = [:]
+        var deviceOrder: [String] = []
+        var appOrder: [String] = []
+        for (index, record) in batch.enumerated() {
+            let device = record.checkIn.device
+            if latestDevice.updateValue(index, forKey: device) == nil { deviceOrder.append(device) }
+            for (appIndex, app) in record.checkIn.apps.enumerated() {
+                let key = device + "\u{0}" + app.app
+                if latestApp.updateValue((index, appIndex), forKey: key) == nil { appOrder.append(key) }
+            }
+        }
+        var statements: [Statement] = []
+        let deviceRows: [[Value]] = deviceOrder.compactMap { latestDevice[$0] }.map { index in
+            let record = batch[index]
+            let checkIn = record.checkIn
+            return [
+                .text(checkIn.device), .text(checkIn.platform), .optional(checkIn.osVersion),
+                .optional(checkIn.deviceModel), .optional(checkIn.locale), .optional(checkIn.timeZone),
+                .optional(checkIn.enrolledAt?.seconds), .optional(checkIn.at?.seconds),
+                .integer(record.receivedAt.seconds), .text(record.replica),
+            ]
+        }
+        statements += insert(
+            into: "devices",
+            columns: [
+                "device", "platform", "os_version", "device_model", "locale", "time_zone", "enrolled_at",
+                "reported_at", "last_checkin", "replica",
+            ], rows: deviceRows, conflict: ["device"], dialect: dialect)
+        let appRows: [[Value]] = appOrder.compactMap { latestApp[$0] }.map { position in
+            let record = batch[position.record]
+            let app = record.checkIn.apps[position.app]
+            return [
+                .text(record.checkIn.device), .text(app.app), .text(app.version), .optional(app.build),
+                .optional(app.channel), .optional(app.configETag), .optional(app.configError),
+                .optional(app.deferralsUsed), .integer(record.receivedAt.seconds),
+            ]
+        }
+        statements += insert(
+            into: "device_apps",
+            columns: [
+                "device", "app", "version", "build", "channel", "config_etag", "config_error", "deferrals_used",
+                "last_checkin",
+            ], rows: appRows, conflict: ["device", "app"], dialect: dialect)
+        let historyRows: [[Value]] = batch.map { record in
+            [
+                .text(record.checkIn.device), .integer(record.receivedAt.seconds), .text(record.replica),
+                .text(record.checkIn.json.serialized(pretty: false)),
+            ]
+        }
+        statements += insert(
+            into: "checkins", columns: ["device", "received_at", "replica", "body"], rows: historyRows, conflict: nil,
+            dialect: dialect)
+        return statements
+    }
+
+    /// Multi-row `INSERT`s of at most `maxParameters` values each; with `conflict`, an upsert that keeps the row
+    /// with the later `last_checkin`.
+    static func insert(
+        into table: String, columns: [String], rows: [[Value]], conflict: [String]?, dialect: Dialect
+    ) -> [Statement] {
+        guard !rows.isEmpty else { return [] }
+        let perStatement = max(1, dialect.maxParameters / columns.count)
+        var statements: [Statement] = []
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(rows.count, start + perStatement)]
+            var sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+            var values: [Value] = []
+            values.reserveCapacity(chunk.count * columns.count)
+            for (rowIndex, row) in chunk.enumerated() {
+                if rowIndex > 0 { sql += ", " }
+                sql += "("
+                for (columnIndex, value) in row.enumerated() {
+                    if columnIndex > 0 { sql += ", " }
+                    values.append(value)
+                    sql += dialect.parameter(values.count)
+                }
+                sql += ")"
+            }
+            if let conflict {
+                let updates = columns.filter { !conflict.contains($0) }.map { "\($0) = excluded.\($0)" }
+                sql += " ON CONFLICT (\(conflict.joined(separator: ", "))) DO UPDATE SET "
+                sql += updates.joined(separator: ", ")
+                sql += " WHERE excluded.last_checkin >= \(table).last_checkin"
+            }
+            statements.append(Statement(sql: sql, values: values))
+            start += perStatement
+        }
+        return statements
+    }
+
+    /// The roll-up rows of one day, replacing what the day had.
+    public static func saveRollup(day: String, rows: [RollupRow], dialect: Dialect) -> [Statement] {
+        var statements = [
+            Statement(sql: "DELETE FROM compliance_daily WHERE day = \(dialect.parameter(1))", values: [.text(day)])
+        ]
+        statements += insert(
+            into: "compliance_daily", columns: ["day", "app", "dimension", "value", "devices"],
+            rows: rows.map { [.text($0.day), .text($0.app), .text($0.dimension), .text($0.value), .integer(Int64($0.devices))] },
+            conflict: nil, dialect: dialect)
+        return statements
+    }
+
+    // MARK: Reading
+
+    public static func devices(dialect: Dialect) -> String {
+        """
+        SELECT device, platform, os_version, device_model, locale, time_zone, enrolled_at, reported_at, \
+        last_checkin, replica FROM devices WHERE device > \(dialect.parameter(1)) ORDER BY device \
+        LIMIT \(dialect.parameter(2))
+        """
+    }
+
+    public static func device(dialect: Dialect) -> String {
+        """
+        SELECT device, platform, os_version, device_model, locale, time_zone, enrolled_at, reported_at, \
+        last_checkin, replica FROM devices WHERE device = \(dialect.parameter(1))
+        """
+    }
+
+    /// The apps of the devices in `(after, through]`.
+    public static func apps(dialect: Dialect) -> String {
+        """
+        SELECT device, app, version, build, channel, config_etag, config_error, deferrals_used, last_checkin \
+        FROM device_apps WHERE device > \(dialect.parameter(1)) AND device <= \(dialect.parameter(2)) \
+        ORDER BY device, app
+        """
+    }
+
+    public static func appsOfDevice(dialect: Dialect) -> String {
+        """
+        SELECT device, app, version, build, channel, config_etag, config_error, deferrals_used, last_checkin \
+        FROM device_apps WHERE device = \(dialect.parameter(1)) ORDER BY app
+        """
+    }
+
+    public static func checkIns(dialect: Dialect) -> String {
+        """
+        SELECT id, device, received_at, replica, body FROM checkins WHERE device = \(dialect.parameter(1)) \
+        ORDER BY id DESC LIMIT \(dialect.parameter(2))
+        """
+    }
+
+    public static func rollups(app: Bool, dialect: Dialect) -> String {
+        "SELECT day, app, dimension, value, devices FROM compliance_daily WHERE day >= \(dialect.parameter(1))"
+            + (app ? " AND app = \(dialect.parameter(2))" : "") + " ORDER BY day, app, dimension, value"
+    }
+
+    public static func pruneCheckIns(dialect: Dialect) -> String {
+        "DELETE FROM checkins WHERE received_at < \(dialect.parameter(1))"
+    }
+
+    public static func pruneRollups(dialect: Dialect) -> String {
+        "DELETE FROM compliance_daily WHERE day < \(dialect.parameter(1))"
+    }
+
+    public static let counts =
+        "SELECT (SELECT COUNT(*) FROM devices), (SELECT COUNT(*) FROM device_apps), (SELECT COUNT(*) FROM checkins)"
+
+    // MARK: Rows back into values
+
+    /// A device row in the column order of `devices(dialect:)`, apps added later.
+    public static func deviceState(_ columns: [Value]) -> DeviceState? {
+        guard columns.count == 10, case .text(let device) = columns[0], case .text(let platform) = columns[1],
+            case .integer(let last) = columns[8], case .text(let replica) = columns[9]
+        else { return nil }
+        return DeviceState(
+            device: device, platform: platform, osVersion: columns[2].text, deviceModel: columns[3].text,
+            locale: columns[4].text, timeZone: columns[5].text,
+            enrolledAt: columns[6].integer.map { Instant(seconds: $0) },
+            reportedAt: columns[7].integer.map { Instant(seconds: $0) }, lastCheckIn: Instant(seconds: last),
+            replica: replica, apps: [])
+    }
+
+    /// An app row in the column order of `apps(dialect:)`: its device and state.
+    public static func appState(_ columns: [Value]) -> (device: String, app: DeviceState.App)? {
+        guard columns.count == 9, case .text(let device) = columns[0], case .text(let app) = columns[1],
+            case .text(let version) = columns[2], case .integer(let last) = columns[8]
+        else { return nil }
+        return (
+            device,
+            DeviceState.App(
+                app: CheckIn.App(
+                    app: app, version: version, build: columns[3].text, channel: columns[4].text,
+                    configETag: columns[5].text, configError: columns[6].text, deferralsUsed: columns[7].integer),
+                lastCheckIn: Instant(seconds: last))
+        )
+    }
+
+    /// Attaches app rows (ordered by device) to their devices (ordered by device).
+    public static func attach(_ apps: [(device: String, app: DeviceState.App)], to devices: inout [DeviceState]) {
+        var index = 0
+        for (device, app) in apps {
+            while index < devices.count, devices[index].device < device { index += 1 }
+            guard index < devices.count, devices[index].device == device else { continue }
+            devices[index].apps.append(app)
+        }
+    }
+}
+
+extension FleetSQL.Value {
+    public var text: String? { if case .text(let value) = self { value } else { nil } }
+    public var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
+}

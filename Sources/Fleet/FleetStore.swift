@@ -1,0 +1,175 @@
+import CivilTime
+
+/// Where fleet state lives (fleet.md, The store): the latest state of each device and of each (device, app), the
+/// append-only check-in history, and the daily compliance roll-ups. Two implementations, SQLite and PostgreSQL,
+/// pass the same test suite; nothing here knows a driver.
+public protocol FleetStore: Sendable {
+    /// `sqlite:/path` or `postgres://user@host:port/db`, never with a password.
+    var description: String { get }
+
+    /// Stores a batch of check-ins in one transaction: the latest state of each device and app, and one history
+    /// row per check-in. Either every check-in of the batch is committed when this returns, or it throws and none
+    /// is.
+    func write(_ batch: [CheckInRecord]) async throws
+
+    /// Devices in id order (byte order), after `after`, at most `limit` of them, each with every app it reported.
+    func devices(after: String?, limit: Int) async throws -> [DeviceState]
+
+    /// One device's latest state, or nil when it never checked in.
+    func device(_ id: String) async throws -> DeviceState?
+
+    /// A device's most recent check-ins, newest first.
+    func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn]
+
+    /// Replaces the roll-up rows of `day` (`YYYY-MM-DD`, UTC) with `rows`.
+    func saveRollup(day: String, rows: [RollupRow]) async throws
+
+    /// Roll-up rows from `sinceDay` on (inclusive), optionally of one app, ordered by day.
+    func rollups(app: String?, sinceDay: String) async throws -> [RollupRow]
+
+    /// Deletes check-in history received before `cutoff` and roll-ups of days before `rollupCutoffDay`;
+    /// returns the number of check-ins deleted.
+    func prune(checkInsBefore cutoff: Instant, rollupsBefore rollupCutoffDay: String) async throws -> Int
+
+    /// How many devices and history rows the store holds.
+    func counts() async throws -> StoreCounts
+
+    /// Releases connections and files.
+    func close() async throws
+}
+
+/// One check-in as it is stored: what the device sent, when the server took it, which replica took it.
+public struct CheckInRecord: Sendable, Equatable {
+    public var checkIn: CheckIn
+    public var receivedAt: Instant
+    public var replica: String
+
+    public init(checkIn: CheckIn, receivedAt: Instant, replica: String) {
+        self.checkIn = checkIn
+        self.receivedAt = receivedAt
+        self.replica = replica
+    }
+}
+
+/// The stored latest state of one device: its last check-in's device fields and every app it ever reported, each
+/// as last reported.
+public struct DeviceState: Sendable, Equatable {
+    public struct App: Sendable, Equatable {
+        public var app: CheckIn.App
+        public var lastCheckIn: Instant
+
+        public init(app: CheckIn.App, lastCheckIn: Instant) {
+            self.app = app
+            self.lastCheckIn = lastCheckIn
+        }
+    }
+
+    public var device: String
+    public var platform: String
+    public var osVersion: String?
+    public var deviceModel: String?
+    public var locale: String?
+    public var timeZone: String?
+    public var enrolledAt: Instant?
+    /// The device's clock at its last check-in.
+    public var reportedAt: Instant?
+    public var lastCheckIn: Instant
+    public var replica: String
+    /// Apps in id order.
+    public var apps: [App]
+
+    public init(
+        device: String, platform: String, osVersion: String?, deviceModel: String?, locale: String?,
+        timeZone: String?, enrolledAt: Instant?, reportedAt: Instant?, lastCheckIn: Instant, replica: String,
+        apps: [App]
+    ) {
+        self.device = device
+        self.platform = platform
+        self.osVersion = osVersion
+        self.deviceModel = deviceModel
+        self.locale = locale
+        self.timeZone = timeZone
+        self.enrolledAt = enrolledAt
+        self.reportedAt = reportedAt
+        self.lastCheckIn = lastCheckIn
+        self.replica = replica
+        self.apps = apps
+    }
+
+    /// The device's fields as a check-in, for the update requests compliance makes.
+    public var checkIn: CheckIn {
+        CheckIn(
+            device: device, at: reportedAt, platform: platform, osVersion: osVersion, deviceModel: deviceModel,
+            locale: locale, timeZone: timeZone, enrolledAt: enrolledAt, apps: apps.map(\.app))
+    }
+}
+
+/// One row of the check-in history.
+public struct StoredCheckIn: Sendable, Equatable {
+    public var id: Int64
+    public var device: String
+    public var receivedAt: Instant
+    public var replica: String
+    /// The check-in as compact JSON (the stored form).
+    public var body: String
+
+    public init(id: Int64, device: String, receivedAt: Instant, replica: String, body: String) {
+        self.id = id
+        self.device = device
+        self.receivedAt = receivedAt
+        self.replica = replica
+        self.body = body
+    }
+}
+
+/// One count of a day's roll-up: on `day`, `devices` devices had `value` for `dimension` (`decision`, `config`,
+/// `compliant`) of `app`.
+public struct RollupRow: Sendable, Equatable, Hashable {
+    public var day: String
+    public var app: String
+    public var dimension: String
+    public var value: String
+    public var devices: Int
+
+    public init(day: String, app: String, dimension: String, value: String, devices: Int) {
+        self.day = day
+        self.app = app
+        self.dimension = dimension
+        self.value = value
+        self.devices = devices
+    }
+}
+
+public struct StoreCounts: Sendable, Equatable {
+    public var devices: Int
+    public var deviceApps: Int
+    public var checkIns: Int
+
+    public init(devices: Int, deviceApps: Int, checkIns: Int) {
+        self.devices = devices
+        self.deviceApps = deviceApps
+        self.checkIns = checkIns
+    }
+}
+
+/// Why a store cannot be used.
+public struct FleetStoreError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The URL or path is not one mdmconf can use (exit 78 at start-up).
+        case unusable
+        /// The store was written by a newer mdmconf (exit 78).
+        case tooNew
+        /// The database did not answer or refused a write (check-ins 503).
+        case unavailable
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,142 @@
+import MDMDiagnostics
+import UpdatePolicy
+
+/// Fleet counts (`GET /v1/fleet/summary`, the head of `mdmconf report`): devices by compliance and by seen status,
+/// and per app devices by decision, by config status and by version.
+public struct FleetSummary: Sendable, Equatable {
+    public struct AppCounts: Sendable, Equatable {
+        public var devices = 0
+        public var compliant = 0
+        public var decisions: [String: Int] = [:]
+        public var config: [String: Int] = [:]
+        public var versions: [String: Int] = [:]
+    }
+
+    public var app: String?
+    public var devices = 0
+    public var compliant = 0
+    public var seen: [String: Int] = [:]
+    public var apps: [String: AppCounts] = [:]
+
+    public init(app: String? = nil) { self.app = app }
+
+    public var noncompliant: Int { devices - compliant }
+
+    mutating func add(_ row: DeviceCompliance) {
+        devices += 1
+        if row.compliant { compliant += 1 }
+        seen[row.seen.rawValue, default: 0] += 1
+        for app in row.apps {
+            var counts = apps[app.app] ?? AppCounts()
+            counts.devices += 1
+            if app.compliant && row.seen == .active { counts.compliant += 1 }
+            counts.decisions[app.decision?.decision.rawValue ?? "unreported", default: 0] += 1
+            counts.config[app.config.rawValue, default: 0] += 1
+            counts.versions[app.reported?.version ?? "unreported", default: 0] += 1
+            apps[app.app] = counts
+        }
+    }
+
+    public func json(generation: Int?, now: String) -> JSONValue {
+        func counts(_ values: [String: Int], keys: [String]) -> JSONValue {
+            let extra = values.keys.filter { !keys.contains($0) }.sorted()
+            return .object((keys + extra).map { ($0, .integer(values[$0] ?? 0)) })
+        }
+        let decisionKeys = Outcome.allCases.map(\.rawValue) + ["unreported"]
+        let configKeys = ConfigStatus.allCases.map(\.rawValue)
+        let appList: [JSONValue] = apps.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { id in
+            let app = apps[id] ?? AppCounts()
+            let versions = app.versions.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            return .object([
+                ("app", .string(id)), ("devices", .integer(app.devices)), ("compliant", .integer(app.compliant)),
+                ("decisions", counts(app.decisions, keys: decisionKeys)),
+                ("config", counts(app.config, keys: configKeys)),
+                ("versions", .object(versions.map { ($0.key, .integer($0.value)) })),
+            ])
+        }
+        return .object([
+            ("generatedAt", .string(now)), ("catalogGeneration", generation.map { .integer($0) } ?? .null),
+            ("app", .optional(app)),
+            ("devices", .integer(devices)), ("compliant", .integer(compliant)),
+            ("noncompliant", .integer(noncompliant)),
+            ("seen", counts(seen, keys: SeenStatus.allCases.map(\.rawValue))),
+            ("apps", .array(appList)),
+        ])
+    }
+}
+
+extension DeviceCompliance {
+    /// The device document of fleet.md.
+    public var json: JSONValue {
+        .object([
+            ("device", .string(device)), ("compliant", .bool(compliant)), ("seen", .string(seen.rawValue)),
+            ("lastCheckin", .optional(state?.lastCheckIn.description)), ("platform", .optional(state?.platform)),
+            ("osVersion", .optional(state?.osVersion)), ("deviceModel", .optional(state?.deviceModel)),
+            ("replica", .optional(state?.replica)),
+            ("apps", .array(apps.map(\.json))),
+        ])
+    }
+
+    /// Why the device is not compliant, one short phrase per cause (`com.example.field: required
+    /// (below_min_version)`, `silent`); empty when it is.
+    public var why: [String] {
+        var causes: [String] = []
+        if seen != .active { causes.append(seen == .never ? "never checked in" : "silent") }
+        for app in apps where !app.compliant {
+            if let decision = app.decision, decision.decision != .ok && decision.decision != .recommended {
+                let codes = decision.reasons.map(\.code).joined(separator: ",")
+                causes.append("\(app.app): \(decision.decision.rawValue)\(codes.isEmpty ? "" : " (\(codes))")")
+            }
+            if app.config != .current { causes.append("\(app.app): config \(app.config.rawValue)") }
+        }
+        return causes
+    }
+}
+
+extension AppCompliance {
+    public var json: JSONValue {
+        .object([
+            ("app", .string(app)), ("version", .optional(reported?.version)), ("build", .optional(reported?.build)),
+            ("compliant", .bool(compliant)), ("managed", .bool(managed)),
+            ("update", decision.map(\.json) ?? .null),
+            (
+                "config",
+                .object([
+                    ("status", .string(config.rawValue)), ("reportedETag", .optional(reported?.configETag)),
+                    ("currentETag", .optional(currentETag)), ("error", .optional(reported?.configError)),
+                ])
+            ),
+        ])
+    }
+}
+
+/// CSV (RFC 4180) of device rows: one line per (device, app), with the reasons.
+public enum FleetCSV {
+    public static let header =
+        "device,compliant,seen,last_checkin,platform,os_version,app,version,decision,reasons,deadline,config_status,reported_etag,current_etag\r\n"
+
+    public static func lines(_ row: DeviceCompliance) -> String {
+        var out = ""
+        let apps: [AppCompliance?] = row.apps.isEmpty ? [nil] : row.apps
+        for app in apps {
+            let fields: [String] = [
+                row.device, row.compliant ? "true" : "false", row.seen.rawValue,
+                row.state?.lastCheckIn.description ?? "", row.state?.platform ?? "", row.state?.osVersion ?? "",
+                app?.app ?? "", app?.reported?.version ?? "", app?.decision?.decision.rawValue ?? "",
+                app?.decision?.reasons.map(\.code).joined(separator: " ") ?? "",
+                app?.decision?.deadline?.description ?? "", app?.config.rawValue ?? "",
+                app?.reported?.configETag ?? "", app?.currentETag ?? "",
+            ]
+            out += fields.map(quote).joined(separator: ",") + "\r\n"
+        }
+        return out
+    }
+
+    /// A field quoted when it holds a comma, quote, line break, or starts like a spreadsheet formula.
+    static func quote(_ field: String) -> String {
+        var field = field
+        if let first = field.first, "=+-@".contains(first) { field = "'" + field }
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.reduce(into: "") { $0 += $1 == "\"" ? "\"\"" : String($1) } + "\""
+    }
+}

@@ -1,0 +1,226 @@
+import CivilTime
+import Fleet
+import Logging
+import PostgresNIO
+
+/// The store for several replicas serving one fleet: PostgreSQL through postgres-nio's connection pool, which
+/// reconnects by itself when the database comes back. Migrations run under an advisory lock, so replicas that
+/// start together migrate once.
+public final class PostgresFleetStore: FleetStore {
+    public let location: PostgresLocation
+    private let client: PostgresClient
+    private let runTask: Task<Void, Never>
+    private let logger: Logger
+
+    public var description: String { location.description }
+
+    /// Connects, checks the database answers, and migrates. `upTo` stops the migrations early (tests build older
+    /// stores with it).
+    public static func open(
+        _ location: PostgresLocation, logger: Logger, connectTimeout: Duration = .seconds(5),
+        upTo: Int = FleetSQL.latestVersion
+    ) async throws -> PostgresFleetStore {
+        var configuration: PostgresClient.Configuration
+        if let socket = location.socketPath {
+            configuration = .init(
+                unixSocketPath: socket, username: location.user, password: location.password,
+                database: location.database)
+        } else {
+            configuration = .init(
+                host: location.host, port: location.port, username: location.user, password: location.password,
+                database: location.database, tls: .disable)
+        }
+        configuration.options.connectTimeout = connectTimeout
+        configuration.options.maximumConnections = 8
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let runTask = Task { await client.run() }
+        let store = PostgresFleetStore(location: location, client: client, runTask: runTask, logger: logger)
+        do {
+            try await store.migrate(upTo: upTo)
+        } catch let error as FleetStoreError {
+            runTask.cancel()
+            throw error
+        } catch {
+            runTask.cancel()
+            throw FleetStoreError(.unusable, "cannot use the PostgreSQL store \(location): \(Self.reason(error))")
+        }
+        return store
+    }
+
+    private init(location: PostgresLocation, client: PostgresClient, runTask: Task<Void, Never>, logger: Logger) {
+        self.location = location
+        self.client = client
+        self.runTask = runTask
+        self.logger = logger
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+
+    // MARK: Migrations
+
+    private func migrate(upTo target: Int) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(7415001)", logger: self.logger)
+            try await connection.query(PostgresQuery(unsafeSQL: FleetSQL.migrationsTable(.postgres)), logger: self.logger)
+            let rows = try await connection.query(
+                "SELECT COALESCE(MAX(version), 0)::BIGINT FROM mdmconf_migrations", logger: self.logger
+            ).collect()
+            let current = rows.first.flatMap { Self.values($0).first?.integer } ?? 0
+            if current > FleetSQL.latestVersion {
+                throw FleetStoreError(
+                    .tooNew,
+                    "the store \(self.location) is at schema version \(current), newer than this mdmconf (\(FleetSQL.latestVersion)); use a newer mdmconf"
+                )
+            }
+            for migration in FleetSQL.migrations(.postgres)
+            where migration.version > current && migration.version <= target {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                }
+                try await connection.query(
+                    "INSERT INTO mdmconf_migrations (version, name, applied_at) VALUES (\(migration.version), \(migration.name), \(Instant.now.seconds))",
+                    logger: self.logger)
+            }
+        }
+    }
+
+    public func schemaVersion() async throws -> Int {
+        let rows = try await client.query("SELECT COALESCE(MAX(version), 0)::BIGINT FROM mdmconf_migrations").collect()
+        return Int(rows.first.flatMap { Self.values($0).first?.integer } ?? 0)
+    }
+
+    // MARK: Writing
+
+    public func write(_ batch: [CheckInRecord]) async throws {
+        guard !batch.isEmpty else { return }
+        try await run(FleetSQL.write(batch, dialect: .postgres))
+    }
+
+    public func saveRollup(day: String, rows: [RollupRow]) async throws {
+        try await run(FleetSQL.saveRollup(day: day, rows: rows, dialect: .postgres))
+    }
+
+    public func prune(checkInsBefore cutoff: Instant, rollupsBefore rollupCutoffDay: String) async throws -> Int {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                let rows = try await connection.query(
+                    "WITH gone AS (DELETE FROM checkins WHERE received_at < \(cutoff.seconds) RETURNING 1) SELECT COUNT(*) FROM gone",
+                    logger: self.logger
+                ).collect()
+                try await connection.query(
+                    "DELETE FROM compliance_daily WHERE day < \(rollupCutoffDay)", logger: self.logger)
+                return Int(rows.first.flatMap { Self.values($0).first?.integer } ?? 0)
+            }
+        } catch {
+            throw FleetStoreError(.unavailable, "the PostgreSQL store refused a write: \(Self.reason(error))")
+        }
+    }
+
+    private func run(_ statements: [FleetSQL.Statement]) async throws {
+        do {
+            try await client.withTransaction(logger: logger) { connection in
+                for statement in statements {
+                    try await connection.query(Self.query(statement), logger: self.logger)
+                }
+            }
+        } catch {
+            throw FleetStoreError(.unavailable, "the PostgreSQL store refused a write: \(Self.reason(error))")
+        }
+    }
+
+    // MARK: Reading
+
+    private func rows(_ sql: String, _ values: [FleetSQL.Value]) async throws -> [[FleetSQL.Value]] {
+        do {
+            let rows = try await client.query(Self.query(FleetSQL.Statement(sql: sql, values: values)))
+            var result: [[FleetSQL.Value]] = []
+            for try await row in rows { result.append(Self.values(row)) }
+            return result
+        } catch {
+            throw FleetStoreError(.unavailable, "the PostgreSQL store did not answer: \(Self.reason(error))")
+        }
+    }
+
+    public func devices(after: String?, limit: Int) async throws -> [DeviceState] {
+        var devices = try await rows(FleetSQL.devices(dialect: .postgres), [.text(after ?? ""), .integer(Int64(limit))])
+            .compactMap(FleetSQL.deviceState)
+        guard let last = devices.last?.device else { return devices }
+        let apps = try await rows(FleetSQL.apps(dialect: .postgres), [.text(after ?? ""), .text(last)])
+        FleetSQL.attach(apps.compactMap(FleetSQL.appState), to: &devices)
+        return devices
+    }
+
+    public func device(_ id: String) async throws -> DeviceState? {
+        guard var device = try await rows(FleetSQL.device(dialect: .postgres), [.text(id)]).first
+            .flatMap(FleetSQL.deviceState)
+        else { return nil }
+        device.apps = try await rows(FleetSQL.appsOfDevice(dialect: .postgres), [.text(id)])
+            .compactMap(FleetSQL.appState).map(\.app)
+        return device
+    }
+
+    public func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn] {
+        try await rows(FleetSQL.checkIns(dialect: .postgres), [.text(device), .integer(Int64(limit))]).compactMap {
+            columns in
+            guard columns.count == 5, let id = columns[0].integer, let device = columns[1].text,
+                let received = columns[2].integer, let replica = columns[3].text, let body = columns[4].text
+            else { return nil }
+            return StoredCheckIn(
+                id: id, device: device, receivedAt: Instant(seconds: received), replica: replica, body: body)
+        }
+    }
+
+    public func rollups(app: String?, sinceDay: String) async throws -> [RollupRow] {
+        var values: [FleetSQL.Value] = [.text(sinceDay)]
+        if let app { values.append(.text(app)) }
+        return try await rows(FleetSQL.rollups(app: app != nil, dialect: .postgres), values).compactMap { columns in
+            guard columns.count == 5, let day = columns[0].text, let app = columns[1].text,
+                let dimension = columns[2].text, let value = columns[3].text, let devices = columns[4].integer
+            else { return nil }
+            return RollupRow(day: day, app: app, dimension: dimension, value: value, devices: Int(devices))
+        }
+    }
+
+    public func counts() async throws -> StoreCounts {
+        let values = try await rows(FleetSQL.counts, []).first ?? []
+        guard values.count == 3 else { return StoreCounts(devices: 0, deviceApps: 0, checkIns: 0) }
+        return StoreCounts(
+            devices: Int(values[0].integer ?? 0), deviceApps: Int(values[1].integer ?? 0),
+            checkIns: Int(values[2].integer ?? 0))
+    }
+
+    public func close() async throws {
+        runTask.cancel()
+        await runTask.value
+    }
+
+    // MARK: Values
+
+    static func query(_ statement: FleetSQL.Statement) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: statement.values.count)
+        for value in statement.values {
+            switch value {
+            case .text(let text): binds.append(text)
+            case .integer(let number): binds.append(number)
+            case .null: binds.appendNull()
+            }
+        }
+        return PostgresQuery(unsafeSQL: statement.sql, binds: binds)
+    }
+
+    static func values(_ row: PostgresRow) -> [FleetSQL.Value] {
+        row.map { cell in
+            guard cell.bytes != nil else { return .null }
+            switch cell.dataType {
+            case .int2, .int4, .int8: return (try? cell.decode(Int64.self)).map(FleetSQL.Value.integer) ?? .null
+            default: return (try? cell.decode(String.self)).map(FleetSQL.Value.text) ?? .null
+            }
+        }
+    }
+}
