@@ -96,11 +96,21 @@ public struct CheckInErrors: Error, Sendable, Equatable {
     public struct Reason: Sendable, Equatable {
         public var field: String
         public var code: String
+
+        public init(field: String, code: String) {
+            self.field = field
+            self.code = code
+        }
     }
 
     public var reasons: [Reason]
     /// True when the body is not a check-in at all (not a JSON object): 400 rather than 422.
     public var malformed: Bool
+
+    public init(reasons: [Reason], malformed: Bool = false) {
+        self.reasons = reasons
+        self.malformed = malformed
+    }
 
     public var message: String {
         reasons.map { "\($0.field): \($0.code)" }.joined(separator: ", ")

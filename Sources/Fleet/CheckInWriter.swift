@@ -6,12 +6,12 @@ import CivilTime
 /// `retryAfter` seconds (the 503's `Retry-After`) instead of piling up behind a store that is down; the next batch
 /// after that tries the store again, so the server reconnects by itself.
 public actor CheckInWriter {
-    public let store: any FleetStore
-    public let maxBatch: Int
+    public nonisolated let store: any FleetStore
+    public nonisolated let maxBatch: Int
     /// Seconds to refuse check-ins after a failed write.
-    public let retryAfter: Int
+    public nonisolated let retryAfter: Int
     /// A write that takes longer than this many seconds counts as failed.
-    public let writeTimeout: Double
+    public nonisolated let writeTimeout: Double
 
     private var pending: [(record: CheckInRecord, done: CheckedContinuation<Void, any Error>)] = []
     private var writing = false

@@ -22,7 +22,7 @@ public struct FleetSummary: Sendable, Equatable {
 
     public var noncompliant: Int { devices - compliant }
 
-    mutating func add(_ row: DeviceCompliance) {
+    public mutating func add(_ row: DeviceCompliance) {
         devices += 1
         if row.compliant { compliant += 1 }
         seen[row.seen.rawValue, default: 0] += 1
@@ -73,6 +73,7 @@ extension DeviceCompliance {
             ("lastCheckin", .optional(state?.lastCheckIn.description)), ("platform", .optional(state?.platform)),
             ("osVersion", .optional(state?.osVersion)), ("deviceModel", .optional(state?.deviceModel)),
             ("replica", .optional(state?.replica)),
+            ("why", .array(why.map(JSONValue.string))),
             ("apps", .array(apps.map(\.json))),
         ])
     }

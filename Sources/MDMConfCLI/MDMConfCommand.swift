@@ -10,12 +10,12 @@ struct MDMConfCommand: ParsableCommand {
         discussion: """
             Exit codes: 0 success / allow, 1 findings / deny, 3 indeterminate, 4 conditional, 10/20/30 update \
             recommended/required/unsupported, 64 usage error, 65 invalid request or query, 66 unreadable input, \
-            78 invalid schema, policy or profile. Set NO_COLOR to turn colour off.
+            78 invalid schema, policy, profile, catalog or store. Set NO_COLOR to turn colour off.
             `mdmconf --version` prints the version.
             """,
         subcommands: [
             ValidateCommand.self, LintCommand.self, UpdateCheckCommand.self, PolicyCommand.self, ConvertCommand.self,
-            SchemaCommand.self, ServeCommand.self,
+            SchemaCommand.self, ServeCommand.self, ReportCommand.self,
         ]
     )
 

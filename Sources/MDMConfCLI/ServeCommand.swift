@@ -1,5 +1,7 @@
 import ArgumentParser
 import Dispatch
+import Fleet
+import FleetStores
 import Logging
 import MDMConf
 import MDMConfServer
@@ -19,7 +21,12 @@ struct ServeCommand: ParsableCommand {
             Without tokens.plist the server runs in development mode: every caller is trusted, so it listens \
             only on loopback unless --insecure-no-auth is given.
 
-            Exit codes: 0 stopped by a signal, 64 usage error, 78 invalid catalog, or the address cannot be used.
+            Devices check in at POST /v1/checkin; what they run is kept in the fleet store (--store): an SQLite \
+            file by default (its path is printed at start-up, never inside the catalog folder), PostgreSQL when \
+            several replicas serve one fleet, or none.
+
+            Exit codes: 0 stopped by a signal, 64 usage error, 78 invalid catalog, a store that cannot be used, or \
+            the address cannot be used.
             """
     )
 
@@ -35,6 +42,14 @@ struct ServeCommand: ParsableCommand {
     var insecureNoAuth = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
+    @Option(
+        name: .long,
+        help: "The fleet store: sqlite:PATH, postgres://user@host:port/db or none (default: an SQLite file per catalog).")
+    var store: String?
+    @Option(name: .customLong("history-days"), help: "Keep check-in history this many days.")
+    var historyDays = 90
+    @Option(name: .long, help: "This server's name in the store (default: host name and port).")
+    var replica: String?
     @OptionGroup var limits: ReaderLimitOptions
 
     func validate() throws {
@@ -42,6 +57,8 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--log-level must be one of trace debug info notice warning error critical")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard (1...36500).contains(historyDays) else { throw ValidationError("--history-days must be from 1 to 36500") }
+        if let store, case .failure(let error) = StoreLocation.parse(store) { throw ValidationError(error.message) }
     }
 
     /// The root command stays synchronous (an async root starts the concurrency runtime for every command and
@@ -90,15 +107,19 @@ struct ServeCommand: ParsableCommand {
             }
             logger.warning("development mode: no tokens.plist, every caller is trusted")
         }
+        let fleet = try await openFleet(catalogPath: loaded.path, logger: logger)
         let options = ServerOptions(
-            host: host, port: port, watch: watch, reloadOnSIGHUP: true, readerOptions: limits.readerOptions)
-        let app = MDMConfServer.buildApplication(store: store, options: options, logger: logger) { channel in
+            host: host, port: port, watch: watch, reloadOnSIGHUP: true, readerOptions: limits.readerOptions,
+            fleetMaintenanceInterval: 3600)
+        let app = MDMConfServer.buildApplication(store: store, fleet: fleet, options: options, logger: logger) {
+            channel in
             let address = channel.localAddress.map { "\($0)" } ?? "\(host):\(port)"
             logger.info(
                 "serving \(catalog)",
                 metadata: [
                     "address": "\(address)", "apps": "\(loaded.apps.count)", "devices": "\(loaded.devices.count)",
                     "auth": "\(loaded.tokens == nil ? "none (development mode)" : "bearer tokens")",
+                    "store": "\(fleet.store?.description ?? "none")",
                 ])
         }
         let group = ServiceGroup(
@@ -107,7 +128,36 @@ struct ServeCommand: ParsableCommand {
         do {
             try await group.run()
         } catch {
+            try? await fleet.store?.close()
             Console.error("error: cannot serve on \(host):\(port): \(error)\n")
+            throw ExitStatus.invalidConfiguration.exitCode
+        }
+        try? await fleet.store?.close()
+    }
+
+    /// The store `--store` names (default: an SQLite file outside the catalog), opened and migrated; exit 78 when
+    /// it cannot be used.
+    private func openFleet(catalogPath: String, logger: Logger) async throws -> FleetService {
+        let location: StoreLocation
+        switch store.map(StoreLocation.parse) {
+        case .success(let parsed)?: location = parsed
+        case .failure(let error)?:
+            Console.error("error: \(error.message)\n")
+            throw ExitStatus.usage.exitCode
+        case nil: location = .sqlite(path: FleetStores.defaultSQLitePath(forCatalog: catalogPath))
+        }
+        if case .sqlite(let path) = location, StorePaths.isInside(path, folder: catalogPath) {
+            Console.error(
+                "error: the store \(path) is inside the catalog folder \(catalogPath): every check-in would change the folder that --watch and publishing read; put it elsewhere\n"
+            )
+            throw ExitStatus.invalidConfiguration.exitCode
+        }
+        do {
+            let opened = try await FleetStores.open(location, logger: logger)
+            if store == nil { logger.info("fleet store: \(location) (choose another with --store)") }
+            return FleetService(store: opened, replica: replica ?? StorePaths.replicaName(port: port), historyDays: historyDays)
+        } catch {
+            Console.error("error: the fleet store cannot be used: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
             throw ExitStatus.invalidConfiguration.exitCode
         }
     }

@@ -14,6 +14,8 @@ struct Refusal: Error, Sendable {
 enum Answer {
     static let generationField = fieldName("X-MDMConf-Catalog-Generation")
     static let variantField = fieldName("X-MDMConf-Config-Variant")
+    /// The cursor of the next page of a CSV listing (JSON listings carry it as `next`).
+    static let nextPageField = fieldName("X-MDMConf-Next-Page")
 
     private static func fieldName(_ text: String) -> HTTPField.Name {
         guard let name = HTTPField.Name(text) else { preconditionFailure("'\(text)' is not a header field name") }

@@ -15,11 +15,14 @@ public struct ServerOptions: Sendable {
     /// Reload on SIGHUP (off in tests that run several servers in one process).
     public var reloadOnSIGHUP: Bool
     public var readerOptions: PlistReaderOptions
+    /// Seconds between the fleet's daily roll-up and retention passes (nil: none, as in most tests).
+    public var fleetMaintenanceInterval: Double?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, watch: Bool = false, reloadOnSIGHUP: Bool = true,
-        readerOptions: PlistReaderOptions = PlistReaderOptions()
+        readerOptions: PlistReaderOptions = PlistReaderOptions(), fleetMaintenanceInterval: Double? = nil
     ) {
+        self.fleetMaintenanceInterval = fleetMaintenanceInterval
         self.host = host
         self.port = port
         self.watch = watch
@@ -37,7 +40,8 @@ public struct ServerOptions: Sendable {
 /// run it on an ephemeral port.
 public enum MDMConfServer {
     public static func buildApplication(
-        store: CatalogStore, options: ServerOptions, logger: Logger,
+        store: CatalogStore, fleet: FleetService = FleetService(store: nil, replica: "test"), options: ServerOptions,
+        logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         _ = ServerMetrics.registry
@@ -45,13 +49,17 @@ public enum MDMConfServer {
         let router = Router(context: BasicRequestContext.self)
         router.middlewares.add(MetricsMiddleware())
         router.middlewares.add(NotFoundMiddleware())
-        Routes(store: store, readerOptions: options.readerOptions).register(on: router)
+        Routes(store: store, fleet: fleet, readerOptions: options.readerOptions).register(on: router)
+        FleetRoutes(catalogs: store, fleet: fleet, readerOptions: options.readerOptions).register(on: router)
         let timeout = TimeAmount.nanoseconds(Int64(store.current.catalog.settings.requestTimeout * 1_000_000_000))
         var services: [any Service] = []
         if options.watch || options.reloadOnSIGHUP {
             services.append(
                 CatalogReloader(
                     store: store, watch: options.watch, onSIGHUP: options.reloadOnSIGHUP, logger: logger))
+        }
+        if fleet.store != nil, let interval = options.fleetMaintenanceInterval {
+            services.append(FleetMaintenance(fleet: fleet, catalogs: store, interval: interval, logger: logger))
         }
         return Application(
             router: router,

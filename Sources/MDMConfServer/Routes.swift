@@ -1,6 +1,7 @@
 import CivilTime
 import ConfigSchema
 import DevicePolicy
+import Fleet
 import Hummingbird
 import MDMConf
 import MDMDiagnostics
@@ -12,6 +13,7 @@ import UpdatePolicy
 /// catalogs.
 struct Routes: Sendable {
     let store: CatalogStore
+    let fleet: FleetService
     let readerOptions: PlistReaderOptions
 
     func register(on router: Router<BasicRequestContext>) {
@@ -22,7 +24,7 @@ struct Routes: Sendable {
         router.post("/v1/policy/evaluate") { request, context in await evaluate(request, context) }
         router.post("/v1/validate") { request, context in await validateUpload(request, context) }
         router.get("/healthz") { _, _ in Answer.json(.ok, .object([("status", .string("ok"))])) }
-        router.get("/readyz") { _, _ in ready() }
+        router.get("/readyz") { _, _ in await ready() }
         router.get("/metrics") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
@@ -176,7 +178,7 @@ struct Routes: Sendable {
 
     // MARK: Health
 
-    func ready() -> Response {
+    func ready() async -> Response {
         let state = store.current
         let lastError: JSONValue =
             state.lastReloadError.map { failure in
@@ -197,6 +199,7 @@ struct Routes: Sendable {
                 ("status", .string("ready")), ("catalogGeneration", .integer(state.generation)),
                 ("loadedAt", .string(state.loadedAt.description)),
                 ("apps", .array(state.catalog.appIDs.map(JSONValue.string))), ("lastReloadError", lastError),
+                ("store", await fleet.health),
             ]), generation: state.generation)
     }
 }

@@ -1,0 +1,166 @@
+import ArgumentParser
+import CivilTime
+import Dispatch
+import Fleet
+import FleetStores
+import Logging
+import MDMConf
+import MDMDiagnostics
+import UpdatePolicy
+
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Show the fleet's compliance from the store, judged against a catalog folder.",
+        discussion: """
+            Reads the store directly (no server needed) and judges every device's latest check-in against the \
+            catalog with the code that answers devices: its update decision now, whether it runs the \
+            configuration it would be served now, and whether it has checked in within silentAfterDays. \
+            Inventory devices that never checked in are listed as 'never'.
+
+            Exit codes: 0 every device shown is compliant, 1 some are not, 64 usage error, 66 catalog missing, \
+            78 the catalog or the store cannot be used.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
+
+    @Option(name: .long, help: "The catalog folder the server serves.") var catalog: String
+    @Option(name: .long, help: "The fleet store: sqlite:PATH or postgres://user@host:port/db.") var store: String
+    @Option(name: .long, help: "Only this app.") var app: String?
+    @Option(name: .long, help: "Only devices that are compliant, noncompliant or silent.")
+    var status: FleetFilter.Status?
+    @Option(name: .long, help: "Only devices with an app at this decision (ok, recommended, required, …).")
+    var decision: Outcome?
+    @Option(name: .long, help: "Judge at this instant (RFC 3339), e.g. after Friday's deadline; default: now.")
+    var now: String?
+    @Option(name: .long, help: "text, json or csv.") var format: Format = .text
+    @OptionGroup var limits: ReaderLimitOptions
+
+    func validate() throws {
+        if let now, parsedNow(now) == nil { throw ValidationError("--now must be RFC 3339 with Z or an offset") }
+        if case .failure(let error) = StoreLocation.parse(store) { throw ValidationError(error.message) }
+        if case .success(.none) = StoreLocation.parse(store) { throw ValidationError("--store none has no fleet") }
+    }
+
+    private func parsedNow(_ text: String) -> Instant? {
+        guard let value = PolicyDateTime(text), case .absolute(let instant) = value.kind else { return nil }
+        return instant
+    }
+
+    func run() throws {
+        let outcome = ReportOutcome()
+        Task {
+            do { outcome.code = try await report() } catch { outcome.error = error }
+            outcome.done.signal()
+        }
+        outcome.done.wait()
+        if let error = outcome.error { throw error }
+        if outcome.code != 0 { throw ExitCode(outcome.code) }
+    }
+
+    private func report() async throws -> Int32 {
+        let loaded: Catalog
+        switch CatalogLoader(readerOptions: limits.readerOptions).load(catalog) {
+        case .success(let catalog): loaded = catalog
+        case .failure(let failure):
+            let report = DiagnosticReport(files: [FileReport(path: catalog, diagnostics: failure.errors)])
+            Console.error(TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled)).render(report))
+            Console.error("error: \(catalog) is not a usable catalog (\(failure.errors.count) errors)\n")
+            return ExitStatus.invalidConfiguration.rawValue
+        }
+        let logger = Logger(label: "mdmconf") { _ in SwiftLogNoOpLogHandler() }
+        guard case .success(let location) = StoreLocation.parse(store) else { return ExitStatus.usage.rawValue }
+        let opened: any FleetStore
+        do {
+            guard let store = try await FleetStores.open(location, logger: logger) else {
+                return ExitStatus.usage.rawValue
+            }
+            opened = store
+        } catch {
+            Console.error("error: the fleet store cannot be used: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
+            return ExitStatus.invalidConfiguration.rawValue
+        }
+        let instant = now.flatMap(parsedNow) ?? .now
+        let query = FleetQuery(store: opened, evaluator: ComplianceEvaluator(catalog: loaded, now: instant))
+        let filter = FleetFilter(app: app, status: status, decision: decision)
+        let rows: [DeviceCompliance]
+        do {
+            rows = try await query.all(filter)
+            try? await opened.close()
+        } catch {
+            try? await opened.close()
+            Console.error("error: the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
+            return ExitStatus.invalidConfiguration.rawValue
+        }
+        var summary = FleetSummary(app: app)
+        for row in rows { summary.add(row) }
+        switch format {
+        case .json:
+            let document: JSONValue = .object([
+                ("generatedAt", .string(Instant.now.description)), ("now", .string(instant.description)),
+                ("summary", summary.json(generation: nil, now: instant.description)),
+                ("devices", .array(rows.map(\.json))),
+            ])
+            Console.out(document.serialized())
+        case .csv:
+            var text = FleetCSV.header
+            for row in rows { text += FleetCSV.lines(row) }
+            Console.out(text)
+        case .text:
+            Console.out(ReportTable(rows: rows).render())
+            Console.error(
+                "\(summary.devices) devices: \(summary.compliant) compliant, \(summary.noncompliant) not compliant (judged at \(instant))\n"
+            )
+        }
+        return summary.noncompliant == 0 ? 0 : ExitStatus.findings.rawValue
+    }
+}
+
+extension FleetFilter.Status: ExpressibleByArgument {}
+extension Outcome: ExpressibleByArgument {}
+
+/// The result of the report task, handed to the blocked main thread.
+private final class ReportOutcome: @unchecked Sendable {
+    let done = DispatchSemaphore(value: 0)
+    var code: Int32 = 0
+    var error: (any Error)?
+}
+
+/// One line per device and app: what it runs, its decision, its config status and why it is not compliant.
+struct ReportTable {
+    let rows: [DeviceCompliance]
+
+    func render() -> String {
+        var lines: [[String]] = [["DEVICE", "SEEN", "LAST CHECK-IN", "APP", "VERSION", "UPDATE", "CONFIG", "COMPLIANT"]]
+        var notes: [String] = []
+        for row in rows {
+            let apps: [AppCompliance?] = row.apps.isEmpty ? [nil] : row.apps
+            for (index, app) in apps.enumerated() {
+                lines.append([
+                    index == 0 ? row.device : "", index == 0 ? row.seen.rawValue : "",
+                    index == 0 ? (row.state?.lastCheckIn.description ?? "-") : "", app?.app ?? "-",
+                    app?.reported?.version ?? "-", app?.decision?.decision.rawValue ?? "-",
+                    app?.config.rawValue ?? "-", index == 0 ? (row.compliant ? "yes" : "no") : "",
+                ])
+            }
+            if !row.compliant { notes.append("\(row.device): " + row.why.joined(separator: "; ")) }
+        }
+        var widths = [Int](repeating: 0, count: lines[0].count)
+        for line in lines { for (index, cell) in line.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        var out = ""
+        for line in lines {
+            var text = ""
+            for (index, cell) in line.enumerated() {
+                text += index == line.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count + 2)
+            }
+            while text.last == " " { text.removeLast() }
+            out += text + "\n"
+        }
+        if !notes.isEmpty {
+            out += "\nwhy not compliant:\n"
+            for note in notes { out += "  \(note)\n" }
+        }
+        return out
+    }
+}

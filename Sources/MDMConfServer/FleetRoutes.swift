@@ -1,0 +1,319 @@
+import CivilTime
+import Fleet
+import HTTPTypes
+import Hummingbird
+import MDMConf
+import MDMDiagnostics
+import NIOCore
+import PropertyList
+import UpdatePolicy
+
+/// `POST /v1/checkin` and the admin's fleet endpoints (fleet.md). Answers come from the Fleet library: the
+/// handlers only authorise, read parameters and write bytes.
+struct FleetRoutes: Sendable {
+    let catalogs: CatalogStore
+    let fleet: FleetService
+    let readerOptions: PlistReaderOptions
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.post("/v1/checkin") { request, _ in await checkIn(request) }
+        router.get("/v1/fleet/summary") { request, _ in await summary(request) }
+        router.get("/v1/fleet/devices") { request, _ in await devices(request) }
+        router.get("/v1/fleet/devices/:id") { request, context in await device(request, context.parameters.get("id")) }
+        router.get("/v1/fleet/trend") { request, _ in await trend(request) }
+    }
+
+    private var disabled: Response {
+        Answer.error(
+            .notFound, CatalogCode.fleetDisabled, "this server runs with --store none: it keeps no fleet state",
+            code: "fleet_disabled")
+    }
+
+    // MARK: Check-in
+
+    func checkIn(_ request: Request) async -> Response {
+        let state = catalogs.current
+        let caller: Caller
+        switch Caller.authorize(request, catalog: state.catalog) {
+        case .success(let authorized): caller = authorized
+        case .failure(let refusal): return refusal.response
+        }
+        guard let writer = fleet.writer else { return disabled }
+        let body: [UInt8]
+        switch await Answer.body(of: request, limit: state.catalog.settings.maxBodySize) {
+        case .success(let bytes): body = bytes
+        case .failure(let refusal): return refusal.response
+        }
+        let root: PlistNode
+        switch MalformedRequest.json(body, options: readerOptions) {
+        case .success(let node): root = node
+        case .failure(let error): return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
+        }
+        var checkIn: CheckIn
+        switch CheckIn.parse(root) {
+        case .success(let parsed): checkIn = parsed
+        case .failure(let errors) where errors.malformed:
+            return Answer.error(.badRequest, CatalogCode.badRequest, "a check-in is a JSON object")
+        case .failure(let errors): return Self.invalid(errors)
+        }
+        switch caller {
+        case .device(let own):
+            guard checkIn.device.isEmpty || checkIn.device == own else {
+                return Answer.error(
+                    .forbidden, CatalogCode.forbidden, "a device token can only check in as its own device")
+            }
+            checkIn.device = own
+        case .admin, .open:
+            guard !checkIn.device.isEmpty else {
+                // An admin token or development mode must name the device.
+                return Self.invalid(CheckInErrors(reasons: [.init(field: "device", code: "missing_device")], malformed: false))
+            }
+            guard state.catalog.devices[checkIn.device] != nil else {
+                return Answer.error(
+                    .notFound, CatalogCode.notFound, "no device '\(checkIn.device)' in devices.plist")
+            }
+        }
+        let record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: fleet.replica)
+        do {
+            try await writer.submit(record)
+        } catch {
+            var headers = HTTPFields()
+            headers[.retryAfter] = String(writer.retryAfter)
+            return Answer.error(
+                .serviceUnavailable, CatalogCode.storeUnavailable,
+                "the check-in was not stored: \((error as? FleetStoreError)?.message ?? "\(error)")",
+                code: "store_unavailable", headers: headers)
+        }
+        let answer = CheckInAnswer.json(
+            for: record, catalog: state.catalog, generation: state.generation, now: record.receivedAt)
+        return Answer.json(.ok, answer, generation: state.generation)
+    }
+
+    /// 422 in the error shape of server.md, with one reason per bad field.
+    static func invalid(_ errors: CheckInErrors) -> Response {
+        Answer.json(.unprocessableContent, .object([
+            (
+                "error",
+                .object([
+                    ("code", .string("invalid_checkin")), ("mc", .string(CatalogCode.invalidCheckIn.code)),
+                    ("message", .string("invalid check-in: \(errors.message)")), ("diagnostics", .array([])),
+                    ("reasons", errors.json),
+                ])
+            )
+        ]))
+    }
+
+    // MARK: Fleet (admin)
+
+    /// The admin's view: an admin token or development mode; device tokens get 403.
+    private func adminQuery(_ request: Request) -> Result<(CatalogState, FleetQuery), Refusal> {
+        let state = catalogs.current
+        switch Caller.authorize(request, catalog: state.catalog) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(.device):
+            return .failure(
+                Refusal(
+                    response: Answer.error(
+                        .forbidden, CatalogCode.forbidden, "fleet state needs an admin token, not a device token")))
+        case .success: break
+        }
+        guard let store = fleet.store else { return .failure(Refusal(response: disabled)) }
+        let evaluator = ComplianceEvaluator(catalog: state.catalog, now: .now)
+        return .success((state, FleetQuery(store: store, evaluator: evaluator)))
+    }
+
+    private func filter(_ request: Request) -> Result<FleetFilter, Refusal> {
+        let parameters = request.uri.queryParameters
+        var filter = FleetFilter()
+        func bad(_ message: String) -> Result<FleetFilter, Refusal> {
+            .failure(Refusal(response: Answer.error(.badRequest, CatalogCode.badRequest, message)))
+        }
+        if let app = parameters.get("app") {
+            guard Answer.isBundleID(app) else { return bad("?app= must be a bundle id") }
+            filter.app = app
+        }
+        if let status = parameters.get("status") {
+            guard let parsed = FleetFilter.Status(rawValue: status) else {
+                return bad("?status= must be compliant, noncompliant or silent")
+            }
+            filter.status = parsed
+        }
+        if let decision = parameters.get("decision") {
+            guard let parsed = Outcome(rawValue: decision) else {
+                return bad("?decision= must be ok, recommended, required, unsupported or error")
+            }
+            filter.decision = parsed
+        }
+        return .success(filter)
+    }
+
+    private func unavailable(_ error: any Error) -> Response {
+        var headers = HTTPFields()
+        headers[.retryAfter] = "2"
+        return Answer.error(
+            .serviceUnavailable, CatalogCode.storeUnavailable,
+            "the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")",
+            code: "store_unavailable", headers: headers)
+    }
+
+    func summary(_ request: Request) async -> Response {
+        let (state, query): (CatalogState, FleetQuery)
+        switch adminQuery(request) {
+        case .success(let pair): (state, query) = pair
+        case .failure(let refusal): return refusal.response
+        }
+        let filter: FleetFilter
+        switch self.filter(request) {
+        case .success(let parsed): filter = parsed
+        case .failure(let refusal): return refusal.response
+        }
+        do {
+            let summary = try await query.summary(filter)
+            return Answer.json(
+                .ok, summary.json(generation: state.generation, now: query.evaluator.now.description),
+                generation: state.generation)
+        } catch {
+            return unavailable(error)
+        }
+    }
+
+    func devices(_ request: Request) async -> Response {
+        let (state, query): (CatalogState, FleetQuery)
+        switch adminQuery(request) {
+        case .success(let pair): (state, query) = pair
+        case .failure(let refusal): return refusal.response
+        }
+        let filter: FleetFilter
+        switch self.filter(request) {
+        case .success(let parsed): filter = parsed
+        case .failure(let refusal): return refusal.response
+        }
+        let parameters = request.uri.queryParameters
+        var limit = 100
+        if let text = parameters.get("limit") {
+            guard let number = Int(text), (1...1000).contains(number) else {
+                return Answer.error(.badRequest, CatalogCode.badRequest, "?limit= must be a number from 1 to 1000")
+            }
+            limit = number
+        }
+        let after = parameters.get("page")
+        if let after, !CatalogDevice.isValidID(after) {
+            return Answer.error(.badRequest, CatalogCode.badRequest, "?page= is not a cursor from an earlier page")
+        }
+        let page: (rows: [DeviceCompliance], next: String?)
+        do {
+            page = try await query.page(filter, after: after, limit: limit)
+        } catch {
+            return unavailable(error)
+        }
+        if ContentNegotiation.prefersCSV(accept: request.headers[.accept]) {
+            var text = FleetCSV.header
+            for row in page.rows { text += FleetCSV.lines(row) }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/csv; charset=utf-8; header=present"
+            headers[Answer.generationField] = String(state.generation)
+            if let next = page.next { headers[Answer.nextPageField] = next }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+        return Answer.json(
+            .ok,
+            .object([
+                ("generatedAt", .string(query.evaluator.now.description)),
+                ("catalogGeneration", .integer(state.generation)),
+                ("devices", .array(page.rows.map(\.json))), ("next", .optional(page.next)),
+            ]), generation: state.generation)
+    }
+
+    func device(_ request: Request, _ id: String?) async -> Response {
+        let (state, query): (CatalogState, FleetQuery)
+        switch adminQuery(request) {
+        case .success(let pair): (state, query) = pair
+        case .failure(let refusal): return refusal.response
+        }
+        guard let id, CatalogDevice.isValidID(id) else {
+            return Answer.error(.badRequest, CatalogCode.badRequest, "the device id in the path is not a device id")
+        }
+        do {
+            let stored = try await query.store.device(id)
+            let row: DeviceCompliance
+            if let stored {
+                row = query.evaluator.evaluate(stored, zones: ZoneCache())
+            } else if state.catalog.devices[id] != nil {
+                row = query.evaluator.neverSeen(id)
+            } else {
+                return Answer.error(.notFound, CatalogCode.notFound, "no device '\(id)' in the store or devices.plist")
+            }
+            let history = try await query.store.checkIns(device: id, limit: 20)
+            let checkIns: [JSONValue] = history.map { entry in
+                let body: JSONValue =
+                    switch MalformedRequest.json(Array(entry.body.utf8), options: readerOptions).map(CheckIn.parse) {
+                    case .success(.success(let checkIn)): checkIn.json
+                    default: .null
+                    }
+                return .object([
+                    ("receivedAt", .string(entry.receivedAt.description)), ("replica", .string(entry.replica)),
+                    ("checkin", body),
+                ])
+            }
+            guard case .object(var members) = row.json else { return unavailable(FleetStoreError(.unavailable, "")) }
+            members.append(("recentCheckins", .array(checkIns)))
+            return Answer.json(.ok, .object(members), generation: state.generation)
+        } catch {
+            return unavailable(error)
+        }
+    }
+
+    func trend(_ request: Request) async -> Response {
+        let (state, query): (CatalogState, FleetQuery)
+        switch adminQuery(request) {
+        case .success(let pair): (state, query) = pair
+        case .failure(let refusal): return refusal.response
+        }
+        let parameters = request.uri.queryParameters
+        let app = parameters.get("app")
+        if let app, !Answer.isBundleID(app) {
+            return Answer.error(.badRequest, CatalogCode.badRequest, "?app= must be a bundle id")
+        }
+        var days = 30
+        if let text = parameters.get("days") {
+            guard let number = Int(text), (1...FleetService.rollupDays).contains(number) else {
+                return Answer.error(
+                    .badRequest, CatalogCode.badRequest, "?days= must be a number from 1 to \(FleetService.rollupDays)")
+            }
+            days = number
+        }
+        let now = query.evaluator.now
+        let today = FleetTrend.day(of: now)
+        let since = FleetTrend.day(of: now.adding(seconds: -Int64(days - 1) * 86_400))
+        do {
+            // Past days as stored; today live, so the answer never lags the catalog.
+            var rows = try await query.store.rollups(app: app, sinceDay: since).filter { $0.day != today }
+            let live = try await query.summary(FleetFilter(app: app))
+            rows += FleetTrend.rows(of: live, day: today).filter { app == nil || $0.app == app }
+            return Answer.json(.ok, FleetTrend.json(rows, days: days, today: today), generation: state.generation)
+        } catch {
+            return unavailable(error)
+        }
+    }
+}
+
+extension ContentNegotiation {
+    /// True when `Accept` names `text/csv` with a higher quality than JSON.
+    static func prefersCSV(accept: String?) -> Bool {
+        guard let accept else { return false }
+        var csv = 0.0
+        var json = 0.0
+        for range in accept.split(separator: ",") {
+            let parts = range.split(separator: ";")
+            let type = parts[0].filter { $0 != " " && $0 != "\t" }.lowercased()
+            var quality = 1.0
+            for parameter in parts.dropFirst() {
+                let pair = parameter.filter { $0 != " " }.split(separator: "=", maxSplits: 1)
+                if pair.count == 2, pair[0].lowercased() == "q" { quality = Double(pair[1]) ?? 0 }
+            }
+            if type == "text/csv" { csv = max(csv, quality) }
+            if type == "application/json" { json = max(json, quality) }
+        }
+        return csv > 0 && csv > json
+    }
+}

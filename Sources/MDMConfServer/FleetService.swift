@@ -1,0 +1,79 @@
+import CivilTime
+import Fleet
+import Logging
+import MDMConf
+import MDMDiagnostics
+import ServiceLifecycle
+
+/// The fleet side of a running server: the store, the group-commit writer in front of it, and this replica's
+/// name. nil store = `--store none`.
+public final class FleetService: Sendable {
+    public let store: (any FleetStore)?
+    public let writer: CheckInWriter?
+    /// Recorded with every check-in this process takes.
+    public let replica: String
+    /// Check-in history older than this many days is deleted.
+    public let historyDays: Int
+
+    public init(store: (any FleetStore)?, replica: String, historyDays: Int = 90, maxBatch: Int = 2_000) {
+        self.store = store
+        self.writer = store.map { CheckInWriter(store: $0, maxBatch: maxBatch) }
+        self.replica = replica
+        self.historyDays = historyDays
+    }
+
+    /// `/readyz`'s `store`: where it is and whether it takes writes, with the last failure while it does not.
+    public var health: JSONValue {
+        get async {
+            guard let store, let writer else {
+                return .object([("url", .string("none")), ("status", .string("disabled"))])
+            }
+            let failure = await writer.lastFailure
+            return .object([
+                ("url", .string(store.description)), ("status", .string(failure == nil ? "ok" : "unavailable")),
+                ("replica", .string(replica)), ("checkinsStored", .integer(await writer.written)),
+                ("lastError", .optional(failure.map { "\($0.at): \($0.message)" })),
+            ])
+        }
+    }
+
+    /// Roll-up days are kept this long, whatever `historyDays` says: they are a few rows per app and day.
+    public static let rollupDays = 730
+
+    /// Writes today's roll-up from the live summary and deletes history past retention. Returns the check-ins
+    /// deleted.
+    @discardableResult
+    public func maintain(catalog: Catalog, now: Instant) async throws -> Int {
+        guard let store else { return 0 }
+        let query = FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: catalog, now: now))
+        let summary = try await query.summary(FleetFilter())
+        try await store.saveRollup(day: FleetTrend.day(of: now), rows: FleetTrend.rows(of: summary, day: FleetTrend.day(of: now)))
+        return try await store.prune(
+            checkInsBefore: now.adding(seconds: -Int64(historyDays) * 86_400),
+            rollupsBefore: FleetTrend.day(of: now.adding(seconds: -Int64(Self.rollupDays) * 86_400)))
+    }
+}
+
+/// Runs `FleetService.maintain` at start-up and then every `interval` seconds, until shutdown.
+struct FleetMaintenance: Service {
+    let fleet: FleetService
+    let catalogs: CatalogStore
+    let interval: Double
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let pruned = try await fleet.maintain(catalog: catalogs.current.catalog, now: .now)
+                logger.debug("fleet roll-up written", metadata: ["prunedCheckIns": "\(pruned)"])
+            } catch {
+                logger.warning("fleet roll-up and retention failed; will try again: \(error)")
+            }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(Int(interval * 1000))) }
+            } catch {
+                break
+            }
+        }
+    }
+}
