@@ -70,21 +70,28 @@ public actor CheckInWriter {
     /// The store's write, or a failure when it takes longer than `writeTimeout`.
     private func write(_ batch: [CheckInRecord]) async throws {
         let store = self.store
-        let timeout = writeTimeout
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await store.write(batch)
-                return true
-            }
-            group.addTask {
-                try await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
-                return false
-            }
-            defer { group.cancelAll() }
-            guard let finished = try await group.next(), finished else {
-                throw FleetStoreError(.unavailable, "the store did not answer within \(Int(timeout)) s")
-            }
+        try await withTimeout(seconds: writeTimeout, "the store did not answer within \(Int(writeTimeout)) s") {
+            try await store.write(batch)
         }
+    }
+}
+
+/// `body`'s result, or `FleetStoreError.unavailable` with `message` when it takes longer than `seconds` (it is
+/// then cancelled).
+public func withTimeout<T: Sendable>(
+    seconds: Double, _ message: String, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw FleetStoreError(.unavailable, message)
+        }
+        return value
     }
 }
 

@@ -43,6 +43,17 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// A Unix socket folder (`?host=/var/run/postgresql`), used instead of host and port.
     public var socketDirectory: String?
 
+    public init(
+        user: String, password: String?, host: String, port: Int, database: String, socketDirectory: String? = nil
+    ) {
+        self.user = user
+        self.password = password
+        self.host = host
+        self.port = port
+        self.database = database
+        self.socketDirectory = socketDirectory
+    }
+
     public var socketPath: String? { socketDirectory.map { "\($0)/.s.PGSQL.\(port)" } }
 
     public var description: String {

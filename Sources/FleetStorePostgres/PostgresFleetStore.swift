@@ -36,12 +36,13 @@ public final class PostgresFleetStore: FleetStore {
         let runTask = Task { await client.run() }
         let store = PostgresFleetStore(location: location, client: client, runTask: runTask, logger: logger)
         do {
-            try await store.migrate(upTo: upTo)
-        } catch let error as FleetStoreError {
-            runTask.cancel()
-            throw error
+            let seconds = Double(connectTimeout.components.seconds)
+            try await withTimeout(seconds: seconds, "no answer within \(Int(seconds)) s") {
+                try await store.migrate(upTo: upTo)
+            }
         } catch {
             runTask.cancel()
+            if let error = error as? FleetStoreError, error.kind == .tooNew { throw error }
             throw FleetStoreError(.unusable, "cannot use the PostgreSQL store \(location): \(Self.reason(error))")
         }
         return store
@@ -55,6 +56,11 @@ public final class PostgresFleetStore: FleetStore {
     }
 
     static func reason(_ error: any Error) -> String {
+        if let error = error as? FleetStoreError { return error.message }
+        if let error = error as? PostgresTransactionError {
+            if let inner = error.closureError { return reason(inner) }
+            if let inner = error.beginError ?? error.commitError { return reason(inner) }
+        }
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] { return message }
             return "\(error.code)"
@@ -65,6 +71,15 @@ public final class PostgresFleetStore: FleetStore {
     // MARK: Migrations
 
     private func migrate(upTo target: Int) async throws {
+        do {
+            try await migrateInTransaction(upTo: target)
+        } catch let error as PostgresTransactionError {
+            if let inner = error.closureError as? FleetStoreError { throw inner }
+            throw error
+        }
+    }
+
+    private func migrateInTransaction(upTo target: Int) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(7415001)", logger: self.logger)
             try await connection.query(PostgresQuery(unsafeSQL: FleetSQL.migrationsTable(.postgres)), logger: self.logger)

@@ -1,0 +1,222 @@
+import CivilTime
+import Fleet
+import FleetStorePostgres
+import FleetStoreSQLite
+import FleetStores
+import Foundation
+import Testing
+
+/// One suite, both implementations, real databases.
+@Suite struct FleetStoreTests {
+    let field = "com.example.field"
+    let sync = "com.example.fieldsync"
+
+    @Test(arguments: StoreKind.available)
+    func latestStateAndHistory(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        try await store.write([
+            TestStores.record("iphone-0117", at: 1_000, apps: [.init(app: field, version: "2.3.1", configETag: "\"a\"")]),
+            TestStores.record("ipad-0042", at: 1_001, apps: [.init(app: field, version: "3.2.1", build: "321")]),
+            TestStores.record(
+                "iphone-0117", at: 1_002, osVersion: "17.5",
+                apps: [.init(app: sync, version: "1.0", channel: "beta", configError: "bad value", deferralsUsed: 2)]),
+        ])
+        let devices = try await store.devices(after: nil, limit: 10)
+        #expect(devices.map(\.device) == ["ipad-0042", "iphone-0117"])
+        let iphone = try #require(devices.last)
+        #expect(iphone.osVersion == "17.5")
+        #expect(iphone.lastCheckIn == Instant(seconds: 1_002))
+        #expect(iphone.apps.map(\.app.app) == [field, sync])
+        #expect(iphone.apps[0].app.configETag == "\"a\"")
+        #expect(iphone.apps[1].app == .init(app: sync, version: "1.0", channel: "beta", configError: "bad value", deferralsUsed: 2))
+        #expect(try await store.device("iphone-0117") == iphone)
+        #expect(try await store.device("nobody") == nil)
+
+        let history = try await store.checkIns(device: "iphone-0117", limit: 10)
+        #expect(history.map(\.receivedAt.seconds) == [1_002, 1_000])
+        #expect(history[0].body.contains("\"osVersion\":\"17.5\""))
+        #expect(try await store.counts() == StoreCounts(devices: 2, deviceApps: 3, checkIns: 3))
+        try await store.close()
+    }
+
+    /// A replica that commits late never replaces a newer state with an older one; the history keeps both.
+    @Test(arguments: StoreKind.available)
+    func olderStateNeverWins(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        try await store.write([TestStores.record("d1", at: 2_000, apps: [.init(app: field, version: "3.0")])])
+        try await store.write([TestStores.record("d1", at: 1_500, osVersion: "15.0", apps: [.init(app: field, version: "2.0")])])
+        let state = try #require(try await store.device("d1"))
+        #expect(state.osVersion == "17.4.1")
+        #expect(state.apps.first?.app.version == "3.0")
+        #expect(try await store.counts().checkIns == 2)
+        try await store.close()
+    }
+
+    @Test(arguments: StoreKind.available)
+    func keysetPages(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        let ids = (0..<25).map { String(format: "dev-%03d", $0) }
+        try await store.write(ids.shuffled().enumerated().map { index, id in
+            TestStores.record(id, at: 3_000 + Int64(index), apps: [.init(app: field, version: "3.0"), .init(app: sync, version: "1.\(index)")])
+        })
+        var seen: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try await store.devices(after: cursor, limit: 10)
+            #expect(page.allSatisfy { $0.apps.count == 2 })
+            seen += page.map(\.device)
+            cursor = page.count == 10 ? page.last?.device : nil
+        } while cursor != nil
+        #expect(seen == ids)
+        try await store.close()
+    }
+
+    /// Ids and texts that look like SQL are stored and read back as the strings they are.
+    @Test(arguments: StoreKind.available)
+    func sqlLookingValuesAreStrings(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        let device = "x'); DROP TABLE devices; --"
+        let app = "com.example.field\"; DELETE FROM checkins; --"
+        let error = "'; UPDATE device_apps SET version = '0"
+        try await store.write([TestStores.record(device, at: 4_000, apps: [.init(app: app, version: "1.0", configError: error)])])
+        let state = try #require(try await store.device(device))
+        #expect(state.apps.first?.app.app == app)
+        #expect(state.apps.first?.app.configError == error)
+        #expect(try await store.counts() == StoreCounts(devices: 1, deviceApps: 1, checkIns: 1))
+        try await store.close()
+    }
+
+    @Test(arguments: StoreKind.available)
+    func rollupsAndRetention(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        try await store.saveRollup(day: "2026-11-01", rows: [
+            RollupRow(day: "2026-11-01", app: field, dimension: "decision", value: "required", devices: 14),
+            RollupRow(day: "2026-11-01", app: sync, dimension: "decision", value: "ok", devices: 3),
+        ])
+        try await store.saveRollup(day: "2026-11-02", rows: [
+            RollupRow(day: "2026-11-02", app: field, dimension: "decision", value: "required", devices: 9)
+        ])
+        // A day written again is replaced, not added to.
+        try await store.saveRollup(day: "2026-11-02", rows: [
+            RollupRow(day: "2026-11-02", app: field, dimension: "decision", value: "required", devices: 7)
+        ])
+        #expect(try await store.rollups(app: field, sinceDay: "2026-11-01").map(\.devices) == [14, 7])
+        #expect(try await store.rollups(app: nil, sinceDay: "2026-11-02").map(\.devices) == [7])
+
+        try await store.write([
+            TestStores.record("old", at: 10_000, apps: [.init(app: field, version: "1.0")]),
+            TestStores.record("new", at: 20_000, apps: [.init(app: field, version: "1.0")]),
+        ])
+        let deleted = try await store.prune(checkInsBefore: Instant(seconds: 15_000), rollupsBefore: "2026-11-02")
+        #expect(deleted == 1)
+        // History goes, latest state stays.
+        #expect(try await store.counts() == StoreCounts(devices: 2, deviceApps: 2, checkIns: 1))
+        #expect(try await store.rollups(app: nil, sinceDay: "2000-01-01").map(\.day) == ["2026-11-02"])
+        try await store.close()
+    }
+
+    /// An empty store gets every migration; a store at version 1 is brought to the latest with its data; a store
+    /// from a newer mdmconf is refused.
+    @Test(arguments: StoreKind.available)
+    func migrations(kind: StoreKind) async throws {
+        let location = try TestStores.freshLocation(kind)
+        let logger = TestStores.logger
+        switch location {
+        case .sqlite(let path):
+            let old = try await SQLiteFleetStore.open(path: path, logger: logger, upTo: 1)
+            #expect(try await old.schemaVersion() == 1)
+            try await old.write([TestStores.record("d1", at: 5_000, apps: [.init(app: field, version: "1.0")])])
+            try await old.close()
+            let current = try await SQLiteFleetStore.open(path: path, logger: logger)
+            #expect(try await current.schemaVersion() == FleetSQL.latestVersion)
+            #expect(try await current.counts().devices == 1)
+            try await current.saveRollup(day: "2026-11-01", rows: [])
+            try await current.close()
+        case .postgres(let postgres):
+            let old = try await PostgresFleetStore.open(postgres, logger: logger, upTo: 1)
+            #expect(try await old.schemaVersion() == 1)
+            try await old.write([TestStores.record("d1", at: 5_000, apps: [.init(app: field, version: "1.0")])])
+            try await old.close()
+            let current = try await PostgresFleetStore.open(postgres, logger: logger)
+            #expect(try await current.schemaVersion() == FleetSQL.latestVersion)
+            #expect(try await current.counts().devices == 1)
+            try await current.close()
+        case .none: Issue.record("no store")
+        }
+        // Written by a newer mdmconf: refused with a reason that says so.
+        let store = try #require(try await FleetStores.open(location, logger: logger))
+        try await store.saveRollup(day: "1999-01-01", rows: [])
+        try await store.close()
+        try await markNewer(location)
+        await #expect {
+            _ = try await FleetStores.open(location, logger: logger)
+        } throws: { error in
+            (error as? FleetStoreError)?.kind == .tooNew
+                && (error as? FleetStoreError)?.message.contains("newer than this mdmconf") == true
+        }
+    }
+
+    /// Records migration 99 as applied, as a future mdmconf would.
+    private func markNewer(_ location: StoreLocation) async throws {
+        switch location {
+        case .sqlite(let path):
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO mdmconf_migrations VALUES (99, 'future', 0)\"); c.commit()", path]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        case .postgres(let postgres):
+            let bin = ProcessInfo.processInfo.environment["MDMCONF_TEST_POSTGRES_BIN"] ?? "/usr/bin"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: bin + "/psql")
+            process.arguments = [
+                "-h", postgres.host, "-p", String(postgres.port), "-U", postgres.user, "-d", postgres.database, "-c",
+                "INSERT INTO mdmconf_migrations VALUES (99, 'future', 0)",
+            ]
+            process.standardOutput = Pipe()
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        case .none: break
+        }
+    }
+
+    @Test func storeLocations() throws {
+        #expect(try StoreLocation.parse("none").get() == StoreLocation.none)
+        #expect(try StoreLocation.parse("sqlite:/var/lib/fleet.sqlite").get() == .sqlite(path: "/var/lib/fleet.sqlite"))
+        #expect(try StoreLocation.parse("sqlite:fleet.sqlite").get() == .sqlite(path: "fleet.sqlite"))
+        let postgres = try StoreLocation.parse("postgresql://ana:s%40cret@db.example.com:6543/fleet").get()
+        #expect(
+            postgres
+                == .postgres(
+                    PostgresLocation(
+                        user: "ana", password: "s@cret", host: "db.example.com", port: 6543, database: "fleet",
+                        socketDirectory: nil)))
+        #expect(postgres.description == "postgres://ana@db.example.com:6543/fleet")
+        let socket = try StoreLocation.parse("postgres://mdmconf@/fleet?host=/var/run/postgresql").get()
+        guard case .postgres(let location) = socket else { throw FleetStoreError(.unusable, "not postgres") }
+        #expect(location.socketPath == "/var/run/postgresql/.s.PGSQL.5432")
+        for bad in ["mysql://x/y", "sqlite:", "postgres://host/", "postgres://u@h:99999/db", "postgres://u@h/db?x=1"] {
+            guard case .failure(let error) = StoreLocation.parse(bad) else {
+                Issue.record("\(bad) was accepted")
+                continue
+            }
+            #expect(error.kind == .unusable)
+        }
+        // A password never shows in a refusal.
+        guard case .failure(let error) = StoreLocation.parse("postgres://u:hunter2@h:0/db") else { return }
+        #expect(!error.message.contains("hunter2"))
+    }
+
+    @Test func unusableStores() async throws {
+        await #expect {
+            _ = try await FleetStores.open(.sqlite(path: "/proc/no-such-place/fleet.sqlite"), logger: TestStores.logger)
+        } throws: { ($0 as? FleetStoreError)?.kind == .unusable }
+        await #expect {
+            _ = try await FleetStores.open(
+                .postgres(PostgresLocation(user: "u", password: nil, host: "127.0.0.1", port: 1, database: "d", socketDirectory: nil)),
+                logger: TestStores.logger)
+        } throws: { ($0 as? FleetStoreError)?.kind == .unusable }
+    }
+}
