@@ -134,7 +134,7 @@ public enum FleetCSV {
     }
 
     /// A field quoted when it holds a comma, quote, line break, or starts like a spreadsheet formula.
-    static func quote(_ field: String) -> String {
+    public static func quote(_ field: String) -> String {
         var field = field
         if let first = field.first, "=+-@".contains(first) { field = "'" + field }
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }

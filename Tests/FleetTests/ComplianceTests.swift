@@ -1,0 +1,197 @@
+import CivilTime
+import Fleet
+import Foundation
+import MDMConf
+import Testing
+import UpdatePolicy
+
+/// Compliance of every state, computed from stored check-ins and the example catalog through the catalog's own
+/// config lookup and update evaluator.
+struct ComplianceTests {
+    static let field = "com.example.field"
+    static let sync = "com.example.fieldsync"
+    /// 2026-11-24T10:00:00Z
+    static let now = Instant(seconds: 1_795_514_400)
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var device: String
+        var checkedInSecondsAgo: Int64 = 60
+        var osVersion: String? = "17.4.1"
+        /// (app, version, which ETag: "current", "json", "old", nil; config error)
+        var apps: [(String, String, String?, String?)]
+        var compliant: Bool
+        var seen: SeenStatus = .active
+        /// app → "decision/config"
+        var expected: [String: String]
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(
+            name: "compliant: current versions and configurations", device: "iphone-0201",
+            apps: [(field, "3.2.1", "current", nil), (sync, "1.0", "current", nil)], compliant: true,
+            expected: [field: "ok/current", sync: "ok/current"]),
+        Case(
+            name: "the JSON form's ETag is current too", device: "iphone-0201",
+            apps: [(field, "3.2.1", "json", nil), (sync, "1.0", "json", nil)], compliant: true,
+            expected: [field: "ok/current", sync: "ok/current"]),
+        Case(
+            name: "stale configuration", device: "iphone-0201",
+            apps: [(field, "3.2.1", "old", nil), (sync, "1.0", "current", nil)], compliant: false,
+            expected: [field: "ok/stale", sync: "ok/current"]),
+        Case(
+            name: "no ETag reported is stale", device: "iphone-0201",
+            apps: [(field, "3.2.1", nil, nil), (sync, "1.0", "current", nil)], compliant: false,
+            expected: [field: "ok/stale", sync: "ok/current"]),
+        Case(
+            name: "configuration error reported", device: "iphone-0201",
+            apps: [(field, "3.2.1", "current", "ServerPort: not an integer"), (sync, "1.0", "current", nil)],
+            compliant: false, expected: [field: "ok/error", sync: "ok/current"]),
+        Case(
+            name: "an assigned app never reported is unknown", device: "iphone-0201",
+            apps: [(field, "3.2.1", "current", nil)], compliant: false,
+            expected: [field: "ok/current", sync: "unreported/unknown"]),
+        Case(
+            name: "below the floor after its deadline: required", device: "iphone-0117",
+            apps: [(field, "2.3.1", "current", nil), (sync, "1.0", "current", nil)], compliant: false,
+            expected: [field: "required/current", sync: "ok/current"]),
+        Case(
+            name: "blocked version: required", device: "iphone-0400",
+            apps: [(field, "3.1.0", "current", nil), (sync, "1.0", "current", nil)], compliant: false,
+            expected: [field: "required/current", sync: "ok/current"]),
+        Case(
+            name: "OS too old for the target: unsupported", device: "iphone-0202", osVersion: "15.7",
+            apps: [(field, "2.9", "current", nil), (sync, "1.0", "current", nil)], compliant: false,
+            expected: [field: "unsupported/current", sync: "ok/current"]),
+        Case(
+            name: "silent after seven days", device: "ipad-0300", checkedInSecondsAgo: 8 * 86_400,
+            apps: [(field, "3.2.1", "current", nil), (sync, "1.0", "current", nil)], compliant: false, seen: .silent,
+            expected: [field: "ok/current", sync: "ok/current"]),
+        Case(
+            name: "an app the catalog does not serve never counts", device: "iphone-0201",
+            apps: [(field, "3.2.1", "current", nil), (sync, "1.0", "current", nil), ("com.other.app", "9", nil, nil)],
+            compliant: true, expected: [field: "ok/current", sync: "ok/current", "com.other.app": "unreported/none"]),
+    ]
+
+    @Test(arguments: cases)
+    func state(_ testCase: Case) throws {
+        let catalog = try TestStores.catalog()
+        let evaluator = ComplianceEvaluator(catalog: catalog, now: Self.now)
+        let row = evaluator.evaluate(Self.state(testCase, catalog: catalog), zones: ZoneCache())
+        #expect(row.compliant == testCase.compliant, "\(row.why)")
+        #expect(row.seen == testCase.seen)
+        var got: [String: String] = [:]
+        for app in row.apps { got[app.app] = "\(app.decision?.decision.rawValue ?? "unreported")/\(app.config.rawValue)" }
+        #expect(got == testCase.expected)
+        #expect(row.why.isEmpty == testCase.compliant)
+    }
+
+    static func state(_ testCase: Case, catalog: Catalog) -> DeviceState {
+        let at = now.adding(seconds: -testCase.checkedInSecondsAgo)
+        let apps = testCase.apps.map { app, version, etag, error -> DeviceState.App in
+            let served = catalog.apps[app]?.config(forDevice: testCase.device)
+            let tag: String? =
+                switch etag {
+                case "current": served?.xml.etag
+                case "json": served?.json.etag
+                case "old": "\"0000\""
+                default: nil
+                }
+            return DeviceState.App(app: CheckIn.App(app: app, version: version, configETag: tag, configError: error), lastCheckIn: at)
+        }
+        return DeviceState(
+            device: testCase.device, platform: "ios", osVersion: testCase.osVersion, deviceModel: "iPhone15,2",
+            locale: "en", timeZone: "Europe/Berlin", enrolledAt: nil, reportedAt: at, lastCheckIn: at, replica: "test",
+            apps: apps.sorted { $0.app.app < $1.app.app })
+    }
+
+    /// Tightening a minimum in the catalog makes a stored device non-compliant without any check-in; the same
+    /// store, judged against the old and the new catalog.
+    @Test(arguments: StoreKind.available)
+    func tighterCatalogChangesComplianceAtOnce(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        let before = try TestStores.catalog()
+        let testCase = Self.cases[0]
+        let state = Self.state(testCase, catalog: before)
+        try await store.write([
+            CheckInRecord(checkIn: state.checkIn, receivedAt: Self.now.adding(seconds: -60), replica: "test")
+        ])
+        let judged = try await FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: before, now: Self.now))
+            .all(FleetFilter(app: nil, status: .compliant))
+        #expect(judged.map(\.device) == ["iphone-0201"])
+
+        let copy = try TestStores.copyCatalog()
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>schemaVersion</key><integer>1</integer><key>policies</key><array>
+            <dict><key>id</key><string>sync-2.0-floor</string><key>minVersion</key><string>2.0</string></dict>
+            </array></dict></plist>
+            """.write(
+                to: copy.appendingPathComponent("apps/com.example.fieldsync/update-policy.plist"), atomically: true,
+                encoding: .utf8)
+        let after = try TestStores.catalog(copy.path)
+        let query = FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: after, now: Self.now))
+        let row = try #require(try await query.all(FleetFilter()).first { $0.device == "iphone-0201" })
+        #expect(!row.compliant)
+        #expect(row.apps.first { $0.app == Self.sync }?.decision?.decision == .required)
+        #expect(row.why.contains { $0.contains("com.example.fieldsync: required (below_min_version)") })
+        let summary = try await query.summary(FleetFilter(app: Self.sync))
+        #expect(summary.apps[Self.sync]?.decisions["required"] == 1)
+        try await store.close()
+    }
+
+    /// Listings merge inventory devices that never checked in, page by id, and filter.
+    @Test(arguments: StoreKind.available)
+    func listingsAndFilters(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        let catalog = try TestStores.catalog()
+        for testCase in [Self.cases[0], Self.cases[6], Self.cases[8], Self.cases[9]] {
+            let state = Self.state(testCase, catalog: catalog)
+            try await store.write([CheckInRecord(checkIn: state.checkIn, receivedAt: state.lastCheckIn, replica: "r1")])
+        }
+        var query = FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: catalog, now: Self.now))
+        query.chunkSize = 2
+        let all = try await query.all(FleetFilter())
+        #expect(all.map(\.device) == ["ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400"])
+        #expect(all.filter { $0.seen == .never }.map(\.device) == ["ipad-0042", "iphone-0400"])
+
+        var pages: [[String]] = []
+        var cursor: String?
+        repeat {
+            let page = try await query.page(FleetFilter(), after: cursor, limit: 4)
+            pages.append(page.rows.map(\.device))
+            cursor = page.next
+        } while cursor != nil
+        #expect(pages.flatMap { $0 } == all.map(\.device))
+        #expect(pages.count == 2)
+
+        #expect(try await query.all(FleetFilter(status: .compliant)).map(\.device) == ["iphone-0201"])
+        #expect(try await query.all(FleetFilter(status: .silent)).map(\.device) == ["ipad-0042", "ipad-0300", "iphone-0400"])
+        #expect(try await query.all(FleetFilter(decision: .unsupported)).map(\.device) == ["iphone-0202"])
+        let required = try await query.all(FleetFilter(app: Self.field, decision: .required))
+        #expect(required.map(\.device) == ["iphone-0117"])
+        #expect(required.first?.apps.map(\.app) == [Self.field])
+
+        let summary = try await query.summary(FleetFilter())
+        #expect(summary.devices == 6)
+        #expect(summary.compliant == 1)
+        #expect(summary.seen == ["active": 3, "silent": 1, "never": 2])
+        #expect(summary.apps[Self.field]?.decisions == ["ok": 2, "required": 1, "unsupported": 1, "unreported": 2])
+        #expect(summary.apps[Self.field]?.versions["3.2.1"] == 2)
+
+        // CSV: one line per device and app, the header first; quotes doubled.
+        let csv = all.map(FleetCSV.lines).joined()
+        #expect(csv.split(separator: "\r\n").count == 12)
+        #expect(csv.contains("iphone-0117,false,active,"))
+        #expect(csv.contains("below_min_version deadline_passed"))
+        try await store.close()
+    }
+
+    @Test func csvQuoting() {
+        #expect(FleetCSV.quote("plain") == "plain")
+        #expect(FleetCSV.quote("a,b") == "\"a,b\"")
+        #expect(FleetCSV.quote("\"8f\"") == "\"\"\"8f\"\"\"")
+        #expect(FleetCSV.quote("=HYPERLINK(1)") == "'=HYPERLINK(1)")
+    }
+}
