@@ -146,17 +146,26 @@ let package = Package(
             name: "MDMConfTests",
             dependencies: ["MDMConf", "ConfigSchema", "UpdatePolicy", "CivilTime", "PropertyList", "MDMDiagnostics"]
         ),
+        .target(
+            name: "FleetTestSupport",
+            dependencies: [
+                "Fleet", "FleetStores", "FleetStoreSQLite", "FleetStorePostgres", "MDMConf", "CivilTime",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/FleetTestSupport"
+        ),
         .testTarget(
             name: "FleetTests",
             dependencies: [
-                "Fleet", "FleetStores", "FleetStoreSQLite", "FleetStorePostgres", "MDMConf", "UpdatePolicy", "CivilTime",
+                "FleetTestSupport", "Fleet", "FleetStores", "FleetStoreSQLite", "FleetStorePostgres", "MDMConf", "UpdatePolicy", "CivilTime",
                 "PropertyList", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "MDMConfServerTests",
             dependencies: [
-                "MDMConfServer", "MDMConf", "PropertyList", "MDMDiagnostics", "Fleet", "FleetStores",
+                "MDMConfServer", "MDMConf", "PropertyList", "MDMDiagnostics", "Fleet", "FleetStores", "FleetStoreSQLite",
+                "FleetTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

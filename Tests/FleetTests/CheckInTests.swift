@@ -1,4 +1,5 @@
 import Fleet
+import FleetTestSupport
 import MDMConf
 import PropertyList
 import Testing

@@ -1,3 +1,4 @@
+import Fleet
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -23,17 +24,18 @@ enum Fixture {
     }
 
     /// The application on an ephemeral loopback port, no signal handling.
-    static func app(_ store: CatalogStore) -> some ApplicationProtocol {
+    static func app(_ store: CatalogStore, fleet: FleetService? = nil) -> some ApplicationProtocol {
         MDMConfServer.buildApplication(
-            store: store, options: ServerOptions(host: "127.0.0.1", port: 0, watch: false, reloadOnSIGHUP: false),
-            logger: logger)
+            store: store, fleet: fleet ?? FleetService(store: nil, replica: "test"),
+            options: ServerOptions(host: "127.0.0.1", port: 0, watch: false, reloadOnSIGHUP: false), logger: logger)
     }
 
     /// Runs `body` against the live server with a plain HTTP client on its port.
     static func live<Value: Sendable>(
-        _ store: CatalogStore, _ body: @Sendable @escaping (RawHTTP, any TestClientProtocol) async throws -> Value
+        _ store: CatalogStore, fleet: FleetService? = nil,
+        _ body: @Sendable @escaping (RawHTTP, any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
-        try await app(store).test(.live) { client in
+        try await app(store, fleet: fleet).test(.live) { client in
             let port = try #require(client.port)
             return try await body(RawHTTP(port: port), client)
         }

@@ -6,41 +6,42 @@ import FleetStores
 import Foundation
 import Logging
 import MDMConf
-import Testing
 
 /// The two store implementations, each test on a fresh, real database: an SQLite file in a temporary folder, or a
 /// new database in the PostgreSQL cluster that `Tests/with-postgres.sh` (and so CI) starts.
-enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+public enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     case sqlite, postgres
 
-    var testDescription: String { rawValue }
+    public var description: String { rawValue }
 
     /// SQLite always; PostgreSQL when `MDMCONF_TEST_POSTGRES` names a cluster, and always in CI, where a missing
     /// cluster must fail the run rather than skip its tests.
-    static var available: [StoreKind] {
+    public static var available: [StoreKind] {
         TestStores.postgresURL != nil || TestStores.inCI ? [.sqlite, .postgres] : [.sqlite]
     }
 }
 
-enum TestStores {
-    static let logger = Logger(label: "mdmconf-test") { _ in SwiftLogNoOpLogHandler() }
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+public enum TestStores {
+    public static let logger = Logger(label: "mdmconf-test") { _ in SwiftLogNoOpLogHandler() }
+    public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let exampleCatalog = packageRoot.appendingPathComponent("Examples/catalog").path
+    public static let exampleCatalog = packageRoot.appendingPathComponent("Examples/catalog").path
 
-    static var postgresURL: String? { ProcessInfo.processInfo.environment["MDMCONF_TEST_POSTGRES"] }
-    static var inCI: Bool { ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" } ?? false }
+    public static var postgresURL: String? { ProcessInfo.processInfo.environment["MDMCONF_TEST_POSTGRES"] }
+    public static var inCI: Bool { ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" } ?? false }
 
     /// A location for a fresh, empty store of `kind`.
-    static func freshLocation(_ kind: StoreKind) throws -> StoreLocation {
+    public static func freshLocation(_ kind: StoreKind) throws -> StoreLocation {
         switch kind {
         case .sqlite:
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-fleet-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             return .sqlite(path: folder.appendingPathComponent("fleet.sqlite").path)
         case .postgres:
-            let base = try #require(
-                postgresURL, "PostgreSQL store tests need MDMCONF_TEST_POSTGRES: run them through Tests/with-postgres.sh")
+            guard let base = postgresURL else {
+                throw FleetStoreError(
+                    .unusable, "PostgreSQL store tests need MDMCONF_TEST_POSTGRES: run them through Tests/with-postgres.sh")
+            }
             guard case .success(.postgres(var location)) = StoreLocation.parse(base) else {
                 throw FleetStoreError(.unusable, "MDMCONF_TEST_POSTGRES is not a postgres:// URL")
             }
@@ -51,13 +52,16 @@ enum TestStores {
         }
     }
 
-    static func open(_ kind: StoreKind) async throws -> any FleetStore {
+    public static func open(_ kind: StoreKind) async throws -> any FleetStore {
         let location = try freshLocation(kind)
-        return try #require(try await FleetStores.open(location, logger: logger))
+        guard let store = try await FleetStores.open(location, logger: logger) else {
+            throw FleetStoreError(.unusable, "no store")
+        }
+        return store
     }
 
     /// `createdb` of the cluster's own binaries.
-    static func createDatabase(_ name: String, on location: PostgresLocation) throws {
+    public static func createDatabase(_ name: String, on location: PostgresLocation) throws {
         let bin = ProcessInfo.processInfo.environment["MDMCONF_TEST_POSTGRES_BIN"] ?? "/usr/bin"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: bin + "/createdb")
@@ -72,12 +76,12 @@ enum TestStores {
         }
     }
 
-    static func catalog(_ path: String = exampleCatalog) throws -> Catalog {
+    public static func catalog(_ path: String = exampleCatalog) throws -> Catalog {
         try CatalogLoader().load(path).get()
     }
 
     /// A check-in of `device` reporting `apps` as (app, version, etag).
-    static func record(
+    public static func record(
         _ device: String, at seconds: Int64, platform: String = "ios", osVersion: String? = "17.4.1",
         apps: [CheckIn.App], replica: String = "test"
     ) -> CheckInRecord {
@@ -89,7 +93,7 @@ enum TestStores {
     }
 
     /// A copy of a catalog folder (links followed) in a temporary folder, to edit.
-    static func copyCatalog(_ path: String = exampleCatalog) throws -> URL {
+    public static func copyCatalog(_ path: String = exampleCatalog) throws -> URL {
         let target = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-catalog-\(UUID().uuidString)")
         try copyResolvingLinks(URL(fileURLWithPath: path), to: target)
         return target
