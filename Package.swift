@@ -61,7 +61,7 @@ let package = Package(
         ),
         .target(
             name: "Fleet",
-            dependencies: ["MDMConf", "MDMDiagnostics", "PropertyList", "UpdatePolicy", "CivilTime"]
+            dependencies: ["MDMConf", "MDMDiagnostics", "PropertyList", "UpdatePolicy", "DevicePolicy", "CivilTime"]
         ),
         .target(
             name: "FleetStoreSQLite",
@@ -175,7 +175,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MDMConfCLITests",
-            dependencies: ["MDMConfCLI", "PropertyList", "UpdatePolicy", "CivilTime"]
+            dependencies: ["MDMConfCLI", "PropertyList", "UpdatePolicy", "CivilTime", "Fleet", "FleetTestSupport", "MDMConf"]
         ),
     ]
 )

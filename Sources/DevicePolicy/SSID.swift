@@ -45,6 +45,13 @@ public enum BundleID {
             }
     }
 
+    /// An app id as an address or a record names it: valid, at most 255 bytes, dot-separated labels none of them
+    /// empty (so `..`, a leading or a trailing dot are refused). Paths of the server and check-ins use this.
+    public static func isWellFormed(_ text: String) -> Bool {
+        isValid(text) && text.utf8.count <= 255
+            && !text.split(separator: ".", omittingEmptySubsequences: false).contains { $0.isEmpty }
+    }
+
     /// The comparison key: ASCII lowercase.
     public static func key(_ text: String) -> String {
         String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)

@@ -1,4 +1,5 @@
 import CivilTime
+import DevicePolicy
 import MDMConf
 import PropertyList
 import UpdatePolicy
@@ -194,6 +195,7 @@ extension CheckIn {
                 case .integer(let number)? where number >= 0: deferrals = number
                 default: fail("\(path).deferralsUsed", "invalid_deferrals")
                 }
+                if let app, !BundleID.isWellFormed(app) { fail("\(path).app", "invalid_app") }
                 if let app {
                     if seen.contains(app) { fail("\(path).app", "duplicate_app") }
                     seen.insert(app)

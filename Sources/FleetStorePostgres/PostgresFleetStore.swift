@@ -11,14 +11,16 @@ public final class PostgresFleetStore: FleetStore {
     private let client: PostgresClient
     private let runTask: Task<Void, Never>
     private let logger: Logger
+    /// How long one read or transaction may wait for the database.
+    public let operationTimeout: Duration
 
     public var description: String { location.description }
 
     /// Connects, checks the database answers, and migrates. `upTo` stops the migrations early (tests build older
     /// stores with it).
     public static func open(
-        _ location: PostgresLocation, logger: Logger, connectTimeout: Duration = .seconds(5),
-        upTo: Int = FleetSQL.latestVersion
+        _ location: PostgresLocation, logger: Logger, connectTimeout: Duration = .seconds(10),
+        operationTimeout: Duration = .seconds(10), upTo: Int = FleetSQL.latestVersion
     ) async throws -> PostgresFleetStore {
         var configuration: PostgresClient.Configuration
         if let socket = location.socketPath {
@@ -34,7 +36,8 @@ public final class PostgresFleetStore: FleetStore {
         configuration.options.maximumConnections = 8
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let runTask = Task { await client.run() }
-        let store = PostgresFleetStore(location: location, client: client, runTask: runTask, logger: logger)
+        let store = PostgresFleetStore(
+            location: location, client: client, runTask: runTask, logger: logger, operationTimeout: operationTimeout)
         do {
             let seconds = Double(connectTimeout.components.seconds)
             try await withTimeout(seconds: seconds, "no answer within \(Int(seconds)) s") {
@@ -48,8 +51,12 @@ public final class PostgresFleetStore: FleetStore {
         return store
     }
 
-    private init(location: PostgresLocation, client: PostgresClient, runTask: Task<Void, Never>, logger: Logger) {
+    private init(
+        location: PostgresLocation, client: PostgresClient, runTask: Task<Void, Never>, logger: Logger,
+        operationTimeout: Duration
+    ) {
         self.location = location
+        self.operationTimeout = operationTimeout
         self.client = client
         self.runTask = runTask
         self.logger = logger
@@ -123,14 +130,16 @@ public final class PostgresFleetStore: FleetStore {
 
     public func prune(checkInsBefore cutoff: Instant, rollupsBefore rollupCutoffDay: String) async throws -> Int {
         do {
-            return try await client.withTransaction(logger: logger) { connection in
-                let rows = try await connection.query(
-                    "WITH gone AS (DELETE FROM checkins WHERE received_at < \(cutoff.seconds) RETURNING 1) SELECT COUNT(*) FROM gone",
-                    logger: self.logger
-                ).collect()
-                try await connection.query(
-                    "DELETE FROM compliance_daily WHERE day < \(rollupCutoffDay)", logger: self.logger)
-                return Int(rows.first.flatMap { Self.values($0).first?.integer } ?? 0)
+            return try await bounded {
+                try await self.client.withTransaction(logger: self.logger) { connection in
+                    let rows = try await connection.query(
+                        "WITH gone AS (DELETE FROM checkins WHERE received_at < \(cutoff.seconds) RETURNING 1) SELECT COUNT(*) FROM gone",
+                        logger: self.logger
+                    ).collect()
+                    try await connection.query(
+                        "DELETE FROM compliance_daily WHERE day < \(rollupCutoffDay)", logger: self.logger)
+                    return Int(rows.first.flatMap { Self.values($0).first?.integer } ?? 0)
+                }
             }
         } catch {
             throw FleetStoreError(.unavailable, "the PostgreSQL store refused a write: \(Self.reason(error))")
@@ -139,9 +148,11 @@ public final class PostgresFleetStore: FleetStore {
 
     private func run(_ statements: [FleetSQL.Statement]) async throws {
         do {
-            try await client.withTransaction(logger: logger) { connection in
-                for statement in statements {
-                    try await connection.query(Self.query(statement), logger: self.logger)
+            try await bounded {
+                try await self.client.withTransaction(logger: self.logger) { connection in
+                    for statement in statements {
+                        try await connection.query(Self.query(statement), logger: self.logger)
+                    }
                 }
             }
         } catch {
@@ -149,14 +160,23 @@ public final class PostgresFleetStore: FleetStore {
         }
     }
 
+    /// `body`, or a failure after `operationTimeout`: while the database is gone the pool keeps a query waiting for
+    /// a connection instead of failing it, and a request must get its 503 instead.
+    private func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let seconds = Double(operationTimeout.components.seconds)
+        return try await withTimeout(seconds: seconds, "no answer within \(Int(seconds)) s", body)
+    }
+
     // MARK: Reading
 
     private func rows(_ sql: String, _ values: [FleetSQL.Value]) async throws -> [[FleetSQL.Value]] {
         do {
-            let rows = try await client.query(Self.query(FleetSQL.Statement(sql: sql, values: values)))
-            var result: [[FleetSQL.Value]] = []
-            for try await row in rows { result.append(Self.values(row)) }
-            return result
+            return try await bounded {
+                let rows = try await self.client.query(Self.query(FleetSQL.Statement(sql: sql, values: values)))
+                var result: [[FleetSQL.Value]] = []
+                for try await row in rows { result.append(Self.values(row)) }
+                return result
+            }
         } catch {
             throw FleetStoreError(.unavailable, "the PostgreSQL store did not answer: \(Self.reason(error))")
         }

@@ -71,13 +71,6 @@ enum Answer {
                     response: Answer.error(.badRequest, CatalogCode.badRequest, "the request body could not be read")))
         }
     }
-
-    /// Bundle ids in paths: `BundleID.isValid` with no empty label and at most 255 bytes; so no `..`, no `/`,
-    /// no percent-encoding.
-    static func isBundleID(_ text: String) -> Bool {
-        BundleID.isValid(text) && text.utf8.count <= 255
-            && !text.split(separator: ".", omittingEmptySubsequences: false).contains { $0.isEmpty }
-    }
 }
 
 extension String {

@@ -1,4 +1,5 @@
 import HTTPTypes
+import DevicePolicy
 import MDMConf
 import MDMDiagnostics
 
@@ -45,7 +46,7 @@ enum ConfigLookup {
         case .success(let authorized): caller = authorized
         case .failure(let refusal): return .refuse(refusal)
         }
-        guard let id = bundleID, Answer.isBundleID(id) else {
+        guard let id = bundleID, BundleID.isWellFormed(id) else {
             return .refuse(
                 Refusal(
                     response: Answer.error(

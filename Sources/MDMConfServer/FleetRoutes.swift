@@ -1,4 +1,5 @@
 import CivilTime
+import DevicePolicy
 import Fleet
 import HTTPTypes
 import Hummingbird
@@ -129,7 +130,7 @@ struct FleetRoutes: Sendable {
             .failure(Refusal(response: Answer.error(.badRequest, CatalogCode.badRequest, message)))
         }
         if let app = parameters.get("app") {
-            guard Answer.isBundleID(app) else { return bad("?app= must be a bundle id") }
+            guard BundleID.isWellFormed(app) else { return bad("?app= must be a bundle id") }
             filter.app = app
         }
         if let status = parameters.get("status") {
@@ -271,7 +272,7 @@ struct FleetRoutes: Sendable {
         }
         let parameters = request.uri.queryParameters
         let app = parameters.get("app")
-        if let app, !Answer.isBundleID(app) {
+        if let app, !BundleID.isWellFormed(app) {
             return Answer.error(.badRequest, CatalogCode.badRequest, "?app= must be a bundle id")
         }
         var days = 30

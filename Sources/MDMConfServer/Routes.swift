@@ -52,7 +52,7 @@ struct Routes: Sendable {
     func schema(_ request: Request, _ context: BasicRequestContext) -> Response {
         let state = store.current
         if case .failure(let refusal) = Caller.authorize(request, catalog: state.catalog) { return refusal.response }
-        guard let id = context.parameters.get("bundleId"), Answer.isBundleID(id) else {
+        guard let id = context.parameters.get("bundleId"), BundleID.isWellFormed(id) else {
             return Answer.error(.badRequest, CatalogCode.badRequest, "the app id in the path is not a bundle id")
         }
         guard let app = state.catalog.apps[id] else {
@@ -155,7 +155,7 @@ struct Routes: Sendable {
             return Answer.error(.forbidden, CatalogCode.forbidden, "a device token cannot use /v1/validate")
         case .success: break
         }
-        guard let id = request.uri.queryParameters.get("app"), Answer.isBundleID(id) else {
+        guard let id = request.uri.queryParameters.get("app"), BundleID.isWellFormed(id) else {
             return Answer.error(.badRequest, CatalogCode.badRequest, "?app= must name an app by its bundle id")
         }
         guard let app = state.catalog.apps[id] else {

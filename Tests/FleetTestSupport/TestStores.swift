@@ -53,7 +53,10 @@ public enum TestStores {
     }
 
     public static func open(_ kind: StoreKind) async throws -> any FleetStore {
-        let location = try freshLocation(kind)
+        try await open(try freshLocation(kind))
+    }
+
+    public static func open(_ location: StoreLocation) async throws -> any FleetStore {
         guard let store = try await FleetStores.open(location, logger: logger) else {
             throw FleetStoreError(.unusable, "no store")
         }
@@ -63,17 +66,7 @@ public enum TestStores {
     /// `createdb` of the cluster's own binaries.
     public static func createDatabase(_ name: String, on location: PostgresLocation) throws {
         let bin = ProcessInfo.processInfo.environment["MDMCONF_TEST_POSTGRES_BIN"] ?? "/usr/bin"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: bin + "/createdb")
-        process.arguments = ["-h", location.host, "-p", String(location.port), "-U", location.user, name]
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw FleetStoreError(.unusable, "createdb \(name) failed: \(message)")
-        }
+        try Spawn.run([bin + "/createdb", "-h", location.host, "-p", String(location.port), "-U", location.user, name])
     }
 
     public static func catalog(_ path: String = exampleCatalog) throws -> Catalog {
@@ -112,5 +105,35 @@ public enum TestStores {
         } else {
             try manager.copyItem(at: resolved, to: target)
         }
+    }
+}
+
+/// A PostgreSQL cluster of a test's own (`Tests/pg-cluster.sh`), for tests that stop and start the database under
+/// a running server without disturbing the shared cluster other tests use.
+public final class PostgresCluster: Sendable {
+    public let folder: String
+    public let port: Int
+    public let location: StoreLocation
+    private static let script = TestStores.packageRoot.appendingPathComponent("Tests/pg-cluster.sh").path
+
+    public init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-pg-\(UUID().uuidString)").path
+        port = try Int(Spawn.run(["python3", "-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]).filter(\.isNumber)) ?? 0
+        try Spawn.run(["bash", Self.script, "init", folder])
+        try Spawn.run(["bash", Self.script, "start", folder, String(port)])
+        let server = PostgresLocation(
+            user: "mdmconf", password: nil, host: "127.0.0.1", port: port, database: "fleet", socketDirectory: nil)
+        try TestStores.createDatabase("fleet", on: server)
+        location = .postgres(server)
+    }
+
+    /// An immediate shutdown, as a crash or a failover.
+    public func stop() throws { try Spawn.run(["bash", Self.script, "stop", folder]) }
+
+    public func start() throws { try Spawn.run(["bash", Self.script, "start", folder, String(port)]) }
+
+    public func remove() {
+        try? stop()
+        try? FileManager.default.removeItem(atPath: folder)
     }
 }

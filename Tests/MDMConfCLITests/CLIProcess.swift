@@ -24,12 +24,26 @@ enum CLIProcess {
         return folder.appendingPathComponent("mdmconf")
     }()
 
+    /// `XDG_STATE_HOME` for every process the tests start, so `serve`'s default store never lands in the
+    /// developer's home.
+    static let stateHome: String = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-state-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.path
+    }()
+
+    static var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_STATE_HOME"] = stateHome
+        return env
+    }
+
     static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = packageRoot
-        var env = ProcessInfo.processInfo.environment
+        var env = Self.environment
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()

@@ -55,6 +55,7 @@ struct ServeCommandTests {
         process.executableURL = CLIProcess.binary
         process.arguments = ["serve", "Examples/catalog", "--port", "0"]
         process.currentDirectoryURL = CLIProcess.packageRoot
+        process.environment = CLIProcess.environment
         let err = Pipe()
         process.standardError = err
         process.standardOutput = Pipe()
@@ -69,6 +70,8 @@ struct ServeCommandTests {
         }
         waitFor("serving Examples/catalog")
         #expect(log.contains("auth=bearer tokens"))
+        // No --store: an SQLite file outside the catalog, its path said at start-up.
+        #expect(log.contains("fleet store: sqlite:\(CLIProcess.stateHome)/mdmconf/fleet-catalog-"), "\(log)")
         kill(process.processIdentifier, SIGHUP)
         waitFor("catalog reloaded")
         #expect(log.contains("generation=2"))

@@ -231,6 +231,46 @@ import Testing
     }
 }
 
+extension CheckInServerTests {
+    /// PostgreSQL stopped under a running server (an immediate shutdown, as a crash or a failover would): check-ins
+    /// answer 503 with Retry-After while configurations and update checks are still served and /readyz says why;
+    /// once the database is back, the pool reconnects and check-ins are stored again.
+    @Test(.enabled(if: TestStores.postgresURL != nil || TestStores.inCI))
+    func postgreSQLGoesAwayAndComesBack() async throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let store = try await TestStores.open(cluster.location)
+        let fleet = FleetService(store: store, replica: "r")
+        try await Fixture.live(try Fixture.store(), fleet: fleet) { http, _ in
+            #expect(try await http.request("POST", "/v1/checkin", headers: Fixture.iphone, body: Self.checkIn()).status == 200)
+            try cluster.stop()
+            let refused = try await http.request("POST", "/v1/checkin", headers: Fixture.iphone, body: Self.checkIn())
+            #expect(refused.status == 503, "\(refused.text)")
+            #expect(refused.header("Retry-After") == "2")
+            #expect(refused.text.contains("store_unavailable"))
+            let config = try await http.request("GET", "/v1/apps/com.example.field/config", headers: Fixture.iphone)
+            #expect(config.status == 200)
+            let update = try await http.request(
+                "GET", "/v1/update-check?app=com.example.field&version=3.0&platform=ios", headers: Fixture.iphone)
+            #expect(update.status == 200)
+            let ready = try await http.request("GET", "/readyz")
+            #expect(ready.text.contains(#""status": "unavailable""#), "\(ready.text)")
+            let summary = try await http.request("GET", "/v1/fleet/summary", headers: Fixture.admin)
+            #expect(summary.status == 503)
+            try cluster.start()
+            var back = 0
+            for _ in 0..<30 where back != 200 {
+                try await Task.sleep(for: .milliseconds(500))
+                back = try await http.request("POST", "/v1/checkin", headers: Fixture.iphone, body: Self.checkIn()).status
+            }
+            #expect(back == 200)
+            #expect(try await http.request("GET", "/readyz").text.contains(#""status": "ok""#))
+        }
+        #expect(try await store.counts().checkIns == 2)
+        try await store.close()
+    }
+}
+
 /// Another process holding an exclusive lock on an SQLite file until released.
 final class SQLiteLocker: Sendable {
     let process: Process

@@ -1,3 +1,5 @@
+import Fleet
+import FleetTestSupport
 import Foundation
 import Logging
 import MDMConf
@@ -91,6 +93,67 @@ struct HostileClientTests {
             let health = try await http.request("GET", "/healthz")
             #expect(health.status == 200)
         }
+    }
+
+    /// Every malformed body the other hostile tests send, and check-ins that break the grammar in hostile ways, sent
+    /// to `POST /v1/checkin` on a real store: each gets a 4xx with the error shape, and nothing is written.
+    @Test func hostileCheckInsLeaveTheStoreUnchanged() async throws {
+        let store = try await TestStores.open(.sqlite)
+        let fleet = FleetService(store: store, replica: "hostile")
+        let auth = "Authorization: Bearer example-device-token-iphone-0117\r\n"
+        @Sendable func post(_ body: String, extraHeaders: String = "") -> String {
+            "POST /v1/checkin HTTP/1.1\r\nHost: x\r\n\(auth)\(extraHeaders)Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        }
+        let app = #"{"app": "com.example.field", "version": "3.2.1"}"#
+        let tooMany = "[" + Array(repeating: app, count: CheckIn.maxApps + 1).joined(separator: ",") + "]"
+        let bodies: [(String, String)] = [
+            ("trailing comma", "[1,2,3,4,]"),
+            ("byte-order garbage", "\u{FF}\u{FE}{}"),
+            ("deep nesting", String(repeating: "[", count: 100_000)),
+            ("deep object", String(repeating: #"{"a":"#, count: 10_000)),
+            ("truncated", #"{"platform": "ios", "apps": [{"app": "#),
+            ("not an object", #""iphone-0117""#),
+            ("null", "null"),
+            ("duplicate key", #"{"platform": "ios", "platform": "macos", "apps": []}"#),
+            ("unknown key", #"{"platform": "ios", "apps": [], "admin": true}"#),
+            ("unknown app key", #"{"platform": "ios", "apps": [{"app": "com.example.field", "version": "1", "sql": "x"}]}"#),
+            ("wrong types", #"{"platform": 7, "osVersion": ["17"], "apps": {}}"#),
+            ("apps not objects", #"{"platform": "ios", "apps": ["com.example.field"]}"#),
+            ("too many apps", #"{"platform": "ios", "apps": \#(tooMany)}"#),
+            ("bad platform", #"{"platform": "i/os", "apps": []}"#),
+            ("bad OS version", #"{"platform": "ios", "osVersion": "17..4", "apps": []}"#),
+            ("huge number", #"{"platform": "ios", "apps": [{"app": "com.example.field", "version": "1", "deferralsUsed": 1e999}]}"#),
+            ("negative deferrals", #"{"platform": "ios", "apps": [{"app": "com.example.field", "version": "1", "deferralsUsed": -1}]}"#),
+            ("bad time", #"{"platform": "ios", "at": "yesterday", "apps": []}"#),
+            ("bad zone", #"{"platform": "ios", "timeZone": "../../etc/passwd", "apps": []}"#),
+            ("NUL in an app id", #"{"platform": "ios", "apps": [{"app": "com.example\u0000field", "version": "1"}]}"#),
+            ("SQL in an app id", #"{"platform": "ios", "apps": [{"app": "x'); DROP TABLE devices; --", "version": "1"}]}"#),
+            ("another device", #"{"device": "ipad-0042", "platform": "ios", "apps": []}"#),
+            ("long device id", #"{"device": "\#(String(repeating: "d", count: 10_000))", "platform": "ios", "apps": []}"#),
+        ]
+        try await Fixture.live(try Fixture.store(), fleet: fleet) { http, _ in
+            for (name, body) in bodies {
+                let response = try #require(try await http.send([post(body)]), "\(name): no answer")
+                #expect((400..<500).contains(response.status), "\(name): \(response.status) \(response.text.prefix(200))")
+                #expect(response.text.contains(#""error""#), "\(name): \(response.text.prefix(200))")
+            }
+            // HTTP-level attacks aimed at the check-in route.
+            let framing = [
+                "POST /v1/checkin HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nzzzzz",
+                "POST /v1/checkin HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: -5\r\n\r\n",
+                post(#"{"platform": "ios", "apps": []}"#, extraHeaders: "Content-Type: application/json\r\nContent-Length: 3\r\n"),
+            ]
+            for attack in framing {
+                if let response = try await http.send([attack]) {
+                    #expect((400..<500).contains(response.status), "\(attack.prefix(60)): \(response.status)")
+                }
+            }
+            #expect(try await store.counts() == StoreCounts(devices: 0, deviceApps: 0, checkIns: 0))
+            let fine = try #require(try await http.send([post(#"{"platform": "ios", "apps": [\#(app)]}"#)]))
+            #expect(fine.status == 200, "the server still takes check-ins: \(fine.text)")
+        }
+        #expect(try await store.counts() == StoreCounts(devices: 1, deviceApps: 1, checkIns: 1))
+        try await store.close()
     }
 
     /// Pipelined requests on one connection are answered in order, whichever path answers each (configurations

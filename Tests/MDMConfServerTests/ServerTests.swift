@@ -1,4 +1,5 @@
 import Fleet
+import FleetTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting

@@ -63,7 +63,10 @@ struct CatalogTests {
         let catalog = try CatalogLoader().load(Self.exampleCatalog).get()
         #expect(catalog.warnings.map(\.message) == [])
         #expect(catalog.appIDs == ["com.example.field", "com.example.fieldsync"])
-        #expect(catalog.devices.keys.sorted() == ["ipad-0042", "iphone-0117"])
+        #expect(
+            catalog.devices.keys.sorted() == [
+                "ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400",
+            ])
         #expect(catalog.tokens?.count == 3)
         #expect(catalog.policyEngine.profileSet.documents.count == 6)
         let field = try #require(catalog.apps["com.example.field"])

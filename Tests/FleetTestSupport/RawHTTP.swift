@@ -12,26 +12,28 @@ import Dispatch
 
 /// A plain HTTP/1.1 client over a POSIX socket: it sends exactly the bytes it is given (malformed, slow or
 /// oversized requests included) and parses one response. Blocking calls run off the cooperative pool.
-struct RawHTTP {
-    struct Response: Sendable {
-        var status: Int
-        var headers: [(String, String)]
-        var body: [UInt8]
+public struct RawHTTP: Sendable {
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: [UInt8]
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.0.lowercased() == name.lowercased() }?.1
         }
 
-        var text: String { String(decoding: body, as: UTF8.self) }
+        public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    enum Failure: Error { case connect, closedBeforeResponse }
+    public enum Failure: Error { case connect, closedBeforeResponse }
 
-    let port: Int
+    public let port: Int
+
+    public init(port: Int) { self.port = port }
 
     /// Sends `parts` with `pause` seconds between them, then reads one response (nil when the server closed
     /// the connection without answering).
-    func send(_ parts: [String], pause: Double = 0) async throws -> Response? {
+    public func send(_ parts: [String], pause: Double = 0) async throws -> Response? {
         let port = port
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
@@ -43,7 +45,7 @@ struct RawHTTP {
 
     /// Sends `text` in one write and returns every byte the server sends until it closes the connection
     /// (pipelined requests, the last one with `Connection: close`).
-    func sendReadingToClose(_ text: String) async throws -> String {
+    public func sendReadingToClose(_ text: String) async throws -> String {
         let port = port
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
@@ -55,7 +57,7 @@ struct RawHTTP {
     }
 
     /// A request with the usual headers.
-    func request(
+    public func request(
         _ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil
     ) async throws -> Response {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"

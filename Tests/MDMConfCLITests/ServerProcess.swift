@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `mdmconf serve` as a separate process, as an admin runs it: started on a free port, its log read as it comes
+/// (so a busy server never blocks on a full pipe), stopped by a signal.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    private let lock = NSLock()
+    private var logText = ""
+    private(set) var port = 0
+
+    /// Starts `mdmconf ARGUMENTS` (`serve … --port 0`) and waits until it says where it listens.
+    init(_ arguments: [String]) throws {
+        process.executableURL = CLIProcess.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = CLIProcess.packageRoot
+        process.environment = CLIProcess.environment
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else {
+                handle.readabilityHandler = nil
+                return
+            }
+            lock.withLock { logText += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            if let port = Self.port(in: log) {
+                self.port = port
+                return
+            }
+            if !process.isRunning { break }
+            usleep(20_000)
+        }
+        process.terminate()
+        throw ServerProcessError(message: "mdmconf serve did not start: \(log)")
+    }
+
+    var log: String { lock.withLock { logText } }
+
+    /// The port of `address=[IPv4]127.0.0.1/127.0.0.1:PORT` in the start-up line.
+    private static func port(in log: String) -> Int? {
+        guard let line = log.split(separator: "\n").first(where: { $0.contains("serving ") }),
+            let address = line.split(separator: " ").first(where: { $0.hasPrefix("address=") }),
+            let colon = address.lastIndex(of: ":")
+        else { return nil }
+        return Int(address[address.index(after: colon)...])
+    }
+
+    /// SIGKILL: no graceful shutdown, no flush, as a crash or an OOM kill.
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM and wait; the exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+struct ServerProcessError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
