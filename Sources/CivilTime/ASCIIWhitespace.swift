@@ -1,10 +1,12 @@
 extension StringProtocol {
-    /// Without leading and trailing ASCII whitespace (space, tab, CR, LF, FF, VT).
+    /// Without leading and trailing ASCII whitespace (space, tab, CR, LF, FF, VT), found byte by byte: each is one
+    /// byte and one scalar in UTF-8, so the cuts fall on scalar boundaries.
     public func trimmingASCIIWhitespace() -> Substring {
-        let isSpace: (Character) -> Bool = { " \t\r\n\u{0B}\u{0C}".contains($0) || $0 == "\r\n" }
         let text = Substring(self)
-        guard let start = text.firstIndex(where: { !isSpace($0) }), let end = text.lastIndex(where: { !isSpace($0) })
+        let utf8 = text.utf8
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }
+        guard let first = utf8.firstIndex(where: { !isSpace($0) }), let last = utf8.lastIndex(where: { !isSpace($0) })
         else { return "" }
-        return text[start...end]
+        return text[first...last]
     }
 }

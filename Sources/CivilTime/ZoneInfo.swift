@@ -17,7 +17,9 @@ public struct ZoneInfo: Sendable {
     let initialOffset: Int32
     let rule: PosixRule?
 
-    /// Loads zone `name`; nil when it is not a valid IANA name on this system.
+    /// Loads zone `name`; nil when it is not a valid IANA name on this system. A zone file is read and parsed
+    /// once per process and folder (requests name the same few zones again and again); a changed tz database is
+    /// seen after a restart.
     public init?(named name: String) {
         if name == "UTC" || name == "Etc/UTC" || name == "GMT" {
             self.init(name: name, transitions: [], offsetsAfter: [], initialOffset: 0, rule: nil)
@@ -31,8 +33,14 @@ public struct ZoneInfo: Sendable {
             })
         else { return nil }
         let folder = getenv("TZDIR").map { String(cString: $0) } ?? "/usr/share/zoneinfo"
-        guard let bytes = Self.readFile(folder + "/" + name), let parsed = Self.parse(bytes) else { return nil }
+        let path = folder + "/" + name
+        if let known = ZoneMemo.shared.zone(at: path) {
+            self = known
+            return
+        }
+        guard let bytes = Self.readFile(path), let parsed = Self.parse(bytes) else { return nil }
         self.init(name: name, transitions: parsed.0, offsetsAfter: parsed.1, initialOffset: parsed.2, rule: parsed.3)
+        ZoneMemo.shared.remember(self, at: path)
     }
 
     init(name: String, transitions: [Int64], offsetsAfter: [Int32], initialOffset: Int32, rule: PosixRule?) {
@@ -142,5 +150,31 @@ public struct ZoneInfo: Sendable {
             rule = PosixRule(String(decoding: bytes[(at + 1)..<end], as: UTF8.self))
         }
         return (transitions, typeIndexes.map { offsets[$0] }, offsets[0], rule)
+    }
+}
+
+/// The zones read so far, by file path, shared by every thread. Only zones that loaded are kept, so the memo is
+/// bounded by the tz database's size (about 600 names), whatever names requests send.
+private final class ZoneMemo: @unchecked Sendable {
+    static let shared = ZoneMemo()
+
+    /// Guards `zones`; allocated once, never freed (the memo lives as long as the process).
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        return mutex
+    }()
+    private var zones: [String: ZoneInfo] = [:]
+
+    func zone(at path: String) -> ZoneInfo? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return zones[path]
+    }
+
+    func remember(_ zone: ZoneInfo, at path: String) {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        if zones.count < 4_096 { zones[path] = zone }
     }
 }

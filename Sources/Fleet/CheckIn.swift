@@ -67,28 +67,42 @@ public struct CheckIn: Sendable, Equatable {
     public static let appKeys = ["app", "version", "build", "channel", "configETag", "configError", "deferralsUsed"]
 
     /// The update request this check-in makes for `app`: the fields go through `UpdateRequest.parse`, the same
-    /// grammar as `/v1/update-check`, with the device id as the rollout id. `zones` caches time zones by name.
-    public func updateRequest(for app: App, zones: ZoneCache? = nil) -> Result<UpdateRequest, RequestErrors> {
-        var values: [String: String] = ["app": app.app, "version": app.version, "platform": platform, "deviceId": device]
-        values["build"] = app.build
-        values["channel"] = app.channel
-        values["osVersion"] = osVersion
-        values["deviceModel"] = deviceModel
-        values["locale"] = locale
-        if let zones {
-            var parsed = UpdateRequest.parse(values)
-            if case .success(var request) = parsed {
-                request.timeZone = timeZone.flatMap { zones.zone(named: $0) }
-                request.deferralsUsed = app.deferralsUsed ?? 0
-                request.enrolledAt = enrolledAt
-                parsed = .success(request)
-            }
-            return parsed
+    /// grammar as `/v1/update-check`, with the device id as the rollout id. With a `cache`, time zones are read
+    /// once per name and a parse is reused for every device that reports the same texts (a fleet reports a few
+    /// versions, OS versions and models thousands of times).
+    public func updateRequest(for app: App, zones cache: ZoneCache? = nil) -> Result<UpdateRequest, RequestErrors> {
+        func values() -> [String: String] {
+            var values: [String: String] = ["app": app.app, "version": app.version, "platform": platform]
+            values["build"] = app.build
+            values["channel"] = app.channel
+            values["osVersion"] = osVersion
+            values["deviceModel"] = deviceModel
+            values["locale"] = locale
+            return values
         }
-        values["timeZone"] = timeZone
-        values["deferralsUsed"] = app.deferralsUsed.map { String($0) }
-        values["enrolledAt"] = enrolledAt?.description
-        return UpdateRequest.parse(values)
+        guard let cache else {
+            var values = values()
+            values["deviceId"] = device
+            values["timeZone"] = timeZone
+            values["deferralsUsed"] = app.deferralsUsed.map { String($0) }
+            values["enrolledAt"] = enrolledAt?.description
+            return UpdateRequest.parse(values)
+        }
+        // The texts the parse depends on, each ended by a byte no text holds (absent: a second one).
+        var key = ""
+        for text in [app.app, app.version, platform, app.build, app.channel, osVersion, deviceModel, locale] {
+            key += text.map { $0 + "\u{0}" } ?? "\u{0}\u{0}"
+        }
+        var parsed = cache.request(key, values)
+        if case .success(var request) = parsed {
+            // The fields that differ from device to device, already checked when the check-in was taken.
+            if !device.isEmpty { request.deviceID = device }
+            request.timeZone = timeZone.flatMap { cache.zone(named: $0) }
+            request.deferralsUsed = app.deferralsUsed ?? 0
+            request.enrolledAt = enrolledAt
+            parsed = .success(request)
+        }
+        return parsed
     }
 }
 
@@ -118,9 +132,11 @@ public struct CheckInErrors: Error, Sendable, Equatable {
     }
 }
 
-/// Time zones read once per name: compliance over a whole fleet asks for the same few zones again and again.
+/// What compliance over a whole fleet reads again and again, read once: time zones by name, and parsed update
+/// requests by their texts.
 public final class ZoneCache: @unchecked Sendable {
     private var zones: [String: ZoneInfo?] = [:]
+    private var requests: [String: Result<UpdateRequest, RequestErrors>] = [:]
 
     public init() {}
 
@@ -130,6 +146,14 @@ public final class ZoneCache: @unchecked Sendable {
         let zone = ZoneInfo(named: name)
         zones[name] = zone
         return zone
+    }
+
+    /// `UpdateRequest.parse(values())`, parsed once per `key` (the texts the values are made of).
+    func request(_ key: String, _ values: () -> [String: String]) -> Result<UpdateRequest, RequestErrors> {
+        if let cached = requests[key] { return cached }
+        let parsed = UpdateRequest.parse(values())
+        if requests.count < 100_000 { requests[key] = parsed }
+        return parsed
     }
 }
 

@@ -96,10 +96,15 @@ public struct FleetQuery: Sendable {
         var inventoryIndex = after.map { cursor in
             inventory.firstIndex { !$0.utf8.lexicographicallyPrecedes(cursor.utf8) && $0 != cursor } ?? inventory.count
         } ?? 0
-        var cursor = after
-        while true {
-            let states = try await store.devices(after: cursor, limit: chunkSize)
+        let store = self.store
+        let chunkSize = self.chunkSize
+        // The next chunk is read while this one is evaluated.
+        var next: Task<[DeviceState], any Error>? = Task { try await store.devices(after: after, limit: chunkSize) }
+        defer { next?.cancel() }
+        while let reading = next {
+            let states = try await reading.value
             let last = states.last?.device
+            next = states.count < chunkSize ? nil : Task { try await store.devices(after: last, limit: chunkSize) }
             let evaluated = await evaluate(states)
             var merged: [DeviceCompliance] = []
             merged.reserveCapacity(evaluated.count)
@@ -125,7 +130,6 @@ public struct FleetQuery: Sendable {
             }
             for row in merged where try !visit(row) { return }
             if finished { return }
-            cursor = last
         }
     }
 

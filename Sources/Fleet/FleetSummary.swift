@@ -136,8 +136,22 @@ public enum FleetCSV {
     /// A field quoted when it holds a comma, quote, line break, or starts like a spreadsheet formula.
     public static func quote(_ field: String) -> String {
         var field = field
-        if let first = field.first, "=+-@".contains(first) { field = "'" + field }
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.reduce(into: "") { $0 += $1 == "\"" ? "\"\"" : String($1) } + "\""
+        if let first = field.utf8.first, first == UInt8(ascii: "=") || first == UInt8(ascii: "+")
+            || first == UInt8(ascii: "-") || first == UInt8(ascii: "@")
+        {
+            field = "'" + field
+        }
+        let special: (UInt8) -> Bool = {
+            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r")
+        }
+        guard field.utf8.contains(where: special) else { return field }
+        var quoted: [UInt8] = [UInt8(ascii: "\"")]
+        quoted.reserveCapacity(field.utf8.count + 8)
+        for byte in field.utf8 {
+            quoted.append(byte)
+            if byte == UInt8(ascii: "\"") { quoted.append(byte) }
+        }
+        quoted.append(UInt8(ascii: "\""))
+        return String(decoding: quoted, as: UTF8.self)
     }
 }

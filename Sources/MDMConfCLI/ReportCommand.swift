@@ -146,17 +146,25 @@ struct ReportTable {
             }
             if !row.compliant { notes.append("\(row.device): " + row.why.joined(separator: "; ")) }
         }
+        // Widths in characters; cells are ASCII but for unusual ids, whose characters are counted.
+        func width(_ cell: String) -> Int { cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count }
         var widths = [Int](repeating: 0, count: lines[0].count)
-        for line in lines { for (index, cell) in line.enumerated() { widths[index] = max(widths[index], cell.count) } }
-        var out = ""
+        for line in lines { for (index, cell) in line.enumerated() { widths[index] = max(widths[index], width(cell)) } }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(lines.count * (widths.reduce(0, +) + 2 * widths.count))
         for line in lines {
-            var text = ""
+            var pending = 0  // spaces owed before the next non-empty cell, so no line ends in spaces
             for (index, cell) in line.enumerated() {
-                text += index == line.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count + 2)
+                if !cell.isEmpty {
+                    bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pending))
+                    bytes.append(contentsOf: cell.utf8)
+                    pending = 0
+                }
+                if index < line.count - 1 { pending += widths[index] - width(cell) + 2 }
             }
-            while text.last == " " { text.removeLast() }
-            out += text + "\n"
+            bytes.append(UInt8(ascii: "\n"))
         }
+        var out = String(decoding: bytes, as: UTF8.self)
         if !notes.isEmpty {
             out += "\nwhy not compliant:\n"
             for note in notes { out += "  \(note)\n" }

@@ -32,6 +32,7 @@ public final class FleetService: Sendable {
             return .object([
                 ("url", .string(store.description)), ("status", .string(failure == nil ? "ok" : "unavailable")),
                 ("replica", .string(replica)), ("checkinsStored", .integer(await writer.written)),
+                ("batches", .integer(await writer.batches)),
                 ("lastError", .optional(failure.map { "\($0.at): \($0.message)" })),
             ])
         }
