@@ -222,7 +222,13 @@ public struct BinaryPlistReader: Sendable {
                     throw damaged("malformed date", at: offset)
                 }
                 let seconds = Double(bitPattern: readUnsigned(at: offset + 1, size: 8))
-                return PlistNode(.date(PlistDate(secondsSinceReferenceDate: seconds)), at: position)
+                let date = PlistDate(secondsSinceReferenceDate: seconds)
+                guard PlistDate.holds(secondsSince1970: date.secondsSince1970) else {
+                    throw damaged(
+                        "date of \(seconds) seconds after 2001-01-01 is outside the years 1 to 9999", at: offset,
+                        hint: "no plist writer can express it; the file is damaged or was written by a broken tool")
+                }
+                return PlistNode(.date(date), at: position)
             case 0x4:
                 let (count, start) = try count(marker: offset)
                 try requireSpace(count, of: 1, at: start, what: "data", marker: offset)

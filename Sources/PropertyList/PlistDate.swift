@@ -19,6 +19,19 @@ public struct PlistDate: Sendable, Hashable, Comparable {
 
     public var secondsSinceReferenceDate: Double { secondsSince1970 - Self.referenceDateOffset }
 
+    /// The first instant a plist date can hold, 0001-01-01T00:00:00Z, in seconds since 1970.
+    public static let earliest: Double = -62_135_596_800
+    /// The first instant past the last a plist date can hold: 10000-01-01T00:00:00Z. Every date from `earliest`
+    /// up to here can be written as XML (`YYYY-MM-DDTHH:MM:SSZ`, four-digit years), JSON and binary, and read back;
+    /// readers refuse the rest (NaN, infinities, years before 1 or after 9999) rather than carry a value no
+    /// writer can express.
+    public static let pastLatest: Double = 253_402_300_800
+
+    /// True when `seconds` since 1970 lies in the range above.
+    public static func holds(secondsSince1970 seconds: Double) -> Bool {
+        seconds.isFinite && seconds >= earliest && seconds < pastLatest
+    }
+
     public static func < (lhs: PlistDate, rhs: PlistDate) -> Bool { lhs.secondsSince1970 < rhs.secondsSince1970 }
 
     /// Parses exactly `YYYY-MM-DDTHH:MM:SSZ` with valid calendar fields; nil otherwise.
@@ -38,16 +51,20 @@ public struct PlistDate: Sendable, Hashable, Comparable {
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
+            year >= 1, (1...12).contains(month), day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
             hour < 24, minute < 60, second < 60
         else { return nil }
         let days = CivilCalendar.daysFromCivil(year: year, month: month, day: day)
         self.secondsSince1970 = Double(days * 86_400 + hour * 3_600 + minute * 60 + second)
     }
 
-    /// `YYYY-MM-DDTHH:MM:SSZ`, the fraction of a second dropped (as Apple's writer does).
+    /// `YYYY-MM-DDTHH:MM:SSZ`, the fraction of a second dropped (as Apple's writer does). The readers only make
+    /// dates in the range `holds` names; a value built outside it in code is written as the nearest end of the
+    /// range instead of trapping.
     public var iso8601: String {
-        let whole = Int64((secondsSince1970).rounded(.down))
+        let held =
+            secondsSince1970.isNaN ? Self.earliest : min(max(secondsSince1970, Self.earliest), Self.pastLatest - 1)
+        let whole = Int64(held.rounded(.down))
         var days = whole / 86_400
         var seconds = whole % 86_400
         if seconds < 0 {

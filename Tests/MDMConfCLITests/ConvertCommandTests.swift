@@ -47,6 +47,28 @@ struct ConvertCommandTests {
                 "Examples/broken/bad-values.plist:6:2: error: invalid integer '84 43' [MC1015 invalid-integer]"))
     }
 
+    /// CPython's invalid binary plists with a date of NaN or ±infinity seconds, and one too large for a year of four
+    /// digits: once a crash while writing `<date>`, now an error at read time and nothing written.
+    @Test(arguments: [0x7FF8, 0x7FF0, 0xFFF0, 0x42E0] as [UInt16])
+    func datesNoWriterCanExpressAreRefused(_ high: UInt16) throws {
+        let bytes: [UInt8] =
+            [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30]  // bplist00
+            + [0x33, UInt8(high >> 8), UInt8(high & 0xFF), 0, 0, 0, 0, 0, 0]  // the date object at offset 8
+            + [0x08]  // offset table
+            + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 0] + [0, 0, 0, 0, 0, 0, 0, 0x11]
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("date-\(high).bplist").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        for format in ["xml", "json"] {
+            let result = try CLIProcess.run(["convert", path, "--to", format])
+            #expect(result.status == 1, "\(format): \(result.stderr)")
+            #expect(result.stdout == "")
+            #expect(result.stderr.contains("outside the years 1 to 9999"), "\(result.stderr)")
+        }
+        let validated = try CLIProcess.run(["validate", path, "--schema", "Examples/app/schema.xml", "--format", "json"])
+        #expect(validated.status == 1)
+        #expect(validated.stdout.contains("outside the years 1 to 9999"))
+    }
+
     @Test func stringsXMLCannotCarryAreRefused() throws {
         let result = try CLIProcess.run(["convert", "-", "--to", "xml"], stdin: #"{"Name": "bell\u0007"}"#)
         #expect(result.status == 1)

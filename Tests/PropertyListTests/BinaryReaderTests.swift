@@ -130,7 +130,44 @@ struct BinaryReaderTests {
             code: PlistCode.integerOverflow),
         DamagedCase(
             name: "non-ASCII byte in an ASCII string", file: B(objects: [[0x51, 0xE9]]), code: PlistCode.invalidBinary),
+        // Dates no writer can express (CPython's invalid binary plists, and the edges of years 1 to 9999).
+        DamagedCase(name: "date of NaN seconds", file: B(objects: [[0x33, 0x7F, 0xF8, 0, 0, 0, 0, 0, 0]]), code: PlistCode.invalidBinary),
+        DamagedCase(name: "date of infinite seconds", file: B(objects: [[0x33, 0x7F, 0xF0, 0, 0, 0, 0, 0, 0]]), code: PlistCode.invalidBinary),
+        DamagedCase(name: "date of minus infinity", file: B(objects: [[0x33, 0xFF, 0xF0, 0, 0, 0, 0, 0, 0]]), code: PlistCode.invalidBinary),
+        DamagedCase(name: "date in 4.5 million years", file: B(objects: [[0x33, 0x42, 0xE0, 0, 0, 0, 0, 0, 0]]), code: PlistCode.invalidBinary),
+        DamagedCase(name: "date of 1e300 seconds", file: B(objects: [[0x33] + B.bigEndian(1e300.bitPattern, 8)]), code: PlistCode.invalidBinary),
+        DamagedCase(name: "date in 10000", file: B(objects: [[0x33] + B.bigEndian((PlistDate.pastLatest - PlistDate.referenceDateOffset).bitPattern, 8)]), code: PlistCode.invalidBinary),
+        DamagedCase(name: "date before year 1", file: B(objects: [[0x33] + B.bigEndian((PlistDate.earliest - PlistDate.referenceDateOffset - 1).bitPattern, 8)]), code: PlistCode.invalidBinary),
     ]
+
+    /// The first and last instants a date holds are read and written back as XML and JSON.
+    @Test(arguments: [PlistDate.earliest, PlistDate.pastLatest - 0.5, 0])
+    func datesAtTheEdgesRoundTrip(_ seconds: Double) throws {
+        let file = B(objects: [[0x33] + B.bigEndian((seconds - PlistDate.referenceDateOffset).bitPattern, 8)])
+        let document = PropertyListReader().read(file.bytes, file: "edge.bplist")
+        #expect(document.diagnostics.isEmpty, "\(document.diagnostics.map(\.message))")
+        let root = try #require(document.root)
+        guard case .date(let date) = root.value else {
+            Issue.record("not a date: \(root.value)")
+            return
+        }
+        let xml = try PlistWriter.xml(root.value)
+        #expect(xml.contains(seconds < 0 ? "<date>0001-01-01T00:00:00Z</date>" : seconds > 0 ? "<date>9999-12-31T23:59:59Z</date>" : "<date>1970-01-01T00:00:00Z</date>"), "\(xml)")
+        let reread = PropertyListReader().read(Array(xml.utf8), file: "edge.plist")
+        guard case .date(let back)? = reread.root?.value else {
+            Issue.record("\(xml) did not read back as a date: \(reread.diagnostics.map(\.message))")
+            return
+        }
+        #expect(back.secondsSince1970 == date.secondsSince1970.rounded(.down))
+    }
+
+    /// A date made in code outside the range is written as the nearest end, never a trap.
+    @Test func writingAnyDoubleNeverTraps() {
+        for seconds in [Double.nan, .infinity, -.infinity, 1e300, -1e300] {
+            let text = PlistDate(secondsSince1970: seconds).iso8601
+            #expect(PlistDate(iso8601: text) != nil, "\(seconds) → \(text)")
+        }
+    }
 
     @Test(arguments: damaged)
     func damagedFileIsOneClearError(_ testCase: DamagedCase) {
