@@ -29,6 +29,17 @@ public enum InputPaths {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR
     }
 
+    /// Where `path` points when it is a symbolic link whose target does not exist (a catalog copied with `cp -r`
+    /// keeps relative links that no longer lead anywhere); nil for anything else.
+    public static func danglingLinkTarget(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK, stat(path, &info) != 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count >= 0 else { return "" }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR

@@ -33,6 +33,29 @@ struct BundledContentTests {
         return found.sorted()
     }()
 
+    /// The example catalog is self-contained (a `cp -r` of it works), so its schemas and profiles are copies of the
+    /// examples they come from; they must stay the same bytes.
+    @Test(arguments: [
+        ("Examples/catalog/apps/com.example.field/schema.xml", "Examples/app/schema.xml"),
+        ("Examples/catalog/apps/com.example.fieldsync/schema.plist", "Examples/manifest/schema.plist"),
+        ("Examples/catalog/profiles", "Examples/device-policy/profiles"),
+    ])
+    func exampleCatalogCopiesMatchTheirOriginals(_ copy: String, _ original: String) throws {
+        let manager = FileManager.default
+        let copyURL = Self.packageRoot.appendingPathComponent(copy)
+        let originalURL = Self.packageRoot.appendingPathComponent(original)
+        #expect((try? manager.destinationOfSymbolicLink(atPath: copyURL.path)) == nil, "\(copy) is a link")
+        var isFolder: ObjCBool = false
+        _ = manager.fileExists(atPath: originalURL.path, isDirectory: &isFolder)
+        let names = isFolder.boolValue ? try manager.contentsOfDirectory(atPath: originalURL.path).sorted() : [""]
+        if isFolder.boolValue { #expect(try manager.contentsOfDirectory(atPath: copyURL.path).sorted() == names) }
+        for name in names {
+            let a = try Data(contentsOf: name.isEmpty ? copyURL : copyURL.appendingPathComponent(name))
+            let b = try Data(contentsOf: name.isEmpty ? originalURL : originalURL.appendingPathComponent(name))
+            #expect(a == b, "\(copy)/\(name) differs from \(original)/\(name): copy the original again")
+        }
+    }
+
     @Test func bundledFoldersHaveContent() {
         #expect(Self.files.filter { $0.contains("/configs/") }.count >= 15)
         #expect(Self.files.contains("Schemas/appconfig-specfile.xsd"))

@@ -58,6 +58,38 @@ struct CatalogFixture {
 struct CatalogTests {
     static let exampleCatalog = BundledContentTests.packageRoot.appendingPathComponent("Examples/catalog").path
 
+    /// What a new user does first: `cp -r Examples/catalog my-catalog` (links copied as links). The copy loads.
+    @Test func aPlainCopyOfTheExampleCatalogLoads() throws {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("my-catalog-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: Self.exampleCatalog), to: copy)
+        let catalog = try CatalogLoader().load(copy.path).get()
+        #expect(catalog.appIDs == ["com.example.field", "com.example.fieldsync"])
+    }
+
+    /// A relative link that leads nowhere after a copy is reported as a link, with where it points.
+    @Test func danglingLinksAreSaidToBeLinks() throws {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("linked-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: Self.exampleCatalog), to: copy)
+        let manager = FileManager.default
+        for (path, target) in [
+            ("apps/com.example.field/schema.xml", "../../../app/schema.xml"),
+            ("apps/com.example.fieldsync/config.plist", "../../shared/config.plist"), ("profiles", "../device-policy/profiles"),
+        ] {
+            try manager.removeItem(at: copy.appendingPathComponent(path))
+            try manager.createSymbolicLink(atPath: copy.appendingPathComponent(path).path, withDestinationPath: target)
+        }
+        guard case .failure(let failure) = CatalogLoader().load(copy.path) else {
+            Issue.record("a catalog with dangling links loaded")
+            return
+        }
+        let messages = failure.errors.map(\.message)
+        #expect(messages.contains("apps/com.example.field/schema.xml is a symbolic link to '../../../app/schema.xml', which does not exist"), "\(messages)")
+        #expect(messages.contains("apps/com.example.fieldsync/config.plist is a symbolic link to '../../shared/config.plist', which does not exist"))
+        #expect(messages.contains("profiles is a symbolic link to '../device-policy/profiles', which does not exist"))
+        #expect(!messages.contains { $0.contains("has no schema.xml") })
+        #expect(failure.errors.first { $0.message.hasPrefix("profiles") }?.hint?.contains("cp -rL") == true)
+    }
+
     /// Examples/catalog loads with no warning; every file in it is used.
     @Test func exampleCatalogLoadsCleanly() throws {
         let catalog = try CatalogLoader().load(Self.exampleCatalog).get()

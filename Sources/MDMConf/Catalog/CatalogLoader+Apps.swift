@@ -44,9 +44,13 @@ extension CatalogRun {
         let policy = loadUpdatePolicy(folder: folder)
         let configFile = join(folder, "config.plist")
         guard InputPaths.isFile(configFile) else {
-            report(
-                CatalogCode.missingConfig, "apps/\(id) has no config.plist", file: folder,
-                hint: "add the managed configuration the app gets by default")
+            if let target = InputPaths.danglingLinkTarget(configFile) {
+                reportDanglingLink("apps/\(id)/config.plist", target: target, code: CatalogCode.missingConfig, file: configFile)
+            } else {
+                report(
+                    CatalogCode.missingConfig, "apps/\(id) has no config.plist", file: folder,
+                    hint: "add the managed configuration the app gets by default")
+            }
             return nil
         }
         let config = loadConfig(configFile, schema: schema)
@@ -96,6 +100,13 @@ extension CatalogRun {
 
     private mutating func loadSchema(_ id: String, folder: String) -> ConfigSchema? {
         let candidates = ["schema.xml", "schema.plist"].map { join(folder, $0) }.filter(InputPaths.isFile)
+        if candidates.isEmpty {
+            for name in ["schema.xml", "schema.plist"] {
+                guard let target = InputPaths.danglingLinkTarget(join(folder, name)) else { continue }
+                reportDanglingLink("apps/\(id)/\(name)", target: target, code: CatalogCode.missingSchema, file: join(folder, name))
+                return nil
+            }
+        }
         guard candidates.count == 1, let file = candidates.first else {
             report(
                 CatalogCode.missingSchema,

@@ -339,9 +339,19 @@ struct CatalogRun {
 
     // MARK: Profiles and the top level
 
+    /// A part of the catalog that is a symbolic link leading nowhere, said as such (not as a missing file).
+    mutating func reportDanglingLink(_ name: String, target: String, code: DiagnosticCode, file: String) {
+        report(
+            code, "\(name) is a symbolic link to '\(target)', which does not exist", file: file,
+            hint: "a catalog copied with 'cp -r' keeps relative links; copy it with 'cp -rL', or put the file itself there")
+    }
+
     mutating func loadProfiles() -> PolicyEngine {
         let folder = join(root, "profiles")
         var documents: [ProfileDocument] = []
+        if let target = InputPaths.danglingLinkTarget(folder) {
+            reportDanglingLink("profiles", target: target, code: CatalogCode.unreadableFile, file: folder)
+        }
         if InputPaths.isDirectory(folder) {
             let loader = ProfileLoader(readerOptions: readerOptions)
             for path in ProfileInputs.expand([folder]) {
