@@ -30,7 +30,7 @@ extension SpecfileLint {
             guard let index = keys.firstIndex(where: { $0.name == name }) else {
                 let close = Suggestion.closest(to: name, in: keys.map(\.name))
                 report(
-                    SchemaCode.fieldUnknownKey, .warning,
+                    SchemaCode.fieldUnknownKey, .error,
                     "field names the key '\(name)', which the dict does not declare",
                     at: field.position, key: name, hint: close.map { "did you mean '\($0)'?" })
                 continue
