@@ -80,6 +80,8 @@ struct CPythonVectorTests {
     @Test func readersAgreeOnCPythonsVectors() throws {
         let results = try #require(Plistlib.cpythonVectors)
         #expect(results.count >= 40)
+        let folder = try Plistlib.temporaryFolder()
+        var convertedPaths: [String: PlistValue] = [:]
         for result in results {
             guard case .string(let path)? = result["path"]?.value, case .string(let name)? = result["name"]?.value
             else { continue }
@@ -94,11 +96,31 @@ struct CPythonVectorTests {
                 #expect(errors.isEmpty, "\(name): plistlib reads it, mdmconf says \(errors.map(\.message))")
                 let root = try #require(document.root, "\(name)")
                 #expect(Plistlib.canonical(root.value) == expected.value, "\(name) reads to another value")
+                // End to end, as `mdmconf convert` does: the XML reads back equal in mdmconf (and in plistlib,
+                // below); JSON, which has no dates or data, reads back to a value that writes the same JSON.
+                let xml = try PlistWriter.xml(root.value)
+                let backXML = PropertyListReader().read(Array(xml.utf8), file: "\(name).xml")
+                #expect(backXML.diagnostics.filter { $0.severity == .error }.isEmpty, "\(name) as XML")
+                #expect(backXML.root.map { Plistlib.canonical($0.value) } == Plistlib.canonical(root.value), "\(name) as XML")
+                let json = PlistWriter.json(root.value)
+                let backJSON = PropertyListReader().read(Array(json.utf8), file: "\(name).json")
+                #expect(backJSON.diagnostics.filter { $0.severity == .error }.isEmpty, "\(name) as JSON")
+                #expect(backJSON.root.map { PlistWriter.json($0.value) } == json, "\(name) as JSON")
+                let converted = folder.appendingPathComponent("\(name).converted.plist")
+                try Data(xml.utf8).write(to: converted)
+                convertedPaths[converted.path] = expected.value
             } else {
                 #expect(
                     !errors.isEmpty, "\(name): plistlib refuses it (\(result["error"]?.value as Any)), mdmconf reads it"
                 )
             }
+        }
+        // plistlib reads every converted XML back to the value it read from the vector.
+        let reread = try Plistlib.objects(try Plistlib.run(["canon"] + convertedPaths.keys.sorted()))
+        #expect(reread.count == convertedPaths.count)
+        for result in reread {
+            guard case .string(let path)? = result["path"]?.value else { continue }
+            #expect(result["value"]?.value == convertedPaths[path], "\(path): \(result["error"]?.value as Any)")
         }
     }
 }
