@@ -53,20 +53,8 @@ NGINX
 nginx -c "$PWD/$DATA/nginx.conf"
 sleep 0.5
 
-cat >"$DATA/update-check.lua" <<'LUA'
-wrk.method = "POST"
-wrk.body = '{"app": "com.example.field", "version": "3.0.2", "platform": "ios", "osVersion": "17.4", "deviceId": "ipad-0042"}'
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer example-admin-token-c0ffee"
-LUA
-
-summary() {  # label wrk-output
-    local rps p99 errors
-    rps=$(grep -E '^Requests/sec' <<<"$2" | awk '{print $2}')
-    p99=$(grep -E '^ +99%' <<<"$2" | awk '{print $2}')
-    errors=$(grep -E 'Non-2xx|Socket errors' <<<"$2" | tr '\n' ' ' || true)
-    printf '%-34s %12s req/s   p99 %8s   %s\n' "$1" "$rps" "$p99" "${errors:-no errors}"
-}
+source Tests/Benchmarks/wrk-common.sh
+update_check_lua "$DATA/update-check.lua"
 
 echo "== config GET, 64 connections, ${RUN}s each (2 wrk threads) =="
 summary "nginx static file" "$(wrk -t2 -c64 -d${RUN}s --latency "http://127.0.0.1:$NGINX_PORT/config.plist")"

@@ -206,19 +206,8 @@ import Testing
         try await Fixture.live(try Fixture.store(), fleet: fleet) { http, _ in
             #expect(try await http.request("POST", "/v1/checkin", headers: Fixture.iphone, body: Self.checkIn()).status == 200)
             let locker = try SQLiteLocker(path: path)
-            let refused = try await http.request("POST", "/v1/checkin", headers: Fixture.iphone, body: Self.checkIn())
-            #expect(refused.status == 503, "\(refused.text)")
-            #expect(refused.header("Retry-After") == "2")
-            #expect(refused.text.contains("store_unavailable"))
-            let config = try await http.request("GET", "/v1/apps/com.example.field/config", headers: Fixture.iphone)
-            #expect(config.status == 200)
-            let update = try await http.request(
-                "GET", "/v1/update-check?app=com.example.field&version=3.0&platform=ios", headers: Fixture.iphone)
-            #expect(update.status == 200)
-            let ready = try await http.request("GET", "/readyz")
-            #expect(ready.status == 200)
-            #expect(ready.text.contains(#""status": "unavailable""#), "\(ready.text)")
-            #expect(ready.text.contains("locked"))
+            let ready = try await Self.expectDegraded(http)
+            #expect(ready.contains("locked"))
             locker.release()
             try await Task.sleep(for: .milliseconds(2_100))
             let back = try await http.request("POST", "/v1/checkin", headers: Fixture.iphone, body: Self.checkIn())
@@ -232,6 +221,25 @@ import Testing
 }
 
 extension CheckInServerTests {
+    /// With the store down: a check-in is 503 with Retry-After, configurations and update checks are still served,
+    /// and /readyz (still 200) says the store is unavailable. Returns /readyz's text.
+    @discardableResult
+    static func expectDegraded(_ http: RawHTTP) async throws -> String {
+        let refused = try await http.request("POST", "/v1/checkin", headers: Fixture.iphone, body: checkIn())
+        #expect(refused.status == 503, "\(refused.text)")
+        #expect(refused.header("Retry-After") == "2")
+        #expect(refused.text.contains("store_unavailable"))
+        let config = try await http.request("GET", "/v1/apps/com.example.field/config", headers: Fixture.iphone)
+        #expect(config.status == 200)
+        let update = try await http.request(
+            "GET", "/v1/update-check?app=com.example.field&version=3.0&platform=ios", headers: Fixture.iphone)
+        #expect(update.status == 200)
+        let ready = try await http.request("GET", "/readyz")
+        #expect(ready.status == 200)
+        #expect(ready.text.contains(#""status": "unavailable""#), "\(ready.text)")
+        return ready.text
+    }
+
     /// PostgreSQL stopped under a running server (an immediate shutdown, as a crash or a failover would): check-ins
     /// answer 503 with Retry-After while configurations and update checks are still served and /readyz says why;
     /// once the database is back, the pool reconnects and check-ins are stored again.
@@ -244,17 +252,7 @@ extension CheckInServerTests {
         try await Fixture.live(try Fixture.store(), fleet: fleet) { http, _ in
             #expect(try await http.request("POST", "/v1/checkin", headers: Fixture.iphone, body: Self.checkIn()).status == 200)
             try cluster.stop()
-            let refused = try await http.request("POST", "/v1/checkin", headers: Fixture.iphone, body: Self.checkIn())
-            #expect(refused.status == 503, "\(refused.text)")
-            #expect(refused.header("Retry-After") == "2")
-            #expect(refused.text.contains("store_unavailable"))
-            let config = try await http.request("GET", "/v1/apps/com.example.field/config", headers: Fixture.iphone)
-            #expect(config.status == 200)
-            let update = try await http.request(
-                "GET", "/v1/update-check?app=com.example.field&version=3.0&platform=ios", headers: Fixture.iphone)
-            #expect(update.status == 200)
-            let ready = try await http.request("GET", "/readyz")
-            #expect(ready.text.contains(#""status": "unavailable""#), "\(ready.text)")
+            try await Self.expectDegraded(http)
             let summary = try await http.request("GET", "/v1/fleet/summary", headers: Fixture.admin)
             #expect(summary.status == 503)
             try cluster.start()
