@@ -37,11 +37,13 @@ extension CheckInErrors {
 /// The answer to a check-in (fleet.md): per app, whether the device's configuration is current and what it must
 /// do about updates. Computed with the same lookup and evaluator that serve configs and update checks.
 public enum CheckInAnswer {
+    /// `requests` are the apps' update requests as `CheckIn.parseWithRequests` read them (in the check-in's order,
+    /// rollout id = the device); without them each app's request is parsed here.
     public static func json(
-        for record: CheckInRecord, catalog: Catalog, generation: Int, now: Instant
+        for record: CheckInRecord, catalog: Catalog, generation: Int, now: Instant, requests: [UpdateRequest]? = nil
     ) -> JSONValue {
         let checkIn = record.checkIn
-        let apps: [JSONValue] = checkIn.apps.map { app in
+        let apps: [JSONValue] = checkIn.apps.enumerated().map { index, app in
             guard let catalogApp = catalog.apps[app.app] else {
                 return .object([
                     ("app", .string(app.app)),
@@ -53,7 +55,9 @@ public enum CheckInAnswer {
             let status = ConfigStatus.of(reported: app.configETag, error: nil, served: served)
             let etag = app.configETag == served.json.etag ? served.json.etag : served.xml.etag
             let update: JSONValue =
-                switch checkIn.updateRequest(for: app) {
+                switch requests.flatMap({ $0.indices.contains(index) ? .success($0[index]) : nil })
+                    ?? checkIn.updateRequest(for: app)
+                {
                 case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now).json
                 case .failure(let errors): Decision.invalidRequest(errors, evaluatedAt: now).json
                 }

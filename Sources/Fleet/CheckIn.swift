@@ -161,6 +161,14 @@ extension CheckIn {
     /// Reads a check-in body. `device` is the caller's device when a device token asked (the body may omit it or
     /// must repeat it; that rule is the server's); otherwise the body must name one.
     public static func parse(_ root: PlistNode) -> Result<CheckIn, CheckInErrors> {
+        parseWithRequests(root).map(\.checkIn)
+    }
+
+    /// `parse`, and the update request of each app (in the check-in's order) as that parse read it, for the answer.
+    /// The requests' rollout id is the body's `device`; whoever names the device afterwards sets it on both.
+    public static func parseWithRequests(_ root: PlistNode) -> Result<
+        (checkIn: CheckIn, requests: [UpdateRequest]), CheckInErrors
+    > {
         guard case .dictionary(let dict) = root.value else {
             return .failure(
                 CheckInErrors(reasons: [.init(field: "(body)", code: "malformed_request")], malformed: true))
@@ -242,11 +250,20 @@ extension CheckIn {
             fail("apps[\(index)].configError", "invalid_config_error")
         }
 
-        // Every field through the update-request grammar: top-level fields once (with a probe app), then each
-        // app's own fields.
+        // Every field through the update-request grammar. The usual case, a valid check-in with apps, takes one
+        // parse per app, and the answer reuses those requests; when one fails, or there is no app, probes find
+        // which field is wrong: the top-level fields once (with a probe app), then each app's own fields.
         var checkIn = CheckIn(
             device: device ?? "", at: at, platform: platform ?? "ios", osVersion: osVersion, deviceModel: deviceModel,
             locale: locale, timeZone: timeZone, enrolledAt: enrolledAt, apps: apps)
+        if reasons.isEmpty, platform != nil, !apps.isEmpty {
+            var requests: [UpdateRequest] = []
+            for app in apps {
+                guard case .success(let request) = checkIn.updateRequest(for: app) else { break }
+                requests.append(request)
+            }
+            if requests.count == apps.count { return .success((checkIn, requests)) }
+        }
         let failed = Set(reasons.map(\.field))
         let probe = App(app: "probe", version: "1")
         if case .failure(let errors) = checkIn.updateRequest(for: probe) {
@@ -274,7 +291,17 @@ extension CheckIn {
             }
         }
         guard reasons.isEmpty else { return .failure(CheckInErrors(reasons: reasons, malformed: false)) }
-        return .success(checkIn)
+        var requests: [UpdateRequest] = []
+        for (index, app) in checkIn.apps.enumerated() {
+            switch checkIn.updateRequest(for: app) {
+            case .success(let request): requests.append(request)
+            case .failure(let errors):
+                // Fields valid one by one but not together; said against the app.
+                let codes = errors.reasons.map { CheckInErrors.Reason(field: "apps[\(index)]", code: $0) }
+                return .failure(CheckInErrors(reasons: codes, malformed: false))
+            }
+        }
+        return .success((checkIn, requests))
     }
 
     /// The request field a reason code of `UpdateRequest.parse` names (`invalid_os_version` → `osVersion`).

@@ -51,8 +51,9 @@ struct FleetRoutes: Sendable {
         case .failure(let error): return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
         }
         var checkIn: CheckIn
-        switch CheckIn.parse(root) {
-        case .success(let parsed): checkIn = parsed
+        var requests: [UpdateRequest]
+        switch CheckIn.parseWithRequests(root) {
+        case .success(let parsed): (checkIn, requests) = parsed
         case .failure(let errors) where errors.malformed:
             return Answer.error(.badRequest, CatalogCode.badRequest, "a check-in is a JSON object")
         case .failure(let errors): return Self.invalid(errors)
@@ -64,6 +65,8 @@ struct FleetRoutes: Sendable {
                     .forbidden, CatalogCode.forbidden, "a device token can only check in as its own device")
             }
             checkIn.device = own
+            // The device is the rollout id of every decision in the answer.
+            for index in requests.indices { requests[index].deviceID = own }
         case .admin, .open:
             guard !checkIn.device.isEmpty else {
                 // An admin token or development mode must name the device.
@@ -86,7 +89,8 @@ struct FleetRoutes: Sendable {
                 code: "store_unavailable", headers: headers)
         }
         let answer = CheckInAnswer.json(
-            for: record, catalog: state.catalog, generation: state.generation, now: record.receivedAt)
+            for: record, catalog: state.catalog, generation: state.generation, now: record.receivedAt,
+            requests: requests)
         return Answer.json(.ok, answer, generation: state.generation)
     }
 

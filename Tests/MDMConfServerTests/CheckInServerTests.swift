@@ -221,6 +221,33 @@ import Testing
 }
 
 extension CheckInServerTests {
+    /// A device token's check-in that leaves `device` out gets the same decisions, rollout included, as the update
+    /// check of that device: its id is the rollout id.
+    @Test func rolloutUsesTheTokensDevice() async throws {
+        let fleet = try await Self.fleet()
+        try await Fixture.live(try Fixture.store(), fleet: fleet) { http, _ in
+            for (headers, device) in [(Fixture.iphone, "iphone-0117"), (Fixture.ipad, "ipad-0042")] {
+                let answer = try await http.request(
+                    "POST", "/v1/checkin", headers: headers, body: Self.checkIn(version: "3.2.0"))
+                #expect(answer.status == 200, "\(answer.text)")
+                let apps = try #require(Self.object(answer.text)["apps"] as? [[String: Any]])
+                var fromCheckIn = try #require(apps.first?["update"] as? [String: Any])
+                let check = try await http.request(
+                    "GET", "/v1/update-check?app=com.example.field&version=3.2.0&platform=ios&osVersion=17.4.1&deviceId=\(device)",
+                    headers: headers)
+                var fromUpdateCheck = try Self.object(check.text)
+                fromCheckIn["evaluatedAt"] = nil
+                fromUpdateCheck["evaluatedAt"] = nil
+                #expect(NSDictionary(dictionary: fromCheckIn) == NSDictionary(dictionary: fromUpdateCheck), "\(device)")
+            }
+        }
+        try await fleet.store?.close()
+    }
+
+    static func object(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
     /// With the store down: a check-in is 503 with Retry-After, configurations and update checks are still served,
     /// and /readyz (still 200) says the store is unavailable. Returns /readyz's text.
     @discardableResult
