@@ -70,7 +70,7 @@ public struct CheckIn: Sendable, Equatable {
     /// grammar as `/v1/update-check`, with the device id as the rollout id. With a `cache`, time zones are read
     /// once per name and a parse is reused for every device that reports the same texts (a fleet reports a few
     /// versions, OS versions and models thousands of times).
-    public func updateRequest(for app: App, zones cache: ZoneCache? = nil) -> Result<UpdateRequest, RequestErrors> {
+    public func updateRequest(for app: App, cache: ParseCache? = nil) -> Result<UpdateRequest, RequestErrors> {
         func values() -> [String: String] {
             var values: [String: String] = ["app": app.app, "version": app.version, "platform": platform]
             values["build"] = app.build
@@ -134,7 +134,7 @@ public struct CheckInErrors: Error, Sendable, Equatable {
 
 /// What compliance over a whole fleet reads again and again, read once: time zones by name, and parsed update
 /// requests by their texts.
-public final class ZoneCache: @unchecked Sendable {
+public final class ParseCache: @unchecked Sendable {
     private var zones: [String: ZoneInfo?] = [:]
     private var requests: [String: Result<UpdateRequest, RequestErrors>] = [:]
 

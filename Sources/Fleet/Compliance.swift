@@ -79,13 +79,13 @@ public struct ComplianceEvaluator: Sendable {
     }
 
     /// A stored device's compliance. `zones` is shared across one pass over the fleet.
-    public func evaluate(_ state: DeviceState, zones: ZoneCache) -> DeviceCompliance {
+    public func evaluate(_ state: DeviceState, cache: ParseCache) -> DeviceCompliance {
         let checkIn = state.checkIn
         var apps: [AppCompliance] = []
         var reported = Set<String>()
         for stored in state.apps {
             reported.insert(stored.app.app)
-            apps.append(evaluate(stored.app, of: checkIn, zones: zones))
+            apps.append(evaluate(stored.app, of: checkIn, cache: cache))
         }
         for app in assignedApps(state.device) where !reported.contains(app) {
             apps.append(unreported(app, device: state.device))
@@ -102,14 +102,14 @@ public struct ComplianceEvaluator: Sendable {
             device: device, state: nil, seen: .never, apps: assignedApps(device).map { unreported($0, device: device) })
     }
 
-    func evaluate(_ app: CheckIn.App, of checkIn: CheckIn, zones: ZoneCache) -> AppCompliance {
+    func evaluate(_ app: CheckIn.App, of checkIn: CheckIn, cache: ParseCache) -> AppCompliance {
         guard let catalogApp = catalog.apps[app.app] else {
             return AppCompliance(
                 app: app.app, reported: app, decision: nil, config: .none, currentETag: nil, managed: false)
         }
         let served = catalogApp.config(forDevice: checkIn.device)
         let decision: Decision =
-            switch checkIn.updateRequest(for: app, zones: zones) {
+            switch checkIn.updateRequest(for: app, cache: cache) {
             case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now)
             case .failure(let errors): Decision.invalidRequest(errors, evaluatedAt: now)
             }

@@ -138,16 +138,16 @@ public struct FleetQuery: Sendable {
         let evaluator = self.evaluator
         let parts = states.count < 512 ? 1 : max(1, min(8, activeProcessorCount()))
         if parts == 1 {
-            let zones = ZoneCache()
-            return states.map { evaluator.evaluate($0, zones: zones) }
+            let cache = ParseCache()
+            return states.map { evaluator.evaluate($0, cache: cache) }
         }
         let size = (states.count + parts - 1) / parts
         return await withTaskGroup(of: (Int, [DeviceCompliance]).self) { group in
             for part in 0..<parts {
                 let slice = Array(states[min(states.count, part * size)..<min(states.count, (part + 1) * size)])
                 group.addTask {
-                    let zones = ZoneCache()
-                    return (part, slice.map { evaluator.evaluate($0, zones: zones) })
+                    let cache = ParseCache()
+                    return (part, slice.map { evaluator.evaluate($0, cache: cache) })
                 }
             }
             var results = [[DeviceCompliance]](repeating: [], count: parts)

@@ -242,7 +242,7 @@ struct FleetRoutes: Sendable {
             let stored = try await query.store.device(id)
             let row: DeviceCompliance
             if let stored {
-                row = query.evaluator.evaluate(stored, zones: ZoneCache())
+                row = query.evaluator.evaluate(stored, cache: ParseCache())
             } else if state.catalog.devices[id] != nil {
                 row = query.evaluator.neverSeen(id)
             } else {

@@ -79,7 +79,7 @@ struct ComplianceTests {
     func state(_ testCase: Case) throws {
         let catalog = try TestStores.catalog()
         let evaluator = ComplianceEvaluator(catalog: catalog, now: Self.now)
-        let row = evaluator.evaluate(Self.state(testCase, catalog: catalog), zones: ZoneCache())
+        let row = evaluator.evaluate(Self.state(testCase, catalog: catalog), cache: ParseCache())
         #expect(row.compliant == testCase.compliant, "\(row.why)")
         #expect(row.seen == testCase.seen)
         var got: [String: String] = [:]
