@@ -88,11 +88,9 @@ public struct CheckIn: Sendable, Equatable {
             values["enrolledAt"] = enrolledAt?.description
             return UpdateRequest.parse(values)
         }
-        // The texts the parse depends on, each ended by a byte no text holds (absent: a second one).
-        var key = ""
-        for text in [app.app, app.version, platform, app.build, app.channel, osVersion, deviceModel, locale] {
-            key += text.map { $0 + "\u{0}" } ?? "\u{0}\u{0}"
-        }
+        let key = ParseCache.RequestKey(
+            app: app.app, version: app.version, platform: platform, build: app.build, channel: app.channel,
+            osVersion: osVersion, deviceModel: deviceModel, locale: locale)
         var parsed = cache.request(key, values)
         if case .success(var request) = parsed {
             // The fields that differ from device to device, already checked when the check-in was taken.
@@ -136,7 +134,19 @@ public struct CheckInErrors: Error, Sendable, Equatable {
 /// requests by their texts.
 public final class ParseCache: @unchecked Sendable {
     private var zones: [String: ZoneInfo?] = [:]
-    private var requests: [String: Result<UpdateRequest, RequestErrors>] = [:]
+    /// The texts a parse depends on.
+    struct RequestKey: Hashable {
+        var app: String
+        var version: String
+        var platform: String
+        var build: String?
+        var channel: String?
+        var osVersion: String?
+        var deviceModel: String?
+        var locale: String?
+    }
+
+    private var requests: [RequestKey: Result<UpdateRequest, RequestErrors>] = [:]
 
     public init() {}
 
@@ -149,7 +159,7 @@ public final class ParseCache: @unchecked Sendable {
     }
 
     /// `UpdateRequest.parse(values())`, parsed once per `key` (the texts the values are made of).
-    func request(_ key: String, _ values: () -> [String: String]) -> Result<UpdateRequest, RequestErrors> {
+    func request(_ key: RequestKey, _ values: () -> [String: String]) -> Result<UpdateRequest, RequestErrors> {
         if let cached = requests[key] { return cached }
         let parsed = UpdateRequest.parse(values())
         if requests.count < 100_000 { requests[key] = parsed }

@@ -10,6 +10,14 @@ public struct FleetSummary: Sendable, Equatable {
         public var decisions: [String: Int] = [:]
         public var config: [String: Int] = [:]
         public var versions: [String: Int] = [:]
+
+        mutating func add(_ app: AppCompliance, active: Bool) {
+            devices += 1
+            if app.compliant && active { compliant += 1 }
+            decisions[app.decision?.decision.rawValue ?? "unreported", default: 0] += 1
+            config[app.config.rawValue, default: 0] += 1
+            versions[app.reported?.version ?? "unreported", default: 0] += 1
+        }
     }
 
     public var app: String?
@@ -27,13 +35,8 @@ public struct FleetSummary: Sendable, Equatable {
         if row.compliant { compliant += 1 }
         seen[row.seen.rawValue, default: 0] += 1
         for app in row.apps {
-            var counts = apps[app.app] ?? AppCounts()
-            counts.devices += 1
-            if app.compliant && row.seen == .active { counts.compliant += 1 }
-            counts.decisions[app.decision?.decision.rawValue ?? "unreported", default: 0] += 1
-            counts.config[app.config.rawValue, default: 0] += 1
-            counts.versions[app.reported?.version ?? "unreported", default: 0] += 1
-            apps[app.app] = counts
+            // Counted in place: a copy taken out of `apps` would copy its three dictionaries on every add.
+            apps[app.app, default: AppCounts()].add(app, active: row.seen == .active)
         }
     }
 
