@@ -43,6 +43,7 @@ public enum CheckInAnswer {
         for record: CheckInRecord, catalog: Catalog, generation: Int, now: Instant, requests: [UpdateRequest]? = nil
     ) -> JSONValue {
         let checkIn = record.checkIn
+        let parsed = requests.flatMap { $0.count == checkIn.apps.count ? $0 : nil }
         let apps: [JSONValue] = checkIn.apps.enumerated().map { index, app in
             guard let catalogApp = catalog.apps[app.app] else {
                 return .object([
@@ -55,9 +56,7 @@ public enum CheckInAnswer {
             let status = ConfigStatus.of(reported: app.configETag, error: nil, served: served)
             let etag = app.configETag == served.json.etag ? served.json.etag : served.xml.etag
             let update: JSONValue =
-                switch requests.flatMap({ $0.indices.contains(index) ? .success($0[index]) : nil })
-                    ?? checkIn.updateRequest(for: app)
-                {
+                switch parsed.map({ .success($0[index]) }) ?? checkIn.updateRequest(for: app) {
                 case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now).json
                 case .failure(let errors): Decision.invalidRequest(errors, evaluatedAt: now).json
                 }
