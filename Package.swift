@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Fleet", targets: ["Fleet"]),
         .library(name: "FleetStores", targets: ["FleetStores"]),
         .library(name: "MDMConfServer", targets: ["MDMConfServer"]),
+        .library(name: "MDMConfClient", targets: ["MDMConfClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -59,6 +60,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The app side: no server, store or device-policy module (libidn2 is not on iOS).
+        .target(name: "MDMConfClient", dependencies: ["ConfigSchema", "MDMDiagnostics", "PropertyList", "UpdatePolicy"]),
         .target(
             name: "Fleet",
             dependencies: ["MDMConf", "MDMDiagnostics", "PropertyList", "UpdatePolicy", "DevicePolicy", "CivilTime"]
@@ -120,6 +123,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "field-app-launch", dependencies: ["MDMConfClient", "PropertyList"], path: "Examples/client",
+            exclude: ["README.md"]
+        ),
+        .executableTarget(
             name: "update-decisions-benchmark",
             dependencies: ["UpdatePolicy", "CivilTime", "MDMDiagnostics", "PropertyList"],
             path: "Tests/Benchmarks/UpdateDecisions"
@@ -175,7 +182,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MDMConfCLITests",
-            dependencies: ["MDMConfCLI", "PropertyList", "UpdatePolicy", "CivilTime", "Fleet", "FleetTestSupport", "MDMConf"]
+            dependencies: [
+                "MDMConfCLI", "field-app-launch", "MDMConfClient", "PropertyList", "UpdatePolicy", "CivilTime", "Fleet",
+                "FleetTestSupport", "MDMConf",
+            ]
         ),
     ]
 )

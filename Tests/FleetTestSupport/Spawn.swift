@@ -44,4 +44,30 @@ public enum Spawn {
         }
         return output
     }
+
+    /// Starts `path ARGUMENTS` with its output discarded and returns its process id, for a test that signals it;
+    /// reap it with ``wait(_:)``.
+    public static func start(_ path: String, _ arguments: [String]) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in 0...2 {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw FleetStoreError(.unusable, "\(path) could not be started (errno \(spawned))")
+        }
+        return pid
+    }
+
+    /// Waits for a process started by ``start(_:_:)``; its raw wait status.
+    public static func wait(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return status
+    }
 }

@@ -1,4 +1,3 @@
-import ConfigSchema
 import MDMDiagnostics
 import PropertyList
 

@@ -1,0 +1,141 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What the client keeps between launches for one app: the last configuration that was fetched and parsed, and
+/// the last update decision, with when each came and the app version the decision was made for.
+///
+/// One JSON file per app (`<cache>/<app>.mdmconf-cache.json`), replaced atomically: written to a temporary file
+/// in the same folder, flushed to disk, then renamed over the old one, so a crash or a full disk leaves either the
+/// old file or the new one, never half of one. A file that does not parse is ignored (and replaced at the next
+/// good answer).
+struct CachedState: Equatable, Sendable {
+    struct Config: Equatable, Sendable {
+        var etag: String
+        var fetchedAt: Date
+        /// The XML plist bytes exactly as served.
+        var plist: String
+    }
+
+    struct Decision: Equatable, Sendable {
+        /// The decision document as the server sent it.
+        var document: String
+        var decidedAt: Date
+        /// The app version and OS version the decision was made for.
+        var version: String
+        var osVersion: String?
+    }
+
+    var config: Config?
+    var decision: Decision?
+
+    static let format = 1
+
+    func encoded() -> [UInt8] {
+        var object: [String: Any] = ["format": Self.format]
+        if let config {
+            object["config"] = [
+                "etag": config.etag, "fetchedAt": config.fetchedAt.timeIntervalSince1970, "plist": config.plist,
+            ] as [String: Any]
+        }
+        if let decision {
+            object["decision"] = [
+                "document": decision.document, "decidedAt": decision.decidedAt.timeIntervalSince1970,
+                "version": decision.version, "osVersion": decision.osVersion ?? NSNull(),
+            ] as [String: Any]
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return [UInt8](data)
+    }
+
+    /// The state in `bytes`, or nil when they are not a whole cache file of this format.
+    static func decode(_ bytes: [UInt8]) -> CachedState? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+            object["format"] as? Int == format
+        else { return nil }
+        var state = CachedState()
+        if let config = object["config"] {
+            guard let config = config as? [String: Any], let etag = config["etag"] as? String,
+                let fetchedAt = config["fetchedAt"] as? Double, let plist = config["plist"] as? String
+            else { return nil }
+            state.config = Config(etag: etag, fetchedAt: Date(timeIntervalSince1970: fetchedAt), plist: plist)
+        }
+        if let decision = object["decision"] {
+            guard let decision = decision as? [String: Any], let document = decision["document"] as? String,
+                let decidedAt = decision["decidedAt"] as? Double, let version = decision["version"] as? String
+            else { return nil }
+            state.decision = Decision(
+                document: document, decidedAt: Date(timeIntervalSince1970: decidedAt), version: version,
+                osVersion: decision["osVersion"] as? String)
+        }
+        return state
+    }
+}
+
+/// The cache folder of one client.
+struct ClientCache: Sendable {
+    let file: URL
+
+    init(folder: URL, app: String) {
+        file = folder.appendingPathComponent("\(app).mdmconf-cache.json")
+    }
+
+    /// The stored state; `discarded` is true when a file was there but could not be used.
+    func load() -> (state: CachedState?, discarded: Bool) {
+        guard let data = FileManager.default.contents(atPath: file.path) else { return (nil, false) }
+        guard let state = CachedState.decode([UInt8](data)) else { return (nil, true) }
+        return (state, false)
+    }
+
+    /// Replaces the stored state atomically (see ``CachedState``).
+    func store(_ state: CachedState) throws {
+        try Self.writeAtomically(state.encoded(), to: file)
+    }
+
+    /// Writes `bytes` to a temporary file beside `target`, flushes it, renames it over `target` and flushes the
+    /// folder. Throws with the system's reason; `target` is then unchanged.
+    static func writeAtomically(_ bytes: [UInt8], to target: URL) throws {
+        let folder = target.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else { throw CacheError(path: temporary.path, errno: errno) }
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                close(fd)
+                unlink(temporary.path)
+                throw CacheError(path: temporary.path, errno: code)
+            }
+            written += result
+        }
+        if fsync(fd) != 0 || close(fd) != 0 {
+            let code = errno
+            unlink(temporary.path)
+            throw CacheError(path: temporary.path, errno: code)
+        }
+        guard rename(temporary.path, target.path) == 0 else {
+            let code = errno
+            unlink(temporary.path)
+            throw CacheError(path: target.path, errno: code)
+        }
+        let dir = open(folder.path, O_RDONLY)
+        if dir >= 0 {
+            _ = fsync(dir)
+            close(dir)
+        }
+    }
+}
+
+struct CacheError: Error, CustomStringConvertible {
+    var path: String
+    var errno: Int32
+    var description: String { "\(path): \(String(cString: strerror(errno)))" }
+}
