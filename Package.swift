@@ -63,6 +63,10 @@ let package = Package(
         // The app side: no server, store or device-policy module (libidn2 is not on iOS).
         .target(name: "MDMConfClient", dependencies: ["ConfigSchema", "MDMDiagnostics", "PropertyList", "UpdatePolicy"]),
         .target(
+            name: "FleetSimulation",
+            dependencies: ["MDMConfClient", "MDMConf", "MDMDiagnostics", "PropertyList", "UpdatePolicy", "CivilTime"]
+        ),
+        .target(
             name: "Fleet",
             dependencies: ["MDMConf", "MDMDiagnostics", "PropertyList", "UpdatePolicy", "DevicePolicy", "CivilTime"]
         ),
@@ -112,6 +116,7 @@ let package = Package(
                 "UpdatePolicy",
                 "DevicePolicy",
                 "Fleet",
+                "FleetSimulation",
                 "FleetStores",
                 "MDMConf",
                 "MDMConfServer",

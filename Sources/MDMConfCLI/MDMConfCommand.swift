@@ -15,7 +15,7 @@ struct MDMConfCommand: ParsableCommand {
             """,
         subcommands: [
             ValidateCommand.self, LintCommand.self, UpdateCheckCommand.self, PolicyCommand.self, ConvertCommand.self,
-            SchemaCommand.self, ServeCommand.self, ReportCommand.self,
+            SchemaCommand.self, ServeCommand.self, ReportCommand.self, SimulateCommand.self,
         ]
     )
 

@@ -49,14 +49,8 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let outcome = ReportOutcome()
-        Task {
-            do { outcome.code = try await report() } catch { outcome.error = error }
-            outcome.done.signal()
-        }
-        outcome.done.wait()
-        if let error = outcome.error { throw error }
-        if outcome.code != 0 { throw ExitCode(outcome.code) }
+        let code = try BlockingTask.run { try await report() }
+        if code != 0 { throw ExitCode(code) }
     }
 
     private func report() async throws -> Int32 {
@@ -119,13 +113,6 @@ struct ReportCommand: ParsableCommand {
 
 extension FleetFilter.Status: ExpressibleByArgument {}
 extension Outcome: ExpressibleByArgument {}
-
-/// The result of the report task, handed to the blocked main thread.
-private final class ReportOutcome: @unchecked Sendable {
-    let done = DispatchSemaphore(value: 0)
-    var code: Int32 = 0
-    var error: (any Error)?
-}
 
 /// One line per device and app: what it runs, its decision, its config status and why it is not compliant.
 struct ReportTable {

@@ -64,13 +64,10 @@ struct ServeCommand: ParsableCommand {
     /// The root command stays synchronous (an async root starts the concurrency runtime for every command and
     /// cost `update-check` about 2 ms); serving blocks this thread until the service group ends.
     func run() throws {
-        let outcome = BlockingOutcome()
-        Task {
-            do { try await serve() } catch { outcome.error = error }
-            outcome.done.signal()
+        _ = try BlockingTask.run {
+            try await serve()
+            return 0
         }
-        outcome.done.wait()
-        if let error = outcome.error { throw error }
     }
 
     private func serve() async throws {
@@ -161,11 +158,4 @@ struct ServeCommand: ParsableCommand {
             throw ExitStatus.invalidConfiguration.exitCode
         }
     }
-}
-
-/// The result of the serving task, handed to the blocked main thread.
-private final class BlockingOutcome: @unchecked Sendable {
-    let done = DispatchSemaphore(value: 0)
-    /// Written by the task before `done` is signalled, read after the wait.
-    var error: (any Error)?
 }

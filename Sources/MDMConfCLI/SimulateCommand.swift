@@ -1,0 +1,163 @@
+import ArgumentParser
+import CivilTime
+import FleetSimulation
+import Foundation
+import MDMConf
+import MDMConfClient
+import MDMDiagnostics
+
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Play a fleet of devices against a running mdmconf serve.",
+        discussion: """
+            Every device runs the catalog's apps through MDMConfClient, as the app's start-up sequence does: \
+            check in, fetch the configuration when it is stale (with its ETag), obey the update decision, and now \
+            and then refresh the configuration as an app coming to the foreground. Versions are drawn with the \
+            catalog's own rules so that every decision kind occurs (most devices current; some behind a \
+            recommendation, below a minimum, on a blocked version, on an OS too old). The devices are the \
+            catalog's inventory, or N generated ones (sim-00001, …) with --generate-inventory, which writes them \
+            into the catalog's devices.plist (keeping the real ones; comments are not kept) and waits until the \
+            server has reloaded it (serve it with --watch, or send it SIGHUP).
+
+            A progress line is shown on a terminal; the summary says launches, decisions, configuration outcomes \
+            and the 304 ratio, errors by kind and launch latency.
+
+            Exit codes: 0 every launch was answered, 1 some were not (the summary says why), 64 usage error, \
+            66 catalog missing, 78 the catalog cannot be loaded.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    @Option(name: .long, help: "The server, e.g. http://127.0.0.1:8080.") var server: String
+    @Option(name: .long, help: "The catalog folder the server serves.") var catalog: String
+    @Option(name: .long, help: "How many devices (default: the whole inventory).") var devices: Int?
+    @Flag(name: .customLong("generate-inventory"), help: "Write N simulated devices into the catalog's inventory.")
+    var generateInventory = false
+    @Option(name: .long, help: "Seconds to keep launching (default 0: every app of every device launches once).")
+    var duration: Double = 0
+    @Option(name: .long, help: "Launches per second across the fleet (default: as fast as the server answers).")
+    var rate: Double?
+    @Option(name: .customLong("token-file"), help: "A file holding an admin token (needed when the catalog has tokens).")
+    var tokenFile: String?
+    @Option(name: .long, help: "Seconds each launch may take (the client's time limit).") var timeout: Double = 5
+    @Option(name: .customLong("refresh-every"), help: "Every how many launches a device refreshes its configuration (0 never).")
+    var refreshEvery = 2
+    @Option(name: .long, help: "Seed of the drawn fleet.") var seed: UInt64 = 1
+    @Option(name: .long, help: "text or json.") var format: Format = .text
+
+    func validate() throws {
+        guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            throw ValidationError("--server must be an http or https URL, e.g. http://127.0.0.1:8080")
+        }
+        if let devices, devices < 1 || devices > 1_000_000 { throw ValidationError("--devices must be from 1 to 1000000") }
+        if generateInventory && devices == nil { throw ValidationError("--generate-inventory needs --devices N") }
+        guard duration >= 0, duration <= 86_400 else { throw ValidationError("--duration must be from 0 to 86400 seconds") }
+        if let rate, !(rate > 0) { throw ValidationError("--rate must be above 0") }
+        guard timeout > 0, timeout <= 300 else { throw ValidationError("--timeout must be above 0 and at most 300 seconds") }
+        guard refreshEvery >= 0 else { throw ValidationError("--refresh-every must be 0 or more") }
+    }
+
+    func run() throws {
+        let code = try BlockingTask.run { try await simulate() }
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    /// The progress line, rewritten in place on standard error.
+    @Sendable static func progressLine(_ snapshot: SimulationStats.Snapshot) {
+        let decisions = ["ok", "recommended", "required", "unsupported"]
+            .map { "\($0) \(snapshot.decisions[$0, default: 0])" }.joined(separator: ", ")
+        let rate = String(format: "%.0f", snapshot.perSecond)
+        Console.error("\r\u{1B}[K\(snapshot.launches) launches (\(rate)/s): \(decisions); errors \(snapshot.errors)")
+    }
+
+    private func simulate() async throws -> Int32 {
+        guard FileManager.default.fileExists(atPath: catalog) else {
+            Console.error("error: \(catalog): no such catalog folder\n")
+            return ExitStatus.unreadableInput.rawValue
+        }
+        let loaded: Catalog
+        switch CatalogLoader().load(catalog) {
+        case .success(let value): loaded = value
+        case .failure(let failure):
+            let report = DiagnosticReport(files: [FileReport(path: catalog, diagnostics: failure.errors)])
+            Console.error(TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled)).render(report))
+            Console.error("error: \(catalog) is not a usable catalog (\(failure.errors.count) errors)\n")
+            return ExitStatus.invalidConfiguration.rawValue
+        }
+        var token: String?
+        if let tokenFile {
+            guard let data = FileManager.default.contents(atPath: tokenFile) else {
+                Console.error("error: \(tokenFile): cannot be read\n")
+                return ExitStatus.unreadableInput.rawValue
+            }
+            token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if loaded.tokens != nil {
+            guard let token else {
+                Console.error("error: the catalog has tokens: give an admin token with --token-file (simulate names every device)\n")
+                return ExitStatus.usage.rawValue
+            }
+            guard case .admin? = loaded.scope(ofBearer: token) else {
+                Console.error("error: the token in \(tokenFile ?? "") is not an admin token of this catalog (simulate names every device)\n")
+                return ExitStatus.usage.rawValue
+            }
+        }
+        let serverURL = URL(string: server)!
+
+        var ids: [String]
+        if generateInventory, let devices {
+            let groups = Array(Set(loaded.apps.values.flatMap(\.variants))).sorted()
+            do {
+                ids = try GeneratedInventory.write(count: devices, catalog: catalog, groups: groups, seed: seed)
+            } catch {
+                Console.error("error: \(error)\n")
+                return ExitStatus.invalidConfiguration.rawValue
+            }
+            if let app = loaded.appIDs.first {
+                let transport = URLSessionTransport()
+                for device in [ids.first!, ids.last!] {
+                    let served = await GeneratedInventory.waitUntilServed(
+                        device: device, app: app, server: serverURL, token: token, seconds: 30, transport: transport)
+                    guard served else {
+                        Console.error(
+                            "error: \(server) did not serve \(device) within 30 s after devices.plist was written: serve the catalog with --watch or send the server SIGHUP, then run again\n"
+                        )
+                        return ExitStatus.findings.rawValue
+                    }
+                }
+            }
+        } else {
+            ids = loaded.devices.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            if let devices {
+                guard devices <= ids.count else {
+                    Console.error(
+                        "error: the inventory has \(ids.count) devices, not \(devices): add --generate-inventory to simulate more\n")
+                    return ExitStatus.usage.rawValue
+                }
+                ids = Array(ids.prefix(devices))
+            }
+            guard !ids.isEmpty else {
+                Console.error("error: the catalog has no inventory (devices.plist): use --devices N --generate-inventory\n")
+                return ExitStatus.usage.rawValue
+            }
+        }
+
+        let plans = FleetPlanner.plan(catalog: loaded, devices: ids, seed: seed, now: .now)
+        let cacheRoot = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-simulate-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cacheRoot) }
+        let options = SimulationOptions(
+            server: serverURL, token: token, duration: duration, rate: rate, refreshEvery: refreshEvery, timeout: timeout,
+            cacheRoot: cacheRoot)
+        let showProgress = format == .text && isatty(2) != 0
+        let progress: (@Sendable (SimulationStats.Snapshot) -> Void)? = showProgress ? Self.progressLine : nil
+        let summary = await Simulator(options: options).run(plans, progress: progress)
+        if showProgress { Console.error("\r\u{1B}[K") }
+        switch format {
+        case .json: Console.out(summary.json.serialized() + "\n")
+        case .text: Console.out(summary.text)
+        }
+        return summary.errorCount == 0 ? 0 : ExitStatus.findings.rawValue
+    }
+}

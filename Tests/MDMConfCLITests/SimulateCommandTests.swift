@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// `mdmconf simulate` as a process against a real `mdmconf serve` process.
+@Suite(.serialized) struct SimulateCommandTests {
+    /// 200 generated devices check in; the server's store, read by `mdmconf report`, holds the decisions the
+    /// simulator saw, and every decision kind occurred.
+    @Test func twoHundredDevicesMatchTheReport() async throws {
+        let live = try ClientTests.LiveCatalog()
+        let tokenFile = live.root.appendingPathComponent("admin.token").path
+        try "example-admin-token-c0ffee\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let run = try CLIProcess.run([
+            "simulate", "--server", live.url.absoluteString, "--catalog", live.catalog.path, "--devices", "200",
+            "--generate-inventory", "--token-file", tokenFile, "--format", "json",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.isEmpty, "no progress line when not on a terminal: \(run.stderr)")
+        let summary = try CLIProcess.json(run.stdout)
+        #expect(summary["devices"] as? Int == 200)
+        #expect(summary["launches"] as? Int == 400, "each of the 2 apps of 200 devices launched once")
+        #expect((summary["errors"] as? [String: Int])?.isEmpty == true)
+        #expect(summary["unexpectedDecisions"] as? Int == 0)
+        let decisions = try #require(summary["decisions"] as? [String: Int])
+        for kind in ["ok", "recommended", "required", "unsupported"] {
+            #expect(decisions[kind, default: 0] > 0, "no \(kind) in \(decisions)")
+        }
+        let configs = try #require(summary["configs"] as? [String: Int])
+        #expect(configs["fetched"] == 400 && configs["notModified"] == 200, "\(configs)")
+        #expect(summary["notModifiedRatio"] as? Double == 0.333)
+
+        let report = try CLIProcess.run([
+            "report", "--catalog", live.catalog.path, "--store", "sqlite:" + live.root.appendingPathComponent("fleet.sqlite").path,
+            "--format", "json",
+        ])
+        let document = try CLIProcess.json(report.stdout)
+        let apps = try #require((document["summary"] as? [String: Any])?["apps"] as? [[String: Any]])
+        let final = try #require(summary["finalDecisions"] as? [String: [String: Int]])
+        #expect(apps.count == 2)
+        for app in apps {
+            let name = try #require(app["app"] as? String)
+            let reported = try #require(app["decisions"] as? [String: Int])
+            let seen = try #require(final[name])
+            for kind in ["ok", "recommended", "required", "unsupported"] {
+                #expect(reported[kind, default: 0] == seen[kind, default: 0], "\(name) \(kind): report \(reported), simulator \(seen)")
+            }
+            // The 6 real inventory devices were not played.
+            #expect(reported["unreported"] == 6, "\(name): \(reported)")
+        }
+
+        // A second run with the same seed plays the same fleet: every configuration is now current.
+        let again = try CLIProcess.run([
+            "simulate", "--server", live.url.absoluteString, "--catalog", live.catalog.path, "--devices", "200",
+            "--generate-inventory", "--token-file", tokenFile,
+        ])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("400 launches and 200 refreshes by 200 devices"), "\(again.stdout)")
+        #expect(again.stdout.contains("errors: none"), "\(again.stdout)")
+    }
+
+    /// A duration keeps devices launching; a rate paces them.
+    @Test func durationAndRate() async throws {
+        let live = try ClientTests.LiveCatalog()
+        let tokenFile = live.root.appendingPathComponent("admin.token").path
+        try "example-admin-token-c0ffee".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let run = try CLIProcess.run([
+            "simulate", "--server", live.url.absoluteString, "--catalog", live.catalog.path, "--token-file", tokenFile,
+            "--duration", "2", "--rate", "40", "--format", "json",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let summary = try CLIProcess.json(run.stdout)
+        let launches = try #require(summary["launches"] as? Int)
+        let refreshes = try #require(summary["refreshes"] as? Int)
+        // 40 requests/s for about 2 s, launches and refreshes together, plus the last round of each device.
+        #expect(launches + refreshes >= 40 && launches + refreshes <= 130, "\(summary)")
+        #expect(summary["devices"] as? Int == 6)
+    }
+
+    struct RefusalCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var arguments: [String]
+        var status: Int32
+        var message: String
+        var testDescription: String { name }
+    }
+
+    static let refusalCases: [RefusalCase] = [
+        RefusalCase(
+            name: "no token for a catalog with tokens", arguments: ["--server", "http://127.0.0.1:9", "--catalog", "Examples/catalog"],
+            status: 64, message: "give an admin token with --token-file"),
+        RefusalCase(
+            name: "a bad server URL", arguments: ["--server", "ftp://x", "--catalog", "Examples/catalog"], status: 64,
+            message: "--server must be an http or https URL"),
+        RefusalCase(
+            name: "no catalog", arguments: ["--server", "http://127.0.0.1:9", "--catalog", "no/such/catalog"], status: 66,
+            message: "no such catalog folder"),
+        RefusalCase(
+            name: "a broken catalog", arguments: ["--server", "http://127.0.0.1:9", "--catalog", "Examples/broken"], status: 78,
+            message: "is not a usable catalog"),
+        RefusalCase(
+            name: "generated inventory without a count",
+            arguments: ["--server", "http://127.0.0.1:9", "--catalog", "Examples/catalog", "--generate-inventory"], status: 64,
+            message: "--generate-inventory needs --devices N"),
+        RefusalCase(
+            name: "a zero duration rate", arguments: ["--server", "http://127.0.0.1:9", "--catalog", "Examples/catalog", "--rate", "0"],
+            status: 64, message: "--rate must be above 0"),
+    ]
+
+    @Test(arguments: refusalCases)
+    func refusals(_ testCase: RefusalCase) throws {
+        let run = try CLIProcess.run(["simulate"] + testCase.arguments)
+        #expect(run.status == testCase.status, "\(testCase.name): \(run.stderr)")
+        #expect(run.stderr.contains(testCase.message), "\(testCase.name): \(run.stderr)")
+    }
+
+    /// A server that is not there: every launch and refresh fails (12 + 6), the summary says so, exit 1.
+    @Test func anUnreachableServer() throws {
+        let tokenFile = try CLIProcess.temporaryFile("admin.token", "example-admin-token-c0ffee")
+        let run = try CLIProcess.run([
+            "simulate", "--server", "http://127.0.0.1:9", "--catalog", "Examples/catalog", "--token-file", tokenFile,
+            "--timeout", "1",
+        ])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stdout.contains("errors: unreachable 18"), "\(run.stdout)")
+    }
+}
