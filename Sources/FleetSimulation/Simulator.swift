@@ -44,7 +44,12 @@ public struct Simulator: Sendable {
         -> SimulationSummary
     {
         let stats = SimulationStats()
-        let transport = URLSessionTransport(maxConnectionsPerHost: max(6, min(plans.count, 256)))
+        // Several sessions: FoundationNetworking drives each session's transfers from one queue, so one session
+        // holds the whole fleet to one core.
+        let sessions = max(1, min(plans.count / 16, 8))
+        let transports = (0..<sessions).map { _ in
+            URLSessionTransport(maxConnectionsPerHost: max(6, min(plans.count / sessions + 1, 256)))
+        }
         let pacer = options.rate.map { Pacer(perSecond: $0) }
         let started = ContinuousClock.now
         let end = started.advanced(by: .milliseconds(Int64(options.duration * 1000)))
@@ -57,7 +62,8 @@ public struct Simulator: Sendable {
             }
         }
         await withTaskGroup(of: Void.self) { group in
-            for plan in plans {
+            for (index, plan) in plans.enumerated() {
+                let transport = transports[index % sessions]
                 group.addTask {
                     await play(plan, transport: transport, stats: stats, pacer: pacer, until: end)
                 }

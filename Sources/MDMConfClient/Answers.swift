@@ -8,26 +8,57 @@ struct CheckInAnswer {
     var generation: Int?
     /// `current`, `stale` or `none`.
     var configStatus: String
-    /// The decision document as JSON text; nil when the catalog has no update rules for the app.
-    var update: String?
+    /// The decision document; nil when the catalog has no decision for the app.
+    var update: PlistValue?
 
     init?(_ body: [UInt8], app: String) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-            let apps = object["apps"] as? [[String: Any]],
-            let entry = apps.first(where: { $0["app"] as? String == app }),
-            let config = entry["config"] as? [String: Any], let status = config["status"] as? String,
+        guard case .dictionary(let object)? = JSON.read(body),
+            case .array(let apps)? = object["apps"]?.value,
+            let entry = apps.lazy.compactMap({ $0.value.dictionary }).first(where: { $0["app"]?.value.string == app }),
+            let status = entry["config"]?.value.dictionary?["status"]?.value.string,
             ["current", "stale", "none"].contains(status)
         else { return nil }
-        generation = object["catalogGeneration"] as? Int
+        generation = object["catalogGeneration"]?.value.integer.map(Int.init)
         configStatus = status
-        switch entry["update"] {
-        case nil, is NSNull:
-            update = nil
-        case let document as [String: Any]:
-            guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]) else { return nil }
-            update = String(decoding: data, as: UTF8.self)
-        default:
-            return nil
+        switch entry["update"]?.value {
+        case nil: update = nil
+        case .dictionary(let document)?: update = .dictionary(document)
+        default: return nil
+        }
+    }
+}
+
+/// JSON through the project's own reader and writer (no `Any` trees): `null` members read as absent.
+enum JSON {
+    static func read(_ bytes: [UInt8]) -> PlistValue? {
+        let document = JSONPlistReader(nullMembersAreAbsent: true).read(bytes, file: "answer")
+        return document.hasErrors ? nil : document.root?.value
+    }
+
+    static func text(_ value: PlistValue) -> String { PlistWriter.json(value, pretty: false) }
+}
+
+extension PlistValue {
+    var dictionary: PlistDictionary? {
+        if case .dictionary(let dict) = self { return dict }
+        return nil
+    }
+
+    var string: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    var integer: Int64? {
+        if case .integer(let number) = self { return number }
+        return nil
+    }
+
+    var real: Double? {
+        switch self {
+        case .real(let number): number
+        case .integer(let number): Double(number)
+        default: nil
         }
     }
 }
@@ -35,26 +66,37 @@ struct CheckInAnswer {
 extension UpdateAdvice {
     /// The advice in a decision document (update-policy.md 6.1); nil when it is not one, or its decision is
     /// `error` (which a check-in never answers with 200).
-    init?(document: String, source: Source, now: Date) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(document.utf8)) as? [String: Any],
-            let decisionText = object["decision"] as? String, let decision = UpdateDecision(rawValue: decisionText)
+    init?(document value: PlistValue, source: Source, now: Date) {
+        guard let object = value.dictionary, let decisionText = object["decision"]?.value.string,
+            let decision = UpdateDecision(rawValue: decisionText)
         else { return nil }
+        func text(_ key: String) -> String? { object[key]?.value.string }
         func date(_ key: String) -> Date? {
-            (object[key] as? String).flatMap { PlistDate(iso8601: $0) }.map { Date(timeIntervalSince1970: $0.secondsSince1970) }
+            text(key).flatMap { PlistDate(iso8601: $0) }.map { Date(timeIntervalSince1970: $0.secondsSince1970) }
         }
         let decidedAt = date("evaluatedAt") ?? now
         var message: Message?
-        if let fields = object["message"] as? [String: Any] {
+        if let fields = object["message"]?.value.dictionary {
             message = Message(
-                locale: fields["locale"] as? String ?? "", title: fields["title"] as? String, body: fields["body"] as? String)
+                locale: fields["locale"]?.value.string ?? "", title: fields["title"]?.value.string,
+                body: fields["body"]?.value.string)
+        }
+        var reasons: [String] = []
+        if case .array(let items)? = object["reasons"]?.value {
+            reasons = items.compactMap { $0.value.dictionary?["code"]?.value.string }
         }
         self.init(
-            decision: decision, policy: object["policy"] as? String, targetVersion: object["targetVersion"] as? String,
-            deadline: date("deadline"), urgency: object["urgency"] as? String ?? "none",
-            deferralsRemaining: object["deferralsRemaining"] as? Int, message: message,
-            updateURL: (object["updateUrl"] as? String).flatMap(URL.init(string:)),
-            reasons: (object["reasons"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String },
-            source: source, decidedAt: decidedAt, age: max(0, now.timeIntervalSince(decidedAt)), document: document)
+            decision: decision, policy: text("policy"), targetVersion: text("targetVersion"), deadline: date("deadline"),
+            urgency: text("urgency") ?? "none", deferralsRemaining: object["deferralsRemaining"]?.value.integer.map(Int.init),
+            message: message, updateURL: text("updateUrl").flatMap(URL.init(string:)), reasons: reasons,
+            source: source, decidedAt: decidedAt, age: max(0, now.timeIntervalSince(decidedAt)),
+            document: JSON.text(value))
+    }
+
+    /// The advice in a decision document's JSON text.
+    init?(document: String, source: Source, now: Date) {
+        guard let value = JSON.read(Array(document.utf8)) else { return nil }
+        self.init(document: value, source: source, now: now)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MDMDiagnostics
 
 #if canImport(Glibc)
     import Glibc
@@ -36,41 +37,46 @@ struct CachedState: Equatable, Sendable {
     static let format = 1
 
     func encoded() -> [UInt8] {
-        var object: [String: Any] = ["format": Self.format]
+        var object: [(String, JSONValue)] = [("format", .integer(Self.format))]
         if let config {
-            object["config"] = [
-                "etag": config.etag, "fetchedAt": config.fetchedAt.timeIntervalSince1970, "plist": config.plist,
-            ] as [String: Any]
+            object.append((
+                "config",
+                .object([
+                    ("etag", .string(config.etag)), ("fetchedAt", .number(String(config.fetchedAt.timeIntervalSince1970))),
+                    ("plist", .string(config.plist)),
+                ])
+            ))
         }
         if let decision {
-            object["decision"] = [
-                "document": decision.document, "decidedAt": decision.decidedAt.timeIntervalSince1970,
-                "version": decision.version, "osVersion": decision.osVersion ?? NSNull(),
-            ] as [String: Any]
+            object.append((
+                "decision",
+                .object([
+                    ("document", .string(decision.document)),
+                    ("decidedAt", .number(String(decision.decidedAt.timeIntervalSince1970))),
+                    ("version", .string(decision.version)), ("osVersion", .optional(decision.osVersion)),
+                ])
+            ))
         }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return [UInt8](data)
+        return Array(JSONValue.object(object).serialized(pretty: false).utf8)
     }
 
     /// The state in `bytes`, or nil when they are not a whole cache file of this format.
     static func decode(_ bytes: [UInt8]) -> CachedState? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-            object["format"] as? Int == format
-        else { return nil }
+        guard let object = JSON.read(bytes)?.dictionary, object["format"]?.value.integer == Int64(format) else { return nil }
         var state = CachedState()
         if let config = object["config"] {
-            guard let config = config as? [String: Any], let etag = config["etag"] as? String,
-                let fetchedAt = config["fetchedAt"] as? Double, let plist = config["plist"] as? String
+            guard let config = config.value.dictionary, let etag = config["etag"]?.value.string,
+                let fetchedAt = config["fetchedAt"]?.value.real, let plist = config["plist"]?.value.string
             else { return nil }
             state.config = Config(etag: etag, fetchedAt: Date(timeIntervalSince1970: fetchedAt), plist: plist)
         }
         if let decision = object["decision"] {
-            guard let decision = decision as? [String: Any], let document = decision["document"] as? String,
-                let decidedAt = decision["decidedAt"] as? Double, let version = decision["version"] as? String
+            guard let decision = decision.value.dictionary, let document = decision["document"]?.value.string,
+                let decidedAt = decision["decidedAt"]?.value.real, let version = decision["version"]?.value.string
             else { return nil }
             state.decision = Decision(
                 document: document, decidedAt: Date(timeIntervalSince1970: decidedAt), version: version,
-                osVersion: decision["osVersion"] as? String)
+                osVersion: decision["osVersion"]?.value.string)
         }
         return state
     }

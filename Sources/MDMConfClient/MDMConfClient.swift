@@ -58,22 +58,29 @@ public actor MDMConfClient {
         let configError = managedConfiguration?.configError
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(timeout * 1000)))
 
-        var entry: [String: Any] = ["app": app, "version": version]
-        entry["build"] = build
-        entry["channel"] = channel
-        entry["configETag"] = state.config?.etag
-        entry["configError"] = configError
-        entry["deferralsUsed"] = deferralsUsed
-        var body: [String: Any] = ["platform": platform, "at": PlistDate(secondsSince1970: now.timeIntervalSince1970.rounded(.down)).iso8601, "apps": [entry]]
-        body["device"] = device
-        body["osVersion"] = osVersion
-        body["deviceModel"] = deviceModel
-        body["locale"] = locale
-        body["timeZone"] = timeZone
+        var entry: [(String, JSONValue)] = [("app", .string(app)), ("version", .string(version))]
+        var body: [(String, JSONValue)] = [
+            ("platform", .string(platform)),
+            ("at", .string(PlistDate(secondsSince1970: now.timeIntervalSince1970.rounded(.down)).iso8601)),
+        ]
+        func add(_ key: String, _ value: String?, to object: inout [(String, JSONValue)]) {
+            if let value { object.append((key, .string(value))) }
+        }
+        add("build", build, to: &entry)
+        add("channel", channel, to: &entry)
+        add("configETag", state.config?.etag, to: &entry)
+        add("configError", configError, to: &entry)
+        if let deferralsUsed { entry.append(("deferralsUsed", .integer(deferralsUsed))) }
+        body.append(("apps", .array([.object(entry)])))
+        add("device", device, to: &body)
+        add("osVersion", osVersion, to: &body)
+        add("deviceModel", deviceModel, to: &body)
+        add("locale", locale, to: &body)
+        add("timeZone", timeZone, to: &body)
         let checkIn = ClientRequest(
             method: "POST", url: endpoint("v1/checkin"),
             headers: headers(["Content-Type": "application/json", "Accept": "application/json"]),
-            body: [UInt8]((try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()))
+            body: Array(JSONValue.object(body).serialized(pretty: false).utf8))
 
         func offline(_ problem: LaunchProblem) -> LaunchResult {
             LaunchResult(
@@ -111,7 +118,7 @@ public actor MDMConfClient {
             advice.age = 0
             result.update = advice
             state.decision = CachedState.Decision(
-                document: document, decidedAt: advice.decidedAt, version: version, osVersion: osVersion)
+                document: advice.document, decidedAt: advice.decidedAt, version: version, osVersion: osVersion)
         } else {
             state.decision = nil
         }
@@ -257,12 +264,8 @@ public actor MDMConfClient {
     }
 
     static func errorMessage(_ response: ClientResponse) -> String {
-        if let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-            let error = object["error"] as? [String: Any], let message = error["message"] as? String
-        {
-            return message
-        }
-        return "HTTP \(response.status)"
+        JSON.read(response.body)?.dictionary?["error"]?.value.dictionary?["message"]?.value.string
+            ?? "HTTP \(response.status)"
     }
 
     static func describe(_ error: any Error, timeout: Double) -> String {
