@@ -93,6 +93,21 @@ public enum FleetSQL {
                     value TEXT NOT NULL, devices BIGINT NOT NULL, PRIMARY KEY (day, app, dimension, value))
                     """
                 ]),
+            Migration(
+                version: 3, name: "catalog generations",
+                statements: [
+                    // A file's bytes once per content hash (base64), however many generations hold it.
+                    "CREATE TABLE catalog_blobs (hash TEXT PRIMARY KEY, size BIGINT NOT NULL, content TEXT NOT NULL)",
+                    """
+                    CREATE TABLE catalog_generations (generation BIGINT PRIMARY KEY, content_hash TEXT NOT NULL, \
+                    author TEXT NOT NULL, message TEXT NOT NULL, created_at BIGINT NOT NULL, kind TEXT NOT NULL, \
+                    source BIGINT, files BIGINT NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE catalog_files (generation BIGINT NOT NULL, path \(key) NOT NULL, hash TEXT NOT NULL, \
+                    PRIMARY KEY (generation, path))
+                    """,
+                ]),
         ]
     }
 

@@ -36,6 +36,15 @@ public protocol FleetStore: Sendable {
 
     /// Releases connections and files.
     func close() async throws
+
+    /// The SQL dialect the store speaks (FleetSQL writes its statements for it).
+    var dialect: FleetSQL.Dialect { get }
+
+    /// Runs statements in one transaction: all committed, or none (an error).
+    func execute(_ statements: [FleetSQL.Statement]) async throws
+
+    /// The rows of one read.
+    func rows(_ statement: FleetSQL.Statement) async throws -> [[FleetSQL.Value]]
 }
 
 /// One check-in as it is stored: what the device sent, when the server took it, which replica took it.

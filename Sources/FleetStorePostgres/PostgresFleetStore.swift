@@ -235,6 +235,14 @@ public final class PostgresFleetStore: FleetStore {
         await runTask.value
     }
 
+    public var dialect: FleetSQL.Dialect { .postgres }
+
+    public func execute(_ statements: [FleetSQL.Statement]) async throws { try await run(statements) }
+
+    public func rows(_ statement: FleetSQL.Statement) async throws -> [[FleetSQL.Value]] {
+        try await rows(statement.sql, statement.values)
+    }
+
     // MARK: Values
 
     static func query(_ statement: FleetSQL.Statement) -> PostgresQuery {

@@ -198,6 +198,18 @@ public final class SQLiteFleetStore: FleetStore {
         try await writer.close()
     }
 
+    public var dialect: FleetSQL.Dialect { .sqlite }
+
+    public func execute(_ statements: [FleetSQL.Statement]) async throws { try await run(statements) }
+
+    public func rows(_ statement: FleetSQL.Statement) async throws -> [[FleetSQL.Value]] {
+        do {
+            return try await reader.query(statement.sql, statement.values.map(Self.data)).map(Self.values)
+        } catch {
+            throw FleetStoreError(.unavailable, "the SQLite store \(path) cannot be read: \(Self.reason(error))")
+        }
+    }
+
     // MARK: Values
 
     static func data(_ value: FleetSQL.Value) -> SQLiteData {

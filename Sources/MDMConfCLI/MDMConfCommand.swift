@@ -15,7 +15,8 @@ struct MDMConfCommand: ParsableCommand {
             """,
         subcommands: [
             ValidateCommand.self, LintCommand.self, UpdateCheckCommand.self, PolicyCommand.self, ConvertCommand.self,
-            SchemaCommand.self, ServeCommand.self, ReportCommand.self, SimulateCommand.self,
+            SchemaCommand.self, ServeCommand.self, ReportCommand.self, SimulateCommand.self, DiffCommand.self,
+            PublishCommand.self, HistoryCommand.self, RollbackCommand.self,
         ]
     )
 

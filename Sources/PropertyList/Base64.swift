@@ -53,7 +53,7 @@ public enum Base64 {
     }
 
     /// Encodes `bytes` on one line.
-    static func encode(_ bytes: [UInt8]) -> String {
+    public static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var index = 0

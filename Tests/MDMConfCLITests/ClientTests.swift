@@ -16,7 +16,9 @@ import Testing
     static let field = "com.example.field"
     static let iphoneToken = "example-device-token-iphone-0117"
 
-    /// A copy of the example catalog (so a test may change it) served by its own `mdmconf serve`.
+    /// A copy of the example catalog (so a test may change it) served by its own `mdmconf serve`. Its clients
+    /// wait up to 30 s (not the 5 s an app uses): the whole suite runs in parallel on two cores, and a debug server
+    /// under that load was seen to take more than 5 s for its first answer.
     final class LiveCatalog: @unchecked Sendable {
         let root: URL
         let catalog: URL
@@ -43,7 +45,7 @@ import Testing
 
         func client(
             token: String? = ClientTests.iphoneToken, device: String? = nil, cache name: String = "cache",
-            transport: any ClientTransport = URLSessionTransport(), timeout: Double = 5
+            transport: any ClientTransport = URLSessionTransport(), timeout: Double = 30
         ) -> MDMConfClient {
             MDMConfClient(
                 server: url, token: token, app: ClientTests.field, cache: cache(name), device: device, timeout: timeout,

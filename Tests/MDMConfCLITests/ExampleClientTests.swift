@@ -31,7 +31,7 @@ import Testing
         func launch(_ version: String, os: String = "17.4.1") throws -> CLIProcess.Result {
             try Self.run([
                 "--server", "http://127.0.0.1:\(server.port)", "--token", "example-device-token-iphone-0117",
-                "--version", version, "--os-version", os, "--cache", cache,
+                "--version", version, "--os-version", os, "--cache", cache, "--timeout", "30",
             ])
         }
         for expected in Self.launches {

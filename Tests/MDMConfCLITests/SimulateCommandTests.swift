@@ -11,7 +11,7 @@ import Testing
         try "example-admin-token-c0ffee\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         let run = try CLIProcess.run([
             "simulate", "--server", live.url.absoluteString, "--catalog", live.catalog.path, "--devices", "200",
-            "--generate-inventory", "--token-file", tokenFile, "--format", "json",
+            "--generate-inventory", "--token-file", tokenFile, "--format", "json", "--timeout", "30",
         ])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.isEmpty, "no progress line when not on a terminal: \(run.stderr)")
@@ -50,7 +50,7 @@ import Testing
         // A second run with the same seed plays the same fleet: every configuration is now current.
         let again = try CLIProcess.run([
             "simulate", "--server", live.url.absoluteString, "--catalog", live.catalog.path, "--devices", "200",
-            "--generate-inventory", "--token-file", tokenFile,
+            "--generate-inventory", "--token-file", tokenFile, "--timeout", "30",
         ])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("400 launches and 200 refreshes by 200 devices"), "\(again.stdout)")
@@ -64,14 +64,15 @@ import Testing
         try "example-admin-token-c0ffee".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         let run = try CLIProcess.run([
             "simulate", "--server", live.url.absoluteString, "--catalog", live.catalog.path, "--token-file", tokenFile,
-            "--duration", "2", "--rate", "40", "--format", "json",
+            "--duration", "2", "--rate", "40", "--format", "json", "--timeout", "30",
         ])
         #expect(run.status == 0, "\(run.stderr)")
         let summary = try CLIProcess.json(run.stdout)
         let launches = try #require(summary["launches"] as? Int)
         let refreshes = try #require(summary["refreshes"] as? Int)
-        // 40 requests/s for about 2 s, launches and refreshes together, plus the last round of each device.
-        #expect(launches + refreshes >= 40 && launches + refreshes <= 130, "\(summary)")
+        // At most 40 requests/s for about 2 s, launches and refreshes together, plus the last round of each
+        // device; at least one round (2 launches and a refresh) of each of the 6 devices.
+        #expect(launches + refreshes >= 18 && launches + refreshes <= 130, "\(summary)")
         #expect(summary["devices"] as? Int == 6)
     }
 

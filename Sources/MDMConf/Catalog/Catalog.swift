@@ -138,13 +138,7 @@ public struct ServedConfig: Sendable {
 
         init(_ text: String) {
             bytes = Array(text.utf8)
-            let digest = SHA256.hash(data: bytes)
-            etag =
-                "\""
-                + digest.prefix(16).map { byte in
-                    let hex = Array("0123456789abcdef".utf8)
-                    return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
-                }.joined() + "\""
+            etag = "\"" + ContentHash.hex(bytes, bytes: 16) + "\""
         }
     }
 

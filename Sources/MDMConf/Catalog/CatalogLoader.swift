@@ -1,3 +1,4 @@
+import Foundation
 import ConfigSchema
 import DevicePolicy
 import MDMDiagnostics
@@ -32,6 +33,24 @@ public struct CatalogLoader: Sendable {
         let catalog = run.load()
         if let catalog, !run.findings.hasErrors { return .success(catalog) }
         return .failure(Failure(diagnostics: run.findings, sources: run.sources))
+    }
+
+    /// Loads a catalog from its files (a stored generation) exactly as from a folder: they are written to a
+    /// fresh temporary folder, loaded, and the folder removed. Findings name the files by their catalog paths
+    /// under that folder.
+    public func load(files: CatalogFiles) -> Result<Catalog, Failure> {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-generation-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try files.write(to: folder.path)
+        } catch {
+            let diagnostic = Diagnostic(
+                CatalogCode.unreadableFile, severity: .error, message: "the generation's files cannot be written out: \(error)",
+                location: SourceLocation(file: folder.path, position: .unknown))
+            return .failure(Failure(diagnostics: [diagnostic], sources: [:]))
+        }
+        return load(folder.path)
     }
 
     /// A stamp of everything under `path` (names, sizes, modification times, inodes): `--watch` reloads when

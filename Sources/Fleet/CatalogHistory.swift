@@ -1,0 +1,152 @@
+import CivilTime
+import MDMConf
+import PropertyList
+
+/// One published catalog generation: its number, what it holds and who published it why.
+public struct CatalogGeneration: Sendable, Equatable {
+    public var number: Int
+    /// ``MDMConf/CatalogFiles/contentHash`` of its files.
+    public var contentHash: String
+    public var author: String
+    public var message: String
+    public var createdAt: Instant
+    /// `publish`, or `rollback` (then ``source`` is the generation whose content it republished).
+    public var kind: String
+    public var source: Int?
+    public var files: Int
+}
+
+/// The catalog's history in the fleet store: generations are only ever added (a rollback publishes an old
+/// generation's content again), and each file's bytes are stored once per content hash.
+public struct CatalogHistory: Sendable {
+    public let store: any FleetStore
+
+    public init(store: any FleetStore) { self.store = store }
+
+    public enum PublishOutcome: Sendable, Equatable {
+        /// A new generation; `previous` is the one before it (nil for the first).
+        case published(CatalogGeneration, previous: CatalogGeneration?)
+        /// The content equals the newest generation's: nothing was written.
+        case unchanged(CatalogGeneration)
+    }
+
+    static let columns = "generation, content_hash, author, message, created_at, kind, source, files"
+
+    public func latest() async throws -> CatalogGeneration? {
+        try await store.rows(
+            FleetSQL.Statement(
+                sql: "SELECT \(Self.columns) FROM catalog_generations ORDER BY generation DESC LIMIT 1", values: [])
+        ).first.flatMap(Self.generation)
+    }
+
+    /// Newest first.
+    public func generations(limit: Int = 1_000) async throws -> [CatalogGeneration] {
+        try await store.rows(
+            FleetSQL.Statement(
+                sql: "SELECT \(Self.columns) FROM catalog_generations ORDER BY generation DESC LIMIT \(store.dialect.parameter(1))",
+                values: [.integer(Int64(limit))])
+        ).compactMap(Self.generation)
+    }
+
+    public func generation(_ number: Int) async throws -> CatalogGeneration? {
+        try await store.rows(
+            FleetSQL.Statement(
+                sql: "SELECT \(Self.columns) FROM catalog_generations WHERE generation = \(store.dialect.parameter(1))",
+                values: [.integer(Int64(number))])
+        ).first.flatMap(Self.generation)
+    }
+
+    /// The files of a generation; nil when there is no such generation.
+    public func files(of number: Int) async throws -> CatalogFiles? {
+        guard try await generation(number) != nil else { return nil }
+        let rows = try await store.rows(
+            FleetSQL.Statement(
+                sql: """
+                    SELECT f.path, b.content FROM catalog_files f JOIN catalog_blobs b ON b.hash = f.hash \
+                    WHERE f.generation = \(store.dialect.parameter(1))
+                    """,
+                values: [.integer(Int64(number))]))
+        var files: [String: [UInt8]] = [:]
+        for row in rows {
+            guard row.count == 2, let path = row[0].text, let content = row[1].text,
+                case .success(let bytes) = Base64.decode(Array(content.utf8))
+            else { throw FleetStoreError(.unusable, "generation \(number) holds a file that cannot be decoded") }
+            files[path] = bytes
+        }
+        return CatalogFiles(files)
+    }
+
+    /// Stores `files` as the next generation, unless they equal the newest one. The files' bytes are written only
+    /// for hashes the store does not hold yet; the generation, its file list and (on PostgreSQL) the
+    /// notification to replicas are one transaction.
+    public func publish(
+        _ files: CatalogFiles, author: String, message: String, kind: String = "publish", source: Int? = nil,
+        at time: Instant = .now
+    ) async throws -> PublishOutcome {
+        let previous = try await latest()
+        let contentHash = files.contentHash
+        if let previous, previous.contentHash == contentHash { return .unchanged(previous) }
+        let p = store.dialect.parameter
+        var held = Set<String>()
+        if let previous {
+            let rows = try await store.rows(
+                FleetSQL.Statement(
+                    sql: "SELECT hash FROM catalog_files WHERE generation = \(p(1))", values: [.integer(Int64(previous.number))]))
+            held = Set(rows.compactMap { $0.first?.text })
+        }
+        var statements: [FleetSQL.Statement] = []
+        if store.dialect == .postgres {
+            statements.append(FleetSQL.Statement(sql: "SELECT pg_advisory_xact_lock(7415002)", values: []))
+        }
+        let hashes = files.files.mapValues(CatalogFiles.hash)
+        var written = Set<String>()
+        for (path, bytes) in files.files {
+            let hash = hashes[path]!
+            guard !held.contains(hash), written.insert(hash).inserted else { continue }
+            statements.append(
+                FleetSQL.Statement(
+                    sql: "INSERT INTO catalog_blobs (hash, size, content) VALUES (\(p(1)), \(p(2)), \(p(3))) ON CONFLICT (hash) DO NOTHING",
+                    values: [.text(hash), .integer(Int64(bytes.count)), .text(Base64.encode(bytes))]))
+        }
+        statements.append(
+            FleetSQL.Statement(
+                sql: """
+                    INSERT INTO catalog_generations (\(Self.columns)) \
+                    SELECT COALESCE(MAX(generation), 0) + 1, \(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(6)), \(p(7)) \
+                    FROM catalog_generations
+                    """,
+                values: [
+                    .text(contentHash), .text(author), .text(message), .integer(time.seconds), .text(kind),
+                    source.map { .integer(Int64($0)) } ?? .null, .integer(Int64(files.files.count)),
+                ]))
+        for path in files.files.keys.sorted() {
+            statements.append(
+                FleetSQL.Statement(
+                    sql: "INSERT INTO catalog_files (generation, path, hash) SELECT MAX(generation), \(p(1)), \(p(2)) FROM catalog_generations",
+                    values: [.text(path), .text(hashes[path]!)]))
+        }
+        if store.dialect == .postgres {
+            statements.append(
+                FleetSQL.Statement(
+                    sql: "SELECT pg_notify('\(Self.channel)', (SELECT MAX(generation) FROM catalog_generations)::text)",
+                    values: []))
+        }
+        try await store.execute(statements)
+        guard let created = try await latest() else {
+            throw FleetStoreError(.unavailable, "the published generation is not in the store")
+        }
+        return .published(created, previous: previous)
+    }
+
+    /// The PostgreSQL notification channel a publish notifies.
+    public static let channel = "mdmconf_catalog"
+
+    static func generation(_ row: [FleetSQL.Value]) -> CatalogGeneration? {
+        guard row.count == 8, let number = row[0].integer, let hash = row[1].text, let author = row[2].text,
+            let message = row[3].text, let created = row[4].integer, let kind = row[5].text, let files = row[7].integer
+        else { return nil }
+        return CatalogGeneration(
+            number: Int(number), contentHash: hash, author: author, message: message, createdAt: Instant(seconds: created),
+            kind: kind, source: row[6].integer.map(Int.init), files: Int(files))
+    }
+}

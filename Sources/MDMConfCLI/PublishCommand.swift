@@ -1,0 +1,173 @@
+import ArgumentParser
+import Fleet
+import Foundation
+import MDMConf
+import MDMDiagnostics
+
+struct PublishCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Store a catalog folder as the next generation in the fleet store.",
+        discussion: """
+            The folder is loaded exactly as `serve` loads it; a catalog with errors is refused with every finding \
+            (exit 78) and nothing is written. Otherwise its files are stored as the next generation with their \
+            content hash, the author ($USER or --author), the message and the time, and the changes against the \
+            previous generation are printed. Content equal to the newest generation is not stored again (exit 0, \
+            it says so). File bytes are stored once per content hash, not once per generation. \
+            `serve --from-store` replicas pick the new generation up.
+
+            Exit codes: 0 published or unchanged, 64 usage error, 66 no such folder, 78 the catalog has errors or \
+            the store cannot be used.
+            """
+    )
+
+    @Argument(help: "The catalog folder.") var catalog: String
+    @Option(name: .long, help: "The fleet store: sqlite:PATH or postgres://user@host:port/db.") var store: String
+    @Option(name: .long, help: "Why: shown in history.") var message: String = ""
+    @Option(name: .long, help: "Who publishes (default: $USER).") var author: String?
+    @Option(name: .long, help: "text or json.") var format: HistoryCommand.Format = .text
+
+    func run() throws {
+        let code = try BlockingTask.run { try await publish() }
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    private func publish() async throws -> Int32 {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: catalog, isDirectory: &isFolder), isFolder.boolValue else {
+            Console.error("error: \(catalog): no such catalog folder\n")
+            return ExitStatus.unreadableInput.rawValue
+        }
+        let loaded: Catalog
+        switch CatalogLoader().load(catalog) {
+        case .success(let value): loaded = value
+        case .failure(let failure):
+            let report = DiagnosticReport(files: [FileReport(path: catalog, diagnostics: failure.errors)])
+            Console.error(TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled)).render(report))
+            Console.error("error: \(catalog) is not a usable catalog (\(failure.errors.count) errors): nothing was published\n")
+            return ExitStatus.invalidConfiguration.rawValue
+        }
+        let files: CatalogFiles
+        do { files = try CatalogFiles.read(folder: catalog) } catch {
+            Console.error("error: \(error.path): \(error.reason)\n")
+            return ExitStatus.unreadableInput.rawValue
+        }
+        let who = author ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+        return try await StoredCatalogs.withStore(store) { history in
+            let outcome = try await history.publish(files, author: who, message: message)
+            return try await Self.report(outcome, files: files, catalog: loaded, history: history, format: format)
+        }
+    }
+
+    /// Prints what a publish or rollback did: the new generation and its changes, or that nothing changed.
+    static func report(
+        _ outcome: CatalogHistory.PublishOutcome, files: CatalogFiles, catalog: Catalog?, history: CatalogHistory,
+        format: HistoryCommand.Format
+    ) async throws -> Int32 {
+        switch outcome {
+        case .unchanged(let newest):
+            if format == .json {
+                Console.out(JSONValue.object([("published", .bool(false)), ("generation", StoredCatalogs.json(newest))]).serialized())
+            } else {
+                Console.out("unchanged: the content equals generation \(newest.number); nothing was written\n")
+            }
+        case .published(let generation, let previous):
+            var diff: CatalogDiff?
+            if let previous, let before = try await history.files(of: previous.number) {
+                diff = CatalogDiff.compare(before, files, oldCatalog: StoredCatalogs.load(before), newCatalog: catalog)
+            }
+            if format == .json {
+                Console.out(
+                    JSONValue.object([
+                        ("published", .bool(true)), ("generation", StoredCatalogs.json(generation)),
+                        ("previous", previous.map { .integer($0.number) } ?? .null), ("diff", diff?.json ?? .null),
+                    ]).serialized())
+            } else {
+                let source = generation.source.map { " (the content of generation \($0))" } ?? ""
+                Console.out(
+                    "published generation \(generation.number)\(source): \(generation.files) files, content \(generation.contentHash.prefix(12)), by \(generation.author)\n")
+                if let diff, let previous {
+                    Console.out("changes since generation \(previous.number):\n")
+                    Console.out(diff.text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "  \($0)" }.joined(separator: "\n"))
+                } else {
+                    Console.out("the first generation in this store\n")
+                }
+            }
+        }
+        return 0
+    }
+}
+
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "List the catalog generations in the fleet store, newest first.",
+        discussion: "Exit codes: 0 listed (also when empty), 64 usage error, 78 the store cannot be used."
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    @Option(name: .long, help: "The fleet store: sqlite:PATH or postgres://user@host:port/db.") var store: String
+    @Option(name: .long, help: "At most this many generations.") var limit: Int = 50
+    @Option(name: .long, help: "text or json.") var format: Format = .text
+
+    func validate() throws {
+        guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be from 1 to 100000") }
+    }
+
+    func run() throws {
+        let code = try BlockingTask.run {
+            try await StoredCatalogs.withStore(store) { history in
+                let generations = try await history.generations(limit: limit)
+                switch format {
+                case .json: Console.out(JSONValue.array(generations.map(StoredCatalogs.json)).serialized())
+                case .text:
+                    Console.out(generations.isEmpty ? "no generations: publish one with mdmconf publish CATALOG --store …\n" : StoredCatalogs.table(generations))
+                }
+                return 0
+            }
+        }
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+struct RollbackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rollback",
+        abstract: "Publish an earlier generation's content again, as a new generation.",
+        discussion: """
+            History is never rewritten: rolling back to generation N stores N's files as the next generation \
+            (kind rollback, source N, the same content hash), so the audit trail shows who went back and when. \
+            The generation is loaded first, as `serve` would; one that does not load is refused.
+
+            Exit codes: 0 rolled back or already current, 64 usage error, 78 no such generation, it does not load, \
+            or the store cannot be used.
+            """
+    )
+
+    @Argument(help: "The generation to go back to.") var generation: Int
+    @Option(name: .long, help: "The fleet store: sqlite:PATH or postgres://user@host:port/db.") var store: String
+    @Option(name: .long, help: "Why (default: 'rollback to generation N').") var message: String?
+    @Option(name: .long, help: "Who rolls back (default: $USER).") var author: String?
+    @Option(name: .long, help: "text or json.") var format: HistoryCommand.Format = .text
+
+    func run() throws {
+        let code = try BlockingTask.run {
+            try await StoredCatalogs.withStore(store) { history in
+                guard let files = try await history.files(of: generation) else {
+                    Console.error("error: generation \(generation) is not in the store (see mdmconf history)\n")
+                    return ExitStatus.invalidConfiguration.rawValue
+                }
+                guard let catalog = StoredCatalogs.load(files) else {
+                    Console.error("error: generation \(generation) does not load as a catalog; nothing was published\n")
+                    return ExitStatus.invalidConfiguration.rawValue
+                }
+                let outcome = try await history.publish(
+                    files, author: author ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown",
+                    message: message ?? "rollback to generation \(generation)", kind: "rollback", source: generation)
+                return try await PublishCommand.report(outcome, files: files, catalog: catalog, history: history, format: format)
+            }
+        }
+        if code != 0 { throw ExitCode(code) }
+    }
+}

@@ -1,0 +1,75 @@
+import CivilTime
+import Fleet
+import FleetStores
+import Foundation
+import Logging
+import MDMConf
+import MDMDiagnostics
+
+/// The catalog history of a fleet store, for `publish`, `history`, `rollback` and `diff GEN GEN`.
+enum StoredCatalogs {
+    /// Opens the store named by `url`, runs `body` with its history and closes it; a store that cannot be opened
+    /// or read is reported and exits 78.
+    static func withStore(_ url: String, _ body: (CatalogHistory) async throws -> Int32) async throws -> Int32 {
+        let location: StoreLocation
+        switch StoreLocation.parse(url) {
+        case .success(let parsed): location = parsed
+        case .failure(let error):
+            Console.error("error: \(error.message)\n")
+            return ExitStatus.usage.rawValue
+        }
+        let logger = Logger(label: "mdmconf") { _ in SwiftLogNoOpLogHandler() }
+        let store: any FleetStore
+        do {
+            guard let opened = try await FleetStores.open(location, logger: logger) else {
+                Console.error("error: --store none keeps no catalog history\n")
+                return ExitStatus.usage.rawValue
+            }
+            store = opened
+        } catch {
+            Console.error("error: the fleet store cannot be used: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
+            return ExitStatus.invalidConfiguration.rawValue
+        }
+        do {
+            let code = try await body(CatalogHistory(store: store))
+            try? await store.close()
+            return code
+        } catch {
+            try? await store.close()
+            Console.error("error: the fleet store failed: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
+            return ExitStatus.invalidConfiguration.rawValue
+        }
+    }
+
+    /// The catalog a generation's files make, loaded exactly as `serve` loads a folder; nil when it does not load.
+    static func load(_ files: CatalogFiles) -> Catalog? {
+        try? CatalogLoader().load(files: files).get()
+    }
+
+    /// `2026-11-25T12:00:00Z  alice  publish  "message"`-style table of generations.
+    static func table(_ generations: [CatalogGeneration]) -> String {
+        var rows = [["GEN", "PUBLISHED", "AUTHOR", "KIND", "FILES", "CONTENT", "MESSAGE"]]
+        for generation in generations {
+            let kind = generation.source.map { "\(generation.kind) of \($0)" } ?? generation.kind
+            rows.append([
+                String(generation.number), generation.createdAt.description, generation.author, kind,
+                String(generation.files), String(generation.contentHash.prefix(12)), generation.message,
+            ])
+        }
+        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+
+    static func json(_ generation: CatalogGeneration) -> JSONValue {
+        .object([
+            ("generation", .integer(generation.number)), ("contentHash", .string(generation.contentHash)),
+            ("author", .string(generation.author)), ("message", .string(generation.message)),
+            ("createdAt", .string(generation.createdAt.description)), ("kind", .string(generation.kind)),
+            ("source", .optional(generation.source)), ("files", .integer(generation.files)),
+        ])
+    }
+}
