@@ -46,6 +46,10 @@ struct ServeCommand: ParsableCommand {
         name: .long,
         help: "The fleet store: sqlite:PATH, postgres://user@host:port/db or none (default: an SQLite file per catalog).")
     var store: String?
+    @Flag(
+        name: .customLong("from-store"),
+        help: "Serve the newest generation published to --store (mdmconf publish) and follow new ones, instead of a folder.")
+    var fromStore = false
     @Option(name: .customLong("history-days"), help: "Keep check-in history this many days.")
     var historyDays = 90
     @Option(name: .long, help: "This server's name in the store (default: host name and port).")
@@ -59,6 +63,12 @@ struct ServeCommand: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard (1...36500).contains(historyDays) else { throw ValidationError("--history-days must be from 1 to 36500") }
         if let store, case .failure(let error) = StoreLocation.parse(store) { throw ValidationError(error.message) }
+        if fromStore {
+            guard let store, case .success(let location) = StoreLocation.parse(store), location != .none else {
+                throw ValidationError("--from-store needs --store sqlite:PATH or postgres://… (where mdmconf publish stores generations)")
+            }
+            if watch { throw ValidationError("--from-store follows the store; --watch watches a folder: choose one") }
+        }
     }
 
     /// The root command stays synchronous (an async root starts the concurrency runtime for every command and
@@ -76,20 +86,32 @@ struct ServeCommand: ParsableCommand {
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             return logger
         }()
+        let fleet: FleetService
         let store: CatalogStore
-        do {
-            store = try CatalogStore(
-                path: catalog, loader: CatalogLoader(readerOptions: limits.readerOptions), logger: logger)
-        } catch {
-            let findings = error.diagnostics.filter { $0.severity != .info }
-            let report = DiagnosticReport(files: [FileReport(path: catalog, diagnostics: findings)])
-            let sources = error.sources.mapValues { SourceText($0) }
-            Console.error(
-                TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled, sources: sources)).render(report)
-            )
-            Console.error(
-                "error: \(catalog) is not a usable catalog (\(error.errors.count) errors); nothing is served\n")
-            throw ExitStatus.invalidConfiguration.exitCode
+        if fromStore {
+            fleet = try await openFleet(catalogPath: nil, logger: logger)
+            do {
+                store = try await newestStoredGeneration(fleet: fleet, logger: logger)
+            } catch {
+                try? await fleet.store?.close()  // a store's connections are closed before it goes away
+                throw error
+            }
+        } else {
+            do {
+                store = try CatalogStore(
+                    path: catalog, loader: CatalogLoader(readerOptions: limits.readerOptions), logger: logger)
+            } catch {
+                let findings = error.diagnostics.filter { $0.severity != .info }
+                let report = DiagnosticReport(files: [FileReport(path: catalog, diagnostics: findings)])
+                let sources = error.sources.mapValues { SourceText($0) }
+                Console.error(
+                    TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled, sources: sources)).render(report)
+                )
+                Console.error(
+                    "error: \(catalog) is not a usable catalog (\(error.errors.count) errors); nothing is served\n")
+                throw ExitStatus.invalidConfiguration.exitCode
+            }
+            fleet = try await openFleet(catalogPath: store.current.catalog.path, logger: logger)
         }
         let loaded = store.current.catalog
         for warning in loaded.warnings where warning.severity != .info {
@@ -97,6 +119,7 @@ struct ServeCommand: ParsableCommand {
         }
         if loaded.tokens == nil {
             guard ServerOptions.isLoopback(host) || insecureNoAuth else {
+                try? await fleet.store?.close()
                 Console.error(
                     "error: \(catalog) has no tokens.plist (development mode: no authentication); refusing to listen on \(host). Listen on 127.0.0.1, add tokens.plist, or pass --insecure-no-auth\n"
                 )
@@ -104,15 +127,16 @@ struct ServeCommand: ParsableCommand {
             }
             logger.warning("development mode: no tokens.plist, every caller is trusted")
         }
-        let fleet = try await openFleet(catalogPath: loaded.path, logger: logger)
-        let options = ServerOptions(
-            host: host, port: port, watch: watch, reloadOnSIGHUP: true, readerOptions: limits.readerOptions,
+        var options = ServerOptions(
+            host: host, port: port, watch: watch, reloadOnSIGHUP: !fromStore, readerOptions: limits.readerOptions,
             fleetMaintenanceInterval: 3600)
+        if fromStore { options.followStoreInterval = 0.2 }
+        let served = fromStore ? "generation \(store.current.generation) of \(self.store ?? "")" : catalog
         let app = MDMConfServer.buildApplication(store: store, fleet: fleet, options: options, logger: logger) {
             channel in
             let address = channel.localAddress.map { "\($0)" } ?? "\(host):\(port)"
             logger.info(
-                "serving \(catalog)",
+                "serving \(served)",
                 metadata: [
                     "address": "\(address)", "apps": "\(loaded.apps.count)", "devices": "\(loaded.devices.count)",
                     "auth": "\(loaded.tokens == nil ? "none (development mode)" : "bearer tokens")",
@@ -134,16 +158,16 @@ struct ServeCommand: ParsableCommand {
 
     /// The store `--store` names (default: an SQLite file outside the catalog), opened and migrated; exit 78 when
     /// it cannot be used.
-    private func openFleet(catalogPath: String, logger: Logger) async throws -> FleetService {
+    private func openFleet(catalogPath: String?, logger: Logger) async throws -> FleetService {
         let location: StoreLocation
         switch store.map(StoreLocation.parse) {
         case .success(let parsed)?: location = parsed
         case .failure(let error)?:
             Console.error("error: \(error.message)\n")
             throw ExitStatus.usage.exitCode
-        case nil: location = .sqlite(path: FleetStores.defaultSQLitePath(forCatalog: catalogPath))
+        case nil: location = .sqlite(path: FleetStores.defaultSQLitePath(forCatalog: catalogPath ?? catalog))
         }
-        if case .sqlite(let path) = location, StorePaths.isInside(path, folder: catalogPath) {
+        if case .sqlite(let path) = location, let catalogPath, StorePaths.isInside(path, folder: catalogPath) {
             Console.error(
                 "error: the store \(path) is inside the catalog folder \(catalogPath): every check-in would change the folder that --watch and publishing read; put it elsewhere\n"
             )
@@ -157,5 +181,34 @@ struct ServeCommand: ParsableCommand {
             Console.error("error: the fleet store cannot be used: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
             throw ExitStatus.invalidConfiguration.exitCode
         }
+    }
+
+    /// `--from-store`: the newest stored generation that loads (a newer one that does not is reported, and
+    /// followed up by the follower); exit 78 when the store has none.
+    private func newestStoredGeneration(fleet: FleetService, logger: Logger) async throws -> CatalogStore {
+        guard let fleetStore = fleet.store else { throw ExitStatus.usage.exitCode }
+        let history = CatalogHistory(store: fleetStore)
+        let loader = CatalogLoader(readerOptions: limits.readerOptions)
+        let generations: [CatalogGeneration]
+        do { generations = try await history.generations(limit: 20) } catch {
+            Console.error("error: the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
+            throw ExitStatus.invalidConfiguration.exitCode
+        }
+        for generation in generations {
+            guard let files = try? await history.files(of: generation.number) else { continue }
+            switch loader.load(files: files) {
+            case .success(let catalog):
+                return CatalogStore(
+                    catalog: catalog, generation: generation.number, label: "\(fleetStore.description) generation",
+                    loader: loader, logger: logger)
+            case .failure(let failure):
+                logger.error(
+                    "stored generation \(generation.number) does not load (\(failure.errors.count) errors); trying the one before")
+                for diagnostic in failure.errors { logger.error("\(diagnostic.message) [\(diagnostic.code)]") }
+            }
+        }
+        Console.error(
+            "error: \(fleetStore.description) holds no generation that loads: publish one with mdmconf publish CATALOG --store …\n")
+        throw ExitStatus.invalidConfiguration.exitCode
     }
 }

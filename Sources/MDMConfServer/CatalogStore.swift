@@ -37,39 +37,59 @@ public final class CatalogStore: Sendable {
         state = NIOLockedValueBox(CatalogState(catalog: catalog, generation: 1, loadedAt: .now, lastReloadError: nil))
     }
 
+    /// Serves an already loaded catalog (a stored generation) as `generation`; `label` names where it came from.
+    public init(catalog: Catalog, generation: Int, label: String, loader: CatalogLoader = CatalogLoader(), logger: Logger) {
+        self.path = label
+        self.loader = loader
+        self.logger = logger
+        state = NIOLockedValueBox(CatalogState(catalog: catalog, generation: generation, loadedAt: .now, lastReloadError: nil))
+    }
+
     public var current: CatalogState { state.withLockedValue { $0 } }
+
+    /// Installs the outcome of loading stored generation `generation`: served from the next request on, or, on
+    /// failure, logged, counted and kept for `/readyz` while the current catalog stays. Returns whether it was
+    /// installed.
+    @discardableResult
+    public func install(_ outcome: Result<Catalog, CatalogLoader.Failure>, generation: Int) -> Bool {
+        reloading.withLock { apply(outcome, generation: { _ in generation }, what: "generation \(generation)") }
+    }
 
     /// Loads the folder again: on success the new catalog is served from the next request on; on failure the
     /// current one stays and the findings are logged and kept for `/readyz`. Returns whether it succeeded.
     @discardableResult
     public func reload() -> Bool {
-        reloading.withLock {
-            switch loader.load(path) {
-            case .success(let catalog):
-                let generation = state.withLockedValue { current in
-                    current = CatalogState(
-                        catalog: catalog, generation: current.generation + 1, loadedAt: .now, lastReloadError: nil)
-                    return current.generation
-                }
-                ServerMetrics.catalogGeneration.record(generation)
-                logger.info(
-                    "catalog reloaded", metadata: ["generation": "\(generation)", "apps": "\(catalog.apps.count)"])
-                for warning in catalog.warnings { logger.warning("\(warning.summaryLine)") }
-                return true
-            case .failure(let failure):
-                let failureRecord = ReloadFailure(at: .now, diagnostics: failure.errors)
-                state.withLockedValue { current in
-                    current = CatalogState(
-                        catalog: current.catalog, generation: current.generation, loadedAt: current.loadedAt,
-                        lastReloadError: failureRecord)
-                }
-                ServerMetrics.reloadFailures.increment()
-                logger.error(
-                    "catalog reload failed; still serving the last good catalog",
-                    metadata: ["errors": "\(failure.errors.count)"])
-                for diagnostic in failure.errors { logger.error("\(diagnostic.summaryLine)") }
-                return false
+        reloading.withLock { apply(loader.load(path), generation: { $0 + 1 }, what: "catalog") }
+    }
+
+    /// Swaps in a loaded catalog with the generation `next` gives from the current one, or records the failure.
+    private func apply(
+        _ outcome: Result<Catalog, CatalogLoader.Failure>, generation next: (Int) -> Int, what: String
+    ) -> Bool {
+        switch outcome {
+        case .success(let catalog):
+            let generation = state.withLockedValue { current in
+                current = CatalogState(
+                    catalog: catalog, generation: next(current.generation), loadedAt: .now, lastReloadError: nil)
+                return current.generation
             }
+            ServerMetrics.catalogGeneration.record(generation)
+            logger.info("catalog reloaded", metadata: ["generation": "\(generation)", "apps": "\(catalog.apps.count)"])
+            for warning in catalog.warnings { logger.warning("\(warning.summaryLine)") }
+            return true
+        case .failure(let failure):
+            let failureRecord = ReloadFailure(at: .now, diagnostics: failure.errors)
+            state.withLockedValue { current in
+                current = CatalogState(
+                    catalog: current.catalog, generation: current.generation, loadedAt: current.loadedAt,
+                    lastReloadError: failureRecord)
+            }
+            ServerMetrics.reloadFailures.increment()
+            logger.error(
+                "\(what) does not load; still serving the last good catalog",
+                metadata: ["errors": "\(failure.errors.count)"])
+            for diagnostic in failure.errors { logger.error("\(diagnostic.summaryLine)") }
+            return false
         }
     }
 }

@@ -1,3 +1,4 @@
+import Fleet
 import Hummingbird
 import Logging
 import MDMConf
@@ -17,6 +18,8 @@ public struct ServerOptions: Sendable {
     public var readerOptions: PlistReaderOptions
     /// Seconds between the fleet's daily roll-up and retention passes (nil: none, as in most tests).
     public var fleetMaintenanceInterval: Double?
+    /// `--from-store`: seconds between checks for a newer stored generation (nil: the catalog is a folder).
+    public var followStoreInterval: Double?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, watch: Bool = false, reloadOnSIGHUP: Bool = true,
@@ -58,6 +61,12 @@ public enum MDMConfServer {
                 CatalogReloader(
                     store: store, watch: options.watch, onSIGHUP: options.reloadOnSIGHUP, logger: logger))
         }
+        if let fleetStore = fleet.store, let interval = options.followStoreInterval {
+            services.append(
+                GenerationFollower(
+                    catalogs: store, history: CatalogHistory(store: fleetStore),
+                    loader: CatalogLoader(readerOptions: options.readerOptions), interval: interval, logger: logger))
+        }
         if fleet.store != nil, let interval = options.fleetMaintenanceInterval {
             services.append(FleetMaintenance(fleet: fleet, catalogs: store, interval: interval, logger: logger))
         }
@@ -70,6 +79,35 @@ public enum MDMConfServer {
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "mdmconf"),
             services: services, onServerRunning: onServerRunning, logger: logger)
+    }
+}
+
+/// `serve --from-store`: checks the fleet store for a newer generation and installs it (its number becomes the
+/// served `catalogGeneration`); a generation that does not load is logged, counted and shown at `/readyz` once, and
+/// the last good one stays. Polling a one-row query by primary key, so replicas on one store follow within
+/// `interval` plus the load time.
+struct GenerationFollower: Service {
+    let catalogs: CatalogStore
+    let history: CatalogHistory
+    let loader: CatalogLoader
+    let interval: Double
+    let logger: Logger
+
+    func run() async throws {
+        var failed: Int?
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+            guard let latest = try? await history.latest(), latest.number != catalogs.current.generation,
+                latest.number != failed
+            else { continue }
+            guard let files = try? await history.files(of: latest.number) else { continue }
+            logger.info("stored generation \(latest.number) published by \(latest.author): loading")
+            if catalogs.install(loader.load(files: files), generation: latest.number) {
+                failed = nil
+            } else {
+                failed = latest.number
+            }
+        }
     }
 }
 

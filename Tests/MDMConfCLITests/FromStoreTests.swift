@@ -1,0 +1,126 @@
+import Fleet
+import FleetTestSupport
+import Foundation
+import MDMConf
+import Testing
+
+/// Two `mdmconf serve --from-store` replicas on one store follow what `mdmconf publish` stores: the lag of every
+/// publish, a broken generation that both keep out, and answers that never mix two generations under load.
+@Suite(.serialized) struct FromStoreTests {
+    static let intervals = [15, 30, 60, 240]
+
+    @Test(arguments: StoreKind.available)
+    func replicasFollowPublishes(kind: StoreKind) async throws {
+        let location = try TestStores.freshLocation(kind)
+        let store = location.description
+        let catalog = try TestStores.copyCatalog()
+        let config = catalog.appendingPathComponent("apps/com.example.field/config.plist")
+        let original = try String(contentsOf: config, encoding: .utf8)
+        func publish(interval: Int, message: String) throws -> Int {
+            try original.replacingOccurrences(
+                of: "<key>SyncIntervalMinutes</key>\n\t<integer>30</integer>",
+                with: "<key>SyncIntervalMinutes</key>\n\t<integer>\(interval)</integer>"
+            ).write(to: config, atomically: true, encoding: .utf8)
+            let result = try CLIProcess.run(["publish", catalog.path, "--store", store, "--message", message, "--format", "json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let generation = try CLIProcess.json(result.stdout)["generation"] as? [String: Any]
+            return generation?["generation"] as? Int ?? -1
+        }
+        #expect(try publish(interval: 30, message: "initial") == 1)
+
+        let replicas = try ["replica-a", "replica-b"].map {
+            try ServerProcess(["serve", "--from-store", "--store", store, "--port", "0", "--replica", $0])
+        }
+        let http = replicas.map { RawHTTP(port: $0.port) }
+        func generation(_ replica: RawHTTP) async throws -> Int {
+            let ready = try await replica.request("GET", "/readyz")
+            return (try JSONSerialization.jsonObject(with: Data(ready.body)) as? [String: Any])?["catalogGeneration"] as? Int ?? 0
+        }
+        for replica in http { #expect(try await generation(replica) == 1) }
+
+        // Readers on both replicas during the publishes: every answer is whole (its bytes hash to its ETag) and
+        // carries one of the published intervals.
+        let admin = ["Authorization": "Bearer example-admin-token-c0ffee", "Accept": "application/json"]
+        let reading = Task {
+            var answers = 0
+            var mixed: [String] = []
+            while !Task.isCancelled {
+                for replica in http {
+                    guard let answer = try? await replica.request("GET", "/v1/apps/com.example.field/config?device=iphone-0117", headers: admin)
+                    else { continue }
+                    answers += 1
+                    let etag = "\"" + ContentHash.hex(answer.body, bytes: 16) + "\""
+                    let value = (try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])?["SyncIntervalMinutes"] as? Int
+                    if answer.header("ETag") != etag || !Self.intervals.contains(value ?? -1) { mixed.append(answer.text) }
+                }
+            }
+            return (answers, mixed)
+        }
+
+        let publishes = kind == .postgres ? 50 : 12
+        var lags: [Double] = []
+        for index in 1...publishes {
+            let number = try publish(interval: Self.intervals[(index + 1) % Self.intervals.count], message: "change \(index)")
+            #expect(number == index + 1)
+            let published = Date()
+            for replica in http {
+                while try await generation(replica) < number {
+                    guard Date().timeIntervalSince(published) < 15 else {
+                        Issue.record("a replica did not serve generation \(number) within 15 s")
+                        break
+                    }
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            lags.append(Date().timeIntervalSince(published))
+        }
+        reading.cancel()
+        let (answers, mixed) = await reading.value
+        #expect(answers > 0)
+        #expect(mixed.isEmpty, "answers mixing generations: \(mixed.prefix(2))")
+        let sorted = lags.sorted()
+        print(
+            "from-store \(kind): \(publishes) publishes, lag until both replicas serve it: p50 \(Int(sorted[sorted.count / 2] * 1000)) ms, max \(Int(sorted.last! * 1000)) ms; \(answers) reads during them"
+        )
+
+        // A generation inserted behind publish's back that does not load: both keep the last good one and say so.
+        let opened = try await TestStores.open(location)
+        let last = publishes + 1
+        try await opened.execute([
+            FleetSQL.Statement(
+                sql: "INSERT INTO catalog_blobs (hash, size, content) VALUES ('broken-\(kind)', 5, 'PGJhZD4=') ON CONFLICT (hash) DO NOTHING",
+                values: []),
+            FleetSQL.Statement(
+                sql: "INSERT INTO catalog_generations (generation, content_hash, author, message, created_at, kind, source, files) VALUES (\(last + 1), 'x', 'mallory', 'broken', 0, 'publish', NULL, 1)",
+                values: []),
+            FleetSQL.Statement(
+                sql: "INSERT INTO catalog_files (generation, path, hash) VALUES (\(last + 1), 'apps/com.example.field/config.plist', 'broken-\(kind)')",
+                values: []),
+        ])
+        try await opened.close()
+        for replica in http {
+            var report: [String: Any] = [:]
+            for _ in 0..<100 {
+                let ready = try await replica.request("GET", "/readyz")
+                report = (try JSONSerialization.jsonObject(with: Data(ready.body)) as? [String: Any]) ?? [:]
+                if !(report["lastReloadError"] is NSNull), report["lastReloadError"] != nil { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(report["catalogGeneration"] as? Int == last, "\(report)")
+            #expect(report["lastReloadError"] is [String: Any], "\(report)")
+            let config = try await replica.request("GET", "/v1/apps/com.example.field/config?device=iphone-0117", headers: admin)
+            #expect(config.status == 200)
+            let metrics = try await replica.request("GET", "/metrics")
+            #expect(metrics.text.contains("mdmconf_catalog_reload_failures_total 1"), "\(metrics.text.prefix(300))")
+        }
+        for replica in replicas { replica.stop() }
+    }
+
+    @Test func refusals() throws {
+        let none = try CLIProcess.run(["serve", "--from-store"])
+        #expect(none.status == 64 && none.stderr.contains("--from-store needs --store"), "\(none.stderr)")
+        let store = try TestStores.freshLocation(.sqlite).description
+        let empty = try CLIProcess.run(["serve", "--from-store", "--store", store, "--port", "0"])
+        #expect(empty.status == 78 && empty.stderr.contains("holds no generation that loads"), "\(empty.stderr)")
+    }
+}
