@@ -6,7 +6,8 @@ public struct SimulationOptions: Sendable {
     public var server: URL
     /// An admin token (the simulator names each device), or nil for a development server.
     public var token: String?
-    /// Seconds to keep launching; 0 launches every app of every device once.
+    /// Seconds to keep launching; 0 launches every app of every device twice (the first launch fetches the
+    /// configuration, the second reports it applied, as an app relaunched later does).
     public var duration: Double
     /// Launches per second across the fleet; nil for as fast as the server answers.
     public var rate: Double?
@@ -84,7 +85,9 @@ public struct Simulator: Sendable {
                 timeout: options.timeout, transport: transport))
         }
         var launches = 0
+        var rounds = 0
         repeat {
+            rounds += 1
             for (app, client) in clients {
                 await pacer?.next()
                 let before = ContinuousClock.now
@@ -100,7 +103,7 @@ public struct Simulator: Sendable {
                 }
                 if Task.isCancelled { return }
             }
-        } while options.duration > 0 && ContinuousClock.now < end
+        } while options.duration > 0 ? ContinuousClock.now < end : rounds < 2
     }
 }
 

@@ -1,5 +1,7 @@
 import ArgumentParser
+import CivilTime
 import ConfigSchema
+import Fleet
 import Foundation
 import MDMConf
 import MDMDiagnostics
@@ -14,7 +16,9 @@ struct DiffCommand: ParsableCommand {
             identifying key (id, PayloadIdentifier, Name, …) with moves recognised, other arrays by position. \
             Two catalog folders (or, with --store, two generation numbers): the same for every configuration, \
             group variant, update policy (per policy id), profile (per payload), inventory and settings file, and \
-            who is affected: how many inventory devices get different configuration bytes per app and variant. \
+            who is affected: how many inventory devices get different configuration bytes per app and variant, \
+            and with --store, whose update decision or compliance changes ("4 devices become required"), judging \
+            every device's latest check-in against both catalogs. \
             Values of sensitive keys (the schema's, and names such as Password or Token) are <redacted>. Needs no \
             database for files and folders, so a CI job can post the diff of a pull request.
 
@@ -48,7 +52,10 @@ struct DiffCommand: ParsableCommand {
                     Console.error("error: generation \(oldGeneration) or \(newGeneration) is not in the store (see mdmconf history)\n")
                     return ExitStatus.invalidConfiguration.rawValue
                 }
-                return print(CatalogDiff.compare(a, b, oldCatalog: StoredCatalogs.load(a), newCatalog: StoredCatalogs.load(b)))
+                let oldCatalog = StoredCatalogs.load(a)
+                let newCatalog = StoredCatalogs.load(b)
+                let impact = try await StoredCatalogs.impact(catalogs.store, oldCatalog, newCatalog)
+                return print(CatalogDiff.compare(a, b, oldCatalog: oldCatalog, newCatalog: newCatalog), impact: impact)
             }
         }
         var isFolder: [Bool] = []
@@ -80,7 +87,11 @@ struct DiffCommand: ParsableCommand {
             for (path, catalog) in [(old, oldCatalog), (new, newCatalog)] where catalog == nil {
                 Console.error("note: \(path) does not load as a catalog (mdmconf validate shows why): who is affected is not computed\n")
             }
-            return print(CatalogDiff.compare(a, b, oldCatalog: oldCatalog, newCatalog: newCatalog))
+            let diff = CatalogDiff.compare(a, b, oldCatalog: oldCatalog, newCatalog: newCatalog)
+            guard let store else { return print(diff) }
+            return try await StoredCatalogs.withStore(store) { catalogs in
+                print(diff, impact: try await StoredCatalogs.impact(catalogs.store, oldCatalog, newCatalog))
+            }
         }
         var values: [PlistValue] = []
         for path in [old, new] {
@@ -121,10 +132,18 @@ struct DiffCommand: ParsableCommand {
         return changes.isEmpty ? 0 : ExitStatus.findings.rawValue
     }
 
-    private func print(_ diff: CatalogDiff) -> Int32 {
+    /// The diff, and with a store what it does to the fleet it knows.
+    private func print(_ diff: CatalogDiff, impact: FleetImpact? = nil) -> Int32 {
         switch format {
-        case .json: Console.out(diff.json.serialized())
-        case .text: Console.out(diff.text)
+        case .json:
+            var document = diff.json
+            if case .object(let items) = document { document = .object(items + [("fleet", impact?.json ?? .null)]) }
+            Console.out(document.serialized())
+        case .text:
+            Console.out(diff.text)
+            if let impact, !diff.isEmpty {
+                Console.out("the fleet in the store, judged now:\n" + impact.lines.map { "  \($0)\n" }.joined())
+            }
         }
         return diff.isEmpty ? 0 : ExitStatus.findings.rawValue
     }

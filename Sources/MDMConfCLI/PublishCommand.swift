@@ -73,14 +73,18 @@ struct PublishCommand: ParsableCommand {
             }
         case .published(let generation, let previous):
             var diff: CatalogDiff?
+            var impact: FleetImpact?
             if let previous, let before = try await history.files(of: previous.number) {
-                diff = CatalogDiff.compare(before, files, oldCatalog: StoredCatalogs.load(before), newCatalog: catalog)
+                let oldCatalog = StoredCatalogs.load(before)
+                diff = CatalogDiff.compare(before, files, oldCatalog: oldCatalog, newCatalog: catalog)
+                impact = try await StoredCatalogs.impact(history.store, oldCatalog, catalog)
             }
             if format == .json {
                 Console.out(
                     JSONValue.object([
                         ("published", .bool(true)), ("generation", StoredCatalogs.json(generation)),
                         ("previous", previous.map { .integer($0.number) } ?? .null), ("diff", diff?.json ?? .null),
+                        ("fleet", impact?.json ?? .null),
                     ]).serialized())
             } else {
                 let source = generation.source.map { " (the content of generation \($0))" } ?? ""
@@ -89,6 +93,7 @@ struct PublishCommand: ParsableCommand {
                 if let diff, let previous {
                     Console.out("changes since generation \(previous.number):\n")
                     Console.out(diff.text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "  \($0)" }.joined(separator: "\n"))
+                    if let impact { Console.out("  the fleet in the store, judged now:\n" + impact.lines.map { "    \($0)\n" }.joined()) }
                 } else {
                     Console.out("the first generation in this store\n")
                 }

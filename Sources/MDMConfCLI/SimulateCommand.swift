@@ -35,7 +35,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .long, help: "How many devices (default: the whole inventory).") var devices: Int?
     @Flag(name: .customLong("generate-inventory"), help: "Write N simulated devices into the catalog's inventory.")
     var generateInventory = false
-    @Option(name: .long, help: "Seconds to keep launching (default 0: every app of every device launches once).")
+    @Option(name: .long, help: "Seconds to keep launching (default 0: every app of every device launches twice).")
     var duration: Double = 0
     @Option(name: .long, help: "Launches per second across the fleet (default: as fast as the server answers).")
     var rate: Double?

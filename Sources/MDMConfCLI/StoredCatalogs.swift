@@ -46,6 +46,12 @@ enum StoredCatalogs {
         try? CatalogLoader().load(files: files).get()
     }
 
+    /// What the change from `old` to `new` does to the fleet in `store`; nil when either catalog did not load.
+    static func impact(_ store: any FleetStore, _ old: Catalog?, _ new: Catalog?) async throws -> FleetImpact? {
+        guard let old, let new else { return nil }
+        return try await FleetImpact.compare(store: store, old: old, new: new, now: .now)
+    }
+
     /// `2026-11-25T12:00:00Z  alice  publish  "message"`-style table of generations.
     static func table(_ generations: [CatalogGeneration]) -> String {
         var rows = [["GEN", "PUBLISHED", "AUTHOR", "KIND", "FILES", "CONTENT", "MESSAGE"]]

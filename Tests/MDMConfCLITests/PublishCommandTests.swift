@@ -116,3 +116,27 @@ import Testing
         #expect(changes.contains { $0["path"] as? String == "ServerPort" && $0["kind"] as? String == "changed" })
     }
 }
+
+/// `mdmconf diff` with a store says whose decision and compliance a change moves, from their latest check-ins.
+@Suite struct FleetImpactTests {
+    @Test func raisingTheFloorMakesDevicesRequired() async throws {
+        let store = try await ReportCommandTests.populatedStore()
+        let changed = try TestStores.copyCatalog()
+        try PublishCommandTests.edit(changed, "apps/com.example.field/update-policy.plist", "<string>3.0</string>", "<string>3.2.1</string>")
+        let result = try CLIProcess.run(["diff", "Examples/catalog", changed.path, "--store", store])
+        #expect(result.status == 1, "\(result.stderr)")
+        // iphone-0201 and iphone-0202 run 3.2.1 (still ok); iphone-0117 runs 2.3.1 (already required).
+        #expect(result.stdout.contains("no device's update decision or compliance changes (6 devices judged)"), "\(result.stdout)")
+
+        try PublishCommandTests.edit(changed, "apps/com.example.field/update-policy.plist", "<string>3.2.1</string>", "<string>3.3</string>")
+        let raised = try CLIProcess.run(["diff", "Examples/catalog", changed.path, "--store", store, "--format", "json"])
+        let fleet = try #require(try CLIProcess.json(raised.stdout)["fleet"] as? [String: Any])
+        let decisions = try #require(fleet["decisions"] as? [[String: Any]])
+        #expect(decisions.count == 1, "\(decisions)")
+        #expect(decisions.first?["from"] as? String == "ok" && decisions.first?["to"] as? String == "required")
+        #expect(decisions.first?["devices"] as? Int == 2)
+        #expect(fleet["becomeNoncompliant"] as? Int == 1, "iphone-0201 was the one compliant device: \(fleet)")
+        let text = try CLIProcess.run(["diff", "Examples/catalog", changed.path, "--store", store])
+        #expect(text.stdout.contains("com.example.field: 2 devices become required (from ok 2)"), "\(text.stdout)")
+    }
+}

@@ -17,7 +17,7 @@ import Testing
         #expect(run.stderr.isEmpty, "no progress line when not on a terminal: \(run.stderr)")
         let summary = try CLIProcess.json(run.stdout)
         #expect(summary["devices"] as? Int == 200)
-        #expect(summary["launches"] as? Int == 400, "each of the 2 apps of 200 devices launched once")
+        #expect(summary["launches"] as? Int == 800, "each of the 2 apps of 200 devices launched twice")
         #expect((summary["errors"] as? [String: Int])?.isEmpty == true)
         #expect(summary["unexpectedDecisions"] as? Int == 0)
         let decisions = try #require(summary["decisions"] as? [String: Int])
@@ -25,8 +25,9 @@ import Testing
             #expect(decisions[kind, default: 0] > 0, "no \(kind) in \(decisions)")
         }
         let configs = try #require(summary["configs"] as? [String: Int])
-        #expect(configs["fetched"] == 400 && configs["notModified"] == 200, "\(configs)")
-        #expect(summary["notModifiedRatio"] as? Double == 0.333)
+        // The first launch fetches, the second reports it applied; every 2nd launch is followed by a refresh (304).
+        #expect(configs["fetched"] == 400 && configs["current"] == 400 && configs["notModified"] == 400, "\(configs)")
+        #expect(summary["notModifiedRatio"] as? Double == 0.5)
 
         let report = try CLIProcess.run([
             "report", "--catalog", live.catalog.path, "--store", "sqlite:" + live.root.appendingPathComponent("fleet.sqlite").path,
@@ -45,6 +46,9 @@ import Testing
             }
             // The 6 real inventory devices were not played.
             #expect(reported["unreported"] == 6, "\(name): \(reported)")
+            // Every played device reported the configuration it fetched.
+            let config = try #require(app["config"] as? [String: Int])
+            #expect(config["current"] == 200 && config["stale"] == 0, "\(name): \(config)")
         }
 
         // A second run with the same seed plays the same fleet: every configuration is now current.
@@ -53,7 +57,7 @@ import Testing
             "--generate-inventory", "--token-file", tokenFile, "--timeout", "30",
         ])
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(again.stdout.contains("400 launches and 200 refreshes by 200 devices"), "\(again.stdout)")
+        #expect(again.stdout.contains("800 launches and 400 refreshes by 200 devices"), "\(again.stdout)")
         #expect(again.stdout.contains("errors: none"), "\(again.stdout)")
     }
 
@@ -113,7 +117,7 @@ import Testing
         #expect(run.stderr.contains(testCase.message), "\(testCase.name): \(run.stderr)")
     }
 
-    /// A server that is not there: every launch and refresh fails (12 + 6), the summary says so, exit 1.
+    /// A server that is not there: every launch and refresh fails (24 + 12), the summary says so, exit 1.
     @Test func anUnreachableServer() throws {
         let tokenFile = try CLIProcess.temporaryFile("admin.token", "example-admin-token-c0ffee")
         let run = try CLIProcess.run([
@@ -121,6 +125,6 @@ import Testing
             "--timeout", "1",
         ])
         #expect(run.status == 1, "\(run.stderr)")
-        #expect(run.stdout.contains("errors: unreachable 18"), "\(run.stdout)")
+        #expect(run.stdout.contains("errors: unreachable 36"), "\(run.stdout)")
     }
 }

@@ -1,0 +1,87 @@
+import CivilTime
+import MDMConf
+import MDMDiagnostics
+
+/// What a catalog change does to the fleet as the store knows it: every device's latest check-in judged against
+/// the old catalog and the new one, at one instant, with the code that answers devices. "14 devices become
+/// `required`" before the change ships.
+public struct FleetImpact: Sendable, Equatable {
+    public struct Transition: Sendable, Hashable {
+        public var app: String
+        /// The update decision (`ok`, `recommended`, `required`, `unsupported`, `error`) or `unreported`.
+        public var from: String
+        public var to: String
+    }
+
+    /// Devices whose decision for an app changes, by app and change.
+    public var decisions: [Transition: Int]
+    public var becomeNoncompliant: Int
+    public var becomeCompliant: Int
+    /// Devices judged (stored and inventory).
+    public var devices: Int
+
+    public var isEmpty: Bool { decisions.isEmpty && becomeCompliant == 0 && becomeNoncompliant == 0 }
+
+    public static func compare(store: any FleetStore, old: Catalog, new: Catalog, now: Instant) async throws -> FleetImpact {
+        let before = try await FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: old, now: now)).all(FleetFilter())
+        let after = try await FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: new, now: now)).all(FleetFilter())
+        let oldRows = Dictionary(before.map { ($0.device, $0) }, uniquingKeysWith: { first, _ in first })
+        var impact = FleetImpact(decisions: [:], becomeNoncompliant: 0, becomeCompliant: 0, devices: after.count)
+        func decisions(_ row: DeviceCompliance?) -> [String: String] {
+            Dictionary(
+                (row?.apps ?? []).map { ($0.app, $0.decision?.decision.rawValue ?? "unreported") },
+                uniquingKeysWith: { first, _ in first })
+        }
+        for row in after {
+            let previous = oldRows[row.device]
+            let then = decisions(previous)
+            for (app, now) in decisions(row) where then[app, default: "unreported"] != now {
+                impact.decisions[Transition(app: app, from: then[app, default: "unreported"], to: now), default: 0] += 1
+            }
+            switch (previous?.compliant ?? false, row.compliant) {
+            case (true, false): impact.becomeNoncompliant += 1
+            case (false, true): impact.becomeCompliant += 1
+            default: break
+            }
+        }
+        return impact
+    }
+
+    /// `com.example.field: 4 devices become required (from ok 3, recommended 1)` lines, then compliance.
+    public var lines: [String] {
+        guard !isEmpty else { return ["no device's update decision or compliance changes (\(devices) devices judged)"] }
+        var byTarget: [String: [String: Int]] = [:]
+        for (transition, count) in decisions {
+            byTarget["\(transition.app)\u{0}\(transition.to)", default: [:]][transition.from, default: 0] += count
+        }
+        var lines: [String] = []
+        for key in byTarget.keys.sorted() {
+            let parts = key.split(separator: "\u{0}").map(String.init)
+            let sources = byTarget[key]!
+            let total = sources.values.reduce(0, +)
+            let from = sources.keys.sorted().map { "\($0) \(sources[$0]!)" }.joined(separator: ", ")
+            lines.append("\(parts[0]): \(total) device\(total == 1 ? "" : "s") become\(total == 1 ? "s" : "") \(parts[1]) (from \(from))")
+        }
+        lines.append(
+            "\(becomeNoncompliant) device\(becomeNoncompliant == 1 ? "" : "s") become\(becomeNoncompliant == 1 ? "s" : "") non-compliant, \(becomeCompliant) compliant (\(devices) devices judged)"
+        )
+        return lines
+    }
+
+    public var json: JSONValue {
+        .object([
+            ("devices", .integer(devices)), ("becomeNoncompliant", .integer(becomeNoncompliant)),
+            ("becomeCompliant", .integer(becomeCompliant)),
+            (
+                "decisions",
+                .array(
+                    decisions.keys.sorted { ($0.app, $0.to, $0.from) < ($1.app, $1.to, $1.from) }.map { transition in
+                        .object([
+                            ("app", .string(transition.app)), ("from", .string(transition.from)), ("to", .string(transition.to)),
+                            ("devices", .integer(decisions[transition]!)),
+                        ])
+                    })
+            ),
+        ])
+    }
+}
