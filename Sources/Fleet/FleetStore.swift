@@ -45,6 +45,14 @@ public protocol FleetStore: Sendable {
 
     /// The rows of one read.
     func rows(_ statement: FleetSQL.Statement) async throws -> [[FleetSQL.Value]]
+
+    /// Generation numbers as publishes announce them (PostgreSQL `LISTEN`), and a 0 whenever listening (re)starts;
+    /// nil when the store cannot announce (SQLite: followers poll). The stream ends when its consumer stops.
+    func catalogNotifications() -> AsyncStream<Int>?
+}
+
+extension FleetStore {
+    public func catalogNotifications() -> AsyncStream<Int>? { nil }
 }
 
 /// One check-in as it is stored: what the device sent, when the server took it, which replica took it.

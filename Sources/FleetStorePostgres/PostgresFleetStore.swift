@@ -237,6 +237,33 @@ public final class PostgresFleetStore: FleetStore {
 
     public var dialect: FleetSQL.Dialect { .postgres }
 
+    /// `LISTEN mdmconf_catalog` on a connection of its own, re-established a second after it is lost.
+    public func catalogNotifications() -> AsyncStream<Int>? {
+        let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let client = client
+        let logger = logger
+        let task = Task {
+            while !Task.isCancelled {
+                do {
+                    try await client.withConnection { connection in
+                        try await connection.listen(on: CatalogHistory.channel) { notifications in
+                            continuation.yield(0)  // a publish may have come while nothing listened
+                            for try await notification in notifications {
+                                continuation.yield(Int(notification.payload) ?? 0)
+                            }
+                        }
+                    }
+                } catch {
+                    logger.debug("LISTEN \(CatalogHistory.channel) lost: \(Self.reason(error)); again in 1 s")
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
     public func execute(_ statements: [FleetSQL.Statement]) async throws { try await run(statements) }
 
     public func rows(_ statement: FleetSQL.Statement) async throws -> [[FleetSQL.Value]] {

@@ -84,8 +84,8 @@ public enum MDMConfServer {
 
 /// `serve --from-store`: checks the fleet store for a newer generation and installs it (its number becomes the
 /// served `catalogGeneration`); a generation that does not load is logged, counted and shown at `/readyz` once, and
-/// the last good one stays. Polling a one-row query by primary key, so replicas on one store follow within
-/// `interval` plus the load time.
+/// the last good one stays. A check runs on every PostgreSQL notification of a publish (`LISTEN`), and every
+/// `interval` on SQLite (every 2 s on PostgreSQL, in case a notification was lost); it reads one row by primary key.
 struct GenerationFollower: Service {
     let catalogs: CatalogStore
     let history: CatalogHistory
@@ -94,19 +94,34 @@ struct GenerationFollower: Service {
     let logger: Logger
 
     func run() async throws {
-        var failed: Int?
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
-            guard let latest = try? await history.latest(), latest.number != catalogs.current.generation,
-                latest.number != failed
-            else { continue }
-            guard let files = try? await history.files(of: latest.number) else { continue }
-            logger.info("stored generation \(latest.number) published by \(latest.author): loading")
-            if catalogs.install(loader.load(files: files), generation: latest.number) {
-                failed = nil
-            } else {
-                failed = latest.number
+        let (checks, check) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let notifications = history.store.catalogNotifications()
+        // With notifications the poll is only a safety net.
+        let poll = notifications == nil ? interval : max(interval, 2)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            if let notifications {
+                group.addTask { for await _ in notifications { check.yield() } }
             }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(Int(poll * 1000)))
+                    check.yield()
+                }
+            }
+            group.addTask {
+                var failed: Int?
+                for await _ in checks {
+                    guard let latest = try? await history.latest(), latest.number != catalogs.current.generation,
+                        latest.number != failed
+                    else { continue }
+                    guard let files = try? await history.files(of: latest.number) else { continue }
+                    logger.info("stored generation \(latest.number) published by \(latest.author): loading")
+                    failed = catalogs.install(loader.load(files: files), generation: latest.number) ? nil : latest.number
+                }
+            }
+            try await gracefulShutdown()
+            check.finish()
+            group.cancelAll()
         }
     }
 }
