@@ -43,7 +43,8 @@ public struct CatalogHistory: Sendable {
     public func generations(limit: Int = 1_000) async throws -> [CatalogGeneration] {
         try await store.rows(
             FleetSQL.Statement(
-                sql: "SELECT \(Self.columns) FROM catalog_generations ORDER BY generation DESC LIMIT \(store.dialect.parameter(1))",
+                sql:
+                    "SELECT \(Self.columns) FROM catalog_generations ORDER BY generation DESC LIMIT \(store.dialect.parameter(1))",
                 values: [.integer(Int64(limit))])
         ).compactMap(Self.generation)
     }
@@ -91,7 +92,8 @@ public struct CatalogHistory: Sendable {
         if let previous {
             let rows = try await store.rows(
                 FleetSQL.Statement(
-                    sql: "SELECT hash FROM catalog_files WHERE generation = \(p(1))", values: [.integer(Int64(previous.number))]))
+                    sql: "SELECT hash FROM catalog_files WHERE generation = \(p(1))",
+                    values: [.integer(Int64(previous.number))]))
             held = Set(rows.compactMap { $0.first?.text })
         }
         var statements: [FleetSQL.Statement] = []
@@ -101,11 +103,12 @@ public struct CatalogHistory: Sendable {
         let hashes = files.files.mapValues(CatalogFiles.hash)
         var written = Set<String>()
         for (path, bytes) in files.files {
-            let hash = hashes[path]!
+            let hash = hashes[path, default: ""]
             guard !held.contains(hash), written.insert(hash).inserted else { continue }
             statements.append(
                 FleetSQL.Statement(
-                    sql: "INSERT INTO catalog_blobs (hash, size, content) VALUES (\(p(1)), \(p(2)), \(p(3))) ON CONFLICT (hash) DO NOTHING",
+                    sql:
+                        "INSERT INTO catalog_blobs (hash, size, content) VALUES (\(p(1)), \(p(2)), \(p(3))) ON CONFLICT (hash) DO NOTHING",
                     values: [.text(hash), .integer(Int64(bytes.count)), .text(Base64.encode(bytes))]))
         }
         statements.append(
@@ -122,8 +125,9 @@ public struct CatalogHistory: Sendable {
         for path in files.files.keys.sorted() {
             statements.append(
                 FleetSQL.Statement(
-                    sql: "INSERT INTO catalog_files (generation, path, hash) SELECT MAX(generation), \(p(1)), \(p(2)) FROM catalog_generations",
-                    values: [.text(path), .text(hashes[path]!)]))
+                    sql:
+                        "INSERT INTO catalog_files (generation, path, hash) SELECT MAX(generation), \(p(1)), \(p(2)) FROM catalog_generations",
+                    values: [.text(path), .text(hashes[path, default: ""])]))
         }
         if store.dialect == .postgres {
             statements.append(
@@ -146,7 +150,8 @@ public struct CatalogHistory: Sendable {
             let message = row[3].text, let created = row[4].integer, let kind = row[5].text, let files = row[7].integer
         else { return nil }
         return CatalogGeneration(
-            number: Int(number), contentHash: hash, author: author, message: message, createdAt: Instant(seconds: created),
+            number: Int(number), contentHash: hash, author: author, message: message,
+            createdAt: Instant(seconds: created),
             kind: kind, source: row[6].integer.map(Int.init), files: Int(files))
     }
 }

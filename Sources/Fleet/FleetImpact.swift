@@ -22,9 +22,13 @@ public struct FleetImpact: Sendable, Equatable {
 
     public var isEmpty: Bool { decisions.isEmpty && becomeCompliant == 0 && becomeNoncompliant == 0 }
 
-    public static func compare(store: any FleetStore, old: Catalog, new: Catalog, now: Instant) async throws -> FleetImpact {
-        let before = try await FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: old, now: now)).all(FleetFilter())
-        let after = try await FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: new, now: now)).all(FleetFilter())
+    public static func compare(store: any FleetStore, old: Catalog, new: Catalog, now: Instant) async throws
+        -> FleetImpact
+    {
+        let before = try await FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: old, now: now)).all(
+            FleetFilter())
+        let after = try await FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: new, now: now)).all(
+            FleetFilter())
         let oldRows = Dictionary(before.map { ($0.device, $0) }, uniquingKeysWith: { first, _ in first })
         var impact = FleetImpact(decisions: [:], becomeNoncompliant: 0, becomeCompliant: 0, devices: after.count)
         func decisions(_ row: DeviceCompliance?) -> [String: String] {
@@ -55,12 +59,13 @@ public struct FleetImpact: Sendable, Equatable {
             byTarget["\(transition.app)\u{0}\(transition.to)", default: [:]][transition.from, default: 0] += count
         }
         var lines: [String] = []
-        for key in byTarget.keys.sorted() {
+        for (key, sources) in byTarget.sorted(by: { $0.key < $1.key }) {
             let parts = key.split(separator: "\u{0}").map(String.init)
-            let sources = byTarget[key]!
             let total = sources.values.reduce(0, +)
-            let from = sources.keys.sorted().map { "\($0) \(sources[$0]!)" }.joined(separator: ", ")
-            lines.append("\(parts[0]): \(total) device\(total == 1 ? "" : "s") become\(total == 1 ? "s" : "") \(parts[1]) (from \(from))")
+            let from = sources.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            lines.append(
+                "\(parts[0]): \(total) device\(total == 1 ? "" : "s") become\(total == 1 ? "s" : "") \(parts[1]) (from \(from))"
+            )
         }
         lines.append(
             "\(becomeNoncompliant) device\(becomeNoncompliant == 1 ? "" : "s") become\(becomeNoncompliant == 1 ? "s" : "") non-compliant, \(becomeCompliant) compliant (\(devices) devices judged)"
@@ -75,10 +80,13 @@ public struct FleetImpact: Sendable, Equatable {
             (
                 "decisions",
                 .array(
-                    decisions.keys.sorted { ($0.app, $0.to, $0.from) < ($1.app, $1.to, $1.from) }.map { transition in
+                    decisions.sorted { ($0.key.app, $0.key.to, $0.key.from) < ($1.key.app, $1.key.to, $1.key.from) }.map
+                    {
+                        transition, devices in
                         .object([
-                            ("app", .string(transition.app)), ("from", .string(transition.from)), ("to", .string(transition.to)),
-                            ("devices", .integer(decisions[transition]!)),
+                            ("app", .string(transition.app)), ("from", .string(transition.from)),
+                            ("to", .string(transition.to)),
+                            ("devices", .integer(devices)),
                         ])
                     })
             ),

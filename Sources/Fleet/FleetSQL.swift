@@ -217,7 +217,9 @@ public enum FleetSQL {
         ]
         statements += insert(
             into: "compliance_daily", columns: ["day", "app", "dimension", "value", "devices"],
-            rows: rows.map { [.text($0.day), .text($0.app), .text($0.dimension), .text($0.value), .integer(Int64($0.devices))] },
+            rows: rows.map {
+                [.text($0.day), .text($0.app), .text($0.dimension), .text($0.value), .integer(Int64($0.devices))]
+            },
             conflict: nil, dialect: dialect)
         return statements
     }

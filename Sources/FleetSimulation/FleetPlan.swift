@@ -34,10 +34,14 @@ public enum FleetPlanner {
         let apps = catalog.appIDs.compactMap { catalog.apps[$0] }
         let candidates = apps.map { app in (app, versions(of: app.updatePolicy.document)) }
         let systems = osVersions(of: apps.map(\.updatePolicy.document))
-        let platform = apps.lazy.compactMap { $0.updatePolicy.document.policies.lazy.compactMap(\.platforms).first?.first }
+        let platform =
+            apps.lazy.compactMap { $0.updatePolicy.document.policies.lazy.compactMap(\.platforms).first?.first }
             .first ?? "ios"
         let models = platform == "ipados" ? ["iPad13,18", "iPad14,3"] : ["iPhone14,7", "iPhone15,2", "iPhone16,1"]
-        let places = [("en-US", "America/New_York"), ("pt-BR", "America/Sao_Paulo"), ("de-DE", "Europe/Berlin"), ("en-GB", "Europe/London")]
+        let places = [
+            ("en-US", "America/New_York"), ("pt-BR", "America/Sao_Paulo"), ("de-DE", "Europe/Berlin"),
+            ("en-GB", "Europe/London"),
+        ]
 
         return devices.enumerated().map { index, device in
             let aim = index < mix.count ? mix[index].0 : pick(&random)
@@ -50,18 +54,20 @@ public enum FleetPlanner {
             }
             // The OS: the newest one unless the aim is `unsupported` and some version is unsupported on an older one.
             var os = systems.last ?? "17.4.1"
-            if aim == .unsupported, let (_, versions) = candidates.first(where: { $0.0.hasUpdatePolicy }) {
-                let app = candidates.first(where: { $0.0.hasUpdatePolicy })!.0
+            if aim == .unsupported, let (app, versions) = candidates.first(where: { $0.0.hasUpdatePolicy }) {
                 let pairs = systems.flatMap { system in versions.map { (system, $0) } }
                     .filter { decision(app, $0.1, $0.0) == .unsupported }
                 if !pairs.isEmpty { os = pairs[Int(random.next() % UInt64(pairs.count))].0 }
             }
             let place = places[index % places.count]
             let planned = candidates.map { app, versions -> DevicePlan.App in
-                guard app.hasUpdatePolicy, !versions.isEmpty else { return DevicePlan.App(app: app.id, version: "1.0", expected: nil) }
+                guard app.hasUpdatePolicy, !versions.isEmpty else {
+                    return DevicePlan.App(app: app.id, version: "1.0", expected: nil)
+                }
                 let matching = versions.filter { decision(app, $0, os) == aim }
                 let pool = matching.isEmpty ? versions.filter { decision(app, $0, os) == .ok } : matching
-                let version = (pool.isEmpty ? versions : pool)[Int(random.next() % UInt64((pool.isEmpty ? versions : pool).count))]
+                let version = (pool.isEmpty ? versions : pool)[
+                    Int(random.next() % UInt64((pool.isEmpty ? versions : pool).count))]
                 return DevicePlan.App(app: app.id, version: version, expected: decision(app, version, os))
             }
             return DevicePlan(
@@ -89,7 +95,8 @@ public enum FleetPlanner {
         }
         var all: [String] = []
         for text in named { all += [below(text), text, above(text)].compactMap { $0 } }
-        return unique(all.filter { AppVersion($0) != nil }).sorted { AppVersion($0)! < AppVersion($1)! }
+        let parsed = unique(all).compactMap { text in AppVersion(text).map { (text, $0) } }
+        return parsed.sorted { $0.1 < $1.1 }.map(\.0)
     }
 
     /// OS versions around every `requiresOS` and OS range, and a current one.
@@ -97,28 +104,32 @@ public enum FleetPlanner {
         var named = ["17.4.1"]
         for policy in documents.flatMap(\.policies) {
             if let os = policy.requiresOS { named += [os.text, below(os.text)].compactMap { $0 } }
-            if let range = policy.osVersion { named += range.comparators.flatMap { [$0.1.text, below($0.1.text)] }.compactMap { $0 } }
+            if let range = policy.osVersion {
+                named += range.comparators.flatMap { [$0.1.text, below($0.1.text)] }.compactMap { $0 }
+            }
         }
-        return unique(named.filter { OSVersion($0) != nil }).sorted { OSVersion($0)! < OSVersion($1)! }
+        let parsed = unique(named).compactMap { text in OSVersion(text).map { (text, $0) } }
+        return parsed.sorted { $0.1 < $1.1 }.map(\.0)
     }
 
     /// `3.0.2` → `3.0.1`, `3.0` → `2.9`, `1.0.0` → `0.9.9`; nil below `0`.
     static func below(_ text: String) -> String? {
-        var parts = text.split(separator: ".").map { Int($0) }
-        guard parts.allSatisfy({ $0 != nil }) else { return nil }
-        guard let last = parts.lastIndex(where: { $0! > 0 }) else { return nil }
-        parts[last]! -= 1
+        let numbers = text.split(separator: ".").compactMap { Int($0) }
+        guard numbers.count == text.split(separator: ".").count, var parts = Optional(numbers),
+            let last = parts.lastIndex(where: { $0 > 0 })
+        else { return nil }
+        parts[last] -= 1
         for index in parts.indices where index > last { parts[index] = 9 }
-        return parts.map { String($0!) }.joined(separator: ".")
+        return parts.map(String.init).joined(separator: ".")
     }
 
     /// `3.0` → `3.0.1`, `3.2.1` → `3.2.2`.
     static func above(_ text: String) -> String? {
-        var parts = text.split(separator: ".").map { Int($0) }
-        guard parts.allSatisfy({ $0 != nil }) else { return nil }
+        var parts = text.split(separator: ".").compactMap { Int($0) }
+        guard !parts.isEmpty, parts.count == text.split(separator: ".").count else { return nil }
         if parts.count < 3 { return text + ".1" }
-        parts[parts.count - 1]! += 1
-        return parts.map { String($0!) }.joined(separator: ".")
+        parts[parts.count - 1] += 1
+        return parts.map(String.init).joined(separator: ".")
     }
 
     private static func unique(_ items: [String]) -> [String] {

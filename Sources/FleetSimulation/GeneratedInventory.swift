@@ -8,7 +8,9 @@ public enum GeneratedInventory {
     public static let prefix = "sim-"
 
     public static func ids(count: Int) -> [String] {
-        (1...max(count, 1)).prefix(count).map { "\(prefix)\(String(repeating: "0", count: max(0, 5 - String($0).count)))\($0)" }
+        (1...max(count, 1)).prefix(count).map {
+            "\(prefix)\(String(repeating: "0", count: max(0, 5 - String($0).count)))\($0)"
+        }
     }
 
     /// Rewrites `<catalog>/devices.plist` with its real devices unchanged (in their order; comments are not
@@ -59,7 +61,8 @@ public enum GeneratedInventory {
         var headers: [String: String] = [:]
         if let token { headers["Authorization"] = "Bearer \(token)" }
         while ContinuousClock.now < deadline {
-            if let response = try? await transport.send(ClientRequest(method: "GET", url: url, headers: headers), timeout: 5),
+            if let response = try? await transport.send(
+                ClientRequest(method: "GET", url: url, headers: headers), timeout: 5),
                 response.status == 200
             {
                 return true

@@ -127,7 +127,7 @@ public struct SimulationSummary: Sendable {
 
     public var json: JSONValue {
         func counts(_ table: [String: Int]) -> JSONValue {
-            .object(table.keys.sorted().map { ($0, .integer(table[$0]!)) })
+            .object(table.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })
         }
         func number(_ value: Double, _ digits: Int) -> JSONValue { .number(String(format: "%.\(digits)f", value)) }
         return .object([
@@ -137,14 +137,14 @@ public struct SimulationSummary: Sendable {
             ("notModifiedRatio", number(notModifiedRatio, 3)), ("errors", counts(errors)),
             ("latencyMs", .object([("p50", number(p50, 2)), ("p99", number(p99, 2))])),
             ("unexpectedDecisions", .integer(unexpectedDecisions)),
-            ("finalDecisions", .object(finalDecisions.keys.sorted().map { ($0, counts(finalDecisions[$0]!)) })),
+            ("finalDecisions", .object(finalDecisions.sorted { $0.key < $1.key }.map { ($0.key, counts($0.value)) })),
         ])
     }
 
     public var text: String {
         func list(_ table: [String: Int], order: [String] = []) -> String {
             let keys = order.filter { table[$0] != nil } + table.keys.filter { !order.contains($0) }.sorted()
-            return keys.isEmpty ? "none" : keys.map { "\($0) \(table[$0]!)" }.joined(separator: ", ")
+            return keys.isEmpty ? "none" : keys.map { "\($0) \(table[$0, default: 0])" }.joined(separator: ", ")
         }
         let rate = String(format: "%.1f", launchesPerSecond)
         var lines = [
@@ -155,10 +155,12 @@ public struct SimulationSummary: Sendable {
             "latency: p50 \(String(format: "%.1f", p50)) ms, p99 \(String(format: "%.1f", p99)) ms",
         ]
         if unexpectedDecisions > 0 {
-            lines.append("\(unexpectedDecisions) answered launches got another decision than the catalog gave when the fleet was planned")
+            lines.append(
+                "\(unexpectedDecisions) answered launches got another decision than the catalog gave when the fleet was planned"
+            )
         }
-        for app in finalDecisions.keys.sorted() {
-            lines.append("now \(app): \(list(finalDecisions[app]!, order: Self.decisionOrder + ["unanswered"]))")
+        for (app, decisions) in finalDecisions.sorted(by: { $0.key < $1.key }) {
+            lines.append("now \(app): \(list(decisions, order: Self.decisionOrder + ["unanswered"]))")
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -20,7 +20,8 @@ public struct SimulationOptions: Sendable {
     public var cacheRoot: URL
 
     public init(
-        server: URL, token: String?, duration: Double = 0, rate: Double? = nil, refreshEvery: Int = 2, timeout: Double = 5,
+        server: URL, token: String?, duration: Double = 0, rate: Double? = nil, refreshEvery: Int = 2,
+        timeout: Double = 5,
         cacheRoot: URL
     ) {
         self.server = server
@@ -80,9 +81,12 @@ public struct Simulator: Sendable {
     ) async {
         let cache = options.cacheRoot.appendingPathComponent(plan.device)
         let clients = plan.apps.map { app in
-            (app, MDMConfClient(
-                server: options.server, token: options.token, app: app.app, cache: cache, device: plan.device,
-                timeout: options.timeout, transport: transport))
+            (
+                app,
+                MDMConfClient(
+                    server: options.server, token: options.token, app: app.app, cache: cache, device: plan.device,
+                    timeout: options.timeout, transport: transport)
+            )
         }
         var launches = 0
         var rounds = 0

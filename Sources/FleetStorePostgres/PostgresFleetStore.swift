@@ -89,7 +89,8 @@ public final class PostgresFleetStore: FleetStore {
     private func migrateInTransaction(upTo target: Int) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(7415001)", logger: self.logger)
-            try await connection.query(PostgresQuery(unsafeSQL: FleetSQL.migrationsTable(.postgres)), logger: self.logger)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: FleetSQL.migrationsTable(.postgres)), logger: self.logger)
             let rows = try await connection.query(
                 "SELECT COALESCE(MAX(version), 0)::BIGINT FROM mdmconf_migrations", logger: self.logger
             ).collect()
@@ -183,8 +184,10 @@ public final class PostgresFleetStore: FleetStore {
     }
 
     public func devices(after: String?, limit: Int) async throws -> [DeviceState] {
-        var devices = try await rows(FleetSQL.devices(dialect: .postgres), [.text(after ?? ""), .integer(Int64(limit))])
-            .compactMap(FleetSQL.deviceState)
+        var devices = try await rows(
+            FleetSQL.devices(dialect: .postgres), [.text(after ?? ""), .integer(Int64(limit))]
+        )
+        .compactMap(FleetSQL.deviceState)
         guard let last = devices.last?.device else { return devices }
         let apps = try await rows(FleetSQL.apps(dialect: .postgres), [.text(after ?? ""), .text(last)])
         FleetSQL.attach(apps.compactMap(FleetSQL.appState), to: &devices)
@@ -192,8 +195,9 @@ public final class PostgresFleetStore: FleetStore {
     }
 
     public func device(_ id: String) async throws -> DeviceState? {
-        guard var device = try await rows(FleetSQL.device(dialect: .postgres), [.text(id)]).first
-            .flatMap(FleetSQL.deviceState)
+        guard
+            var device = try await rows(FleetSQL.device(dialect: .postgres), [.text(id)]).first
+                .flatMap(FleetSQL.deviceState)
         else { return nil }
         device.apps = try await rows(FleetSQL.appsOfDevice(dialect: .postgres), [.text(id)])
             .compactMap(FleetSQL.appState).map(\.app)

@@ -73,7 +73,8 @@ public final class SQLiteFleetStore: FleetStore {
                     "the store \(self.path) is at schema version \(current), newer than this mdmconf (\(FleetSQL.latestVersion)); use a newer mdmconf"
                 )
             }
-            for migration in FleetSQL.migrations(.sqlite) where migration.version > current && migration.version <= target {
+            for migration in FleetSQL.migrations(.sqlite)
+            where migration.version > current && migration.version <= target {
                 for statement in migration.statements { _ = try await self.writer.query(statement) }
                 _ = try await self.writer.query(
                     "INSERT INTO mdmconf_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
@@ -124,7 +125,8 @@ public final class SQLiteFleetStore: FleetStore {
             do {
                 _ = try await self.writer.query(begin)
             } catch {
-                throw FleetStoreError(.unavailable, "the SQLite store \(self.path) cannot start a write: \(Self.reason(error))")
+                throw FleetStoreError(
+                    .unavailable, "the SQLite store \(self.path) cannot start a write: \(Self.reason(error))")
             }
             do {
                 let result = try await body()
@@ -133,7 +135,8 @@ public final class SQLiteFleetStore: FleetStore {
             } catch {
                 _ = try? await self.writer.query("ROLLBACK")
                 if error is FleetStoreError { throw error }
-                throw FleetStoreError(.unavailable, "the SQLite store \(self.path) refused a write: \(Self.reason(error))")
+                throw FleetStoreError(
+                    .unavailable, "the SQLite store \(self.path) refused a write: \(Self.reason(error))")
             }
         }
     }

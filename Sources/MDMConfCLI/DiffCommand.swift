@@ -32,7 +32,8 @@ struct DiffCommand: ParsableCommand {
     @Argument(help: "The old plist, catalog folder or generation number.") var old: String
     @Argument(help: "The new plist, catalog folder or generation number.") var new: String
     @Option(name: .long, help: "The schema of two configurations (for sensitive keys).") var schema: String?
-    @Option(name: .long, help: "The fleet store holding the generations (sqlite:PATH or postgres://…).") var store: String?
+    @Option(name: .long, help: "The fleet store holding the generations (sqlite:PATH or postgres://…).") var store:
+        String?
     @Option(name: .long, help: "text or json.") var format: Format = .text
 
     func run() throws {
@@ -47,9 +48,12 @@ struct DiffCommand: ParsableCommand {
                 return ExitStatus.usage.rawValue
             }
             return try await StoredCatalogs.withStore(store) { catalogs in
-                guard let a = try await catalogs.files(of: oldGeneration), let b = try await catalogs.files(of: newGeneration)
+                guard let a = try await catalogs.files(of: oldGeneration),
+                    let b = try await catalogs.files(of: newGeneration)
                 else {
-                    Console.error("error: generation \(oldGeneration) or \(newGeneration) is not in the store (see mdmconf history)\n")
+                    Console.error(
+                        "error: generation \(oldGeneration) or \(newGeneration) is not in the store (see mdmconf history)\n"
+                    )
                     return ExitStatus.invalidConfiguration.rawValue
                 }
                 let oldCatalog = StoredCatalogs.load(a)
@@ -85,7 +89,9 @@ struct DiffCommand: ParsableCommand {
             let oldCatalog = try? loader.load(old).get()
             let newCatalog = try? loader.load(new).get()
             for (path, catalog) in [(old, oldCatalog), (new, newCatalog)] where catalog == nil {
-                Console.error("note: \(path) does not load as a catalog (mdmconf validate shows why): who is affected is not computed\n")
+                Console.error(
+                    "note: \(path) does not load as a catalog (mdmconf validate shows why): who is affected is not computed\n"
+                )
             }
             let diff = CatalogDiff.compare(a, b, oldCatalog: oldCatalog, newCatalog: newCatalog)
             guard let store else { return print(diff) }
@@ -124,7 +130,9 @@ struct DiffCommand: ParsableCommand {
         let changes = PlistDiff(isSensitive: sensitive).changes(from: values[0], to: values[1])
         switch format {
         case .json:
-            Console.out(JSONValue.object([("equal", .bool(changes.isEmpty)), ("changes", .array(changes.map(\.json)))]).serialized())
+            Console.out(
+                JSONValue.object([("equal", .bool(changes.isEmpty)), ("changes", .array(changes.map(\.json)))])
+                    .serialized())
         case .text:
             Console.out(changes.map { $0.line + "\n" }.joined())
             Console.error(changes.isEmpty ? "no differences\n" : "\(changes.count) changes\n")

@@ -38,13 +38,7 @@ struct PublishCommand: ParsableCommand {
             Console.error("error: \(catalog): no such catalog folder\n")
             return ExitStatus.unreadableInput.rawValue
         }
-        let loaded: Catalog
-        switch CatalogLoader().load(catalog) {
-        case .success(let value): loaded = value
-        case .failure(let failure):
-            let report = DiagnosticReport(files: [FileReport(path: catalog, diagnostics: failure.errors)])
-            Console.error(TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled)).render(report))
-            Console.error("error: \(catalog) is not a usable catalog (\(failure.errors.count) errors): nothing was published\n")
+        guard let loaded = CatalogFolder.load(catalog, consequence: ": nothing was published") else {
             return ExitStatus.invalidConfiguration.rawValue
         }
         let files: CatalogFiles
@@ -67,7 +61,9 @@ struct PublishCommand: ParsableCommand {
         switch outcome {
         case .unchanged(let newest):
             if format == .json {
-                Console.out(JSONValue.object([("published", .bool(false)), ("generation", StoredCatalogs.json(newest))]).serialized())
+                Console.out(
+                    JSONValue.object([("published", .bool(false)), ("generation", StoredCatalogs.json(newest))])
+                        .serialized())
             } else {
                 Console.out("unchanged: the content equals generation \(newest.number); nothing was written\n")
             }
@@ -89,11 +85,18 @@ struct PublishCommand: ParsableCommand {
             } else {
                 let source = generation.source.map { " (the content of generation \($0))" } ?? ""
                 Console.out(
-                    "published generation \(generation.number)\(source): \(generation.files) files, content \(generation.contentHash.prefix(12)), by \(generation.author)\n")
+                    "published generation \(generation.number)\(source): \(generation.files) files, content \(generation.contentHash.prefix(12)), by \(generation.author)\n"
+                )
                 if let diff, let previous {
                     Console.out("changes since generation \(previous.number):\n")
-                    Console.out(diff.text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "  \($0)" }.joined(separator: "\n"))
-                    if let impact { Console.out("  the fleet in the store, judged now:\n" + impact.lines.map { "    \($0)\n" }.joined()) }
+                    Console.out(
+                        diff.text.split(separator: "\n", omittingEmptySubsequences: false).map {
+                            $0.isEmpty ? "" : "  \($0)"
+                        }.joined(separator: "\n"))
+                    if let impact {
+                        Console.out(
+                            "  the fleet in the store, judged now:\n" + impact.lines.map { "    \($0)\n" }.joined())
+                    }
                 } else {
                     Console.out("the first generation in this store\n")
                 }
@@ -127,7 +130,10 @@ struct HistoryCommand: ParsableCommand {
                 switch format {
                 case .json: Console.out(JSONValue.array(generations.map(StoredCatalogs.json)).serialized())
                 case .text:
-                    Console.out(generations.isEmpty ? "no generations: publish one with mdmconf publish CATALOG --store …\n" : StoredCatalogs.table(generations))
+                    Console.out(
+                        generations.isEmpty
+                            ? "no generations: publish one with mdmconf publish CATALOG --store …\n"
+                            : StoredCatalogs.table(generations))
                 }
                 return 0
             }
@@ -170,7 +176,8 @@ struct RollbackCommand: ParsableCommand {
                 let outcome = try await history.publish(
                     files, author: author ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown",
                     message: message ?? "rollback to generation \(generation)", kind: "rollback", source: generation)
-                return try await PublishCommand.report(outcome, files: files, catalog: catalog, history: history, format: format)
+                return try await PublishCommand.report(
+                    outcome, files: files, catalog: catalog, history: history, format: format)
             }
         }
         if code != 0 { throw ExitCode(code) }

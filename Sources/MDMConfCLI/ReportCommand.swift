@@ -54,13 +54,7 @@ struct ReportCommand: ParsableCommand {
     }
 
     private func report() async throws -> Int32 {
-        let loaded: Catalog
-        switch CatalogLoader(readerOptions: limits.readerOptions).load(catalog) {
-        case .success(let catalog): loaded = catalog
-        case .failure(let failure):
-            let report = DiagnosticReport(files: [FileReport(path: catalog, diagnostics: failure.errors)])
-            Console.error(TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled)).render(report))
-            Console.error("error: \(catalog) is not a usable catalog (\(failure.errors.count) errors)\n")
+        guard let loaded = CatalogFolder.load(catalog, readerOptions: limits.readerOptions) else {
             return ExitStatus.invalidConfiguration.rawValue
         }
         let logger = Logger(label: "mdmconf") { _ in SwiftLogNoOpLogHandler() }
@@ -72,7 +66,8 @@ struct ReportCommand: ParsableCommand {
             }
             opened = store
         } catch {
-            Console.error("error: the fleet store cannot be used: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
+            Console.error(
+                "error: the fleet store cannot be used: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
             return ExitStatus.invalidConfiguration.rawValue
         }
         let instant = now.flatMap(parsedNow) ?? .now
@@ -84,7 +79,8 @@ struct ReportCommand: ParsableCommand {
             try? await opened.close()
         } catch {
             try? await opened.close()
-            Console.error("error: the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
+            Console.error(
+                "error: the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
             return ExitStatus.invalidConfiguration.rawValue
         }
         var summary = FleetSummary(app: app)
@@ -119,7 +115,9 @@ struct ReportTable {
     let rows: [DeviceCompliance]
 
     func render() -> String {
-        var lines: [[String]] = [["DEVICE", "SEEN", "LAST CHECK-IN", "APP", "VERSION", "UPDATE", "CONFIG", "COMPLIANT"]]
+        var lines: [[String]] = [
+            ["DEVICE", "SEEN", "LAST CHECK-IN", "APP", "VERSION", "UPDATE", "CONFIG", "COMPLIANT"]
+        ]
         var notes: [String] = []
         for row in rows {
             let apps: [AppCompliance?] = row.apps.isEmpty ? [nil] : row.apps

@@ -44,11 +44,14 @@ struct ServeCommand: ParsableCommand {
     var logLevel = "info"
     @Option(
         name: .long,
-        help: "The fleet store: sqlite:PATH, postgres://user@host:port/db or none (default: an SQLite file per catalog).")
+        help:
+            "The fleet store: sqlite:PATH, postgres://user@host:port/db or none (default: an SQLite file per catalog).")
     var store: String?
     @Flag(
         name: .customLong("from-store"),
-        help: "Serve the newest generation published to --store (mdmconf publish) and follow new ones, instead of a folder.")
+        help:
+            "Serve the newest generation published to --store (mdmconf publish) and follow new ones, instead of a folder."
+    )
     var fromStore = false
     @Option(name: .customLong("history-days"), help: "Keep check-in history this many days.")
     var historyDays = 90
@@ -65,7 +68,8 @@ struct ServeCommand: ParsableCommand {
         if let store, case .failure(let error) = StoreLocation.parse(store) { throw ValidationError(error.message) }
         if fromStore {
             guard let store, case .success(let location) = StoreLocation.parse(store), location != .none else {
-                throw ValidationError("--from-store needs --store sqlite:PATH or postgres://… (where mdmconf publish stores generations)")
+                throw ValidationError(
+                    "--from-store needs --store sqlite:PATH or postgres://… (where mdmconf publish stores generations)")
             }
             if watch { throw ValidationError("--from-store follows the store; --watch watches a folder: choose one") }
         }
@@ -105,7 +109,8 @@ struct ServeCommand: ParsableCommand {
                 let report = DiagnosticReport(files: [FileReport(path: catalog, diagnostics: findings)])
                 let sources = error.sources.mapValues { SourceText($0) }
                 Console.error(
-                    TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled, sources: sources)).render(report)
+                    TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled, sources: sources)).render(
+                        report)
                 )
                 Console.error(
                     "error: \(catalog) is not a usable catalog (\(error.errors.count) errors); nothing is served\n")
@@ -176,9 +181,11 @@ struct ServeCommand: ParsableCommand {
         do {
             let opened = try await FleetStores.open(location, logger: logger)
             if store == nil { logger.info("fleet store: \(location) (choose another with --store)") }
-            return FleetService(store: opened, replica: replica ?? StorePaths.replicaName(port: port), historyDays: historyDays)
+            return FleetService(
+                store: opened, replica: replica ?? StorePaths.replicaName(port: port), historyDays: historyDays)
         } catch {
-            Console.error("error: the fleet store cannot be used: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
+            Console.error(
+                "error: the fleet store cannot be used: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
             throw ExitStatus.invalidConfiguration.exitCode
         }
     }
@@ -191,7 +198,8 @@ struct ServeCommand: ParsableCommand {
         let loader = CatalogLoader(readerOptions: limits.readerOptions)
         let generations: [CatalogGeneration]
         do { generations = try await history.generations(limit: 20) } catch {
-            Console.error("error: the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
+            Console.error(
+                "error: the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
             throw ExitStatus.invalidConfiguration.exitCode
         }
         for generation in generations {
@@ -203,12 +211,14 @@ struct ServeCommand: ParsableCommand {
                     loader: loader, logger: logger)
             case .failure(let failure):
                 logger.error(
-                    "stored generation \(generation.number) does not load (\(failure.errors.count) errors); trying the one before")
+                    "stored generation \(generation.number) does not load (\(failure.errors.count) errors); trying the one before"
+                )
                 for diagnostic in failure.errors { logger.error("\(diagnostic.message) [\(diagnostic.code)]") }
             }
         }
         Console.error(
-            "error: \(fleetStore.description) holds no generation that loads: publish one with mdmconf publish CATALOG --store …\n")
+            "error: \(fleetStore.description) holds no generation that loads: publish one with mdmconf publish CATALOG --store …\n"
+        )
         throw ExitStatus.invalidConfiguration.exitCode
     }
 }

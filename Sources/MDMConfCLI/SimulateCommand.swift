@@ -39,10 +39,13 @@ struct SimulateCommand: ParsableCommand {
     var duration: Double = 0
     @Option(name: .long, help: "Launches per second across the fleet (default: as fast as the server answers).")
     var rate: Double?
-    @Option(name: .customLong("token-file"), help: "A file holding an admin token (needed when the catalog has tokens).")
+    @Option(
+        name: .customLong("token-file"), help: "A file holding an admin token (needed when the catalog has tokens).")
     var tokenFile: String?
     @Option(name: .long, help: "Seconds each launch may take (the client's time limit).") var timeout: Double = 5
-    @Option(name: .customLong("refresh-every"), help: "Every how many launches a device refreshes its configuration (0 never).")
+    @Option(
+        name: .customLong("refresh-every"),
+        help: "Every how many launches a device refreshes its configuration (0 never).")
     var refreshEvery = 2
     @Option(name: .long, help: "Seed of the drawn fleet.") var seed: UInt64 = 1
     @Option(name: .long, help: "text or json.") var format: Format = .text
@@ -51,11 +54,17 @@ struct SimulateCommand: ParsableCommand {
         guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
             throw ValidationError("--server must be an http or https URL, e.g. http://127.0.0.1:8080")
         }
-        if let devices, devices < 1 || devices > 1_000_000 { throw ValidationError("--devices must be from 1 to 1000000") }
+        if let devices, devices < 1 || devices > 1_000_000 {
+            throw ValidationError("--devices must be from 1 to 1000000")
+        }
         if generateInventory && devices == nil { throw ValidationError("--generate-inventory needs --devices N") }
-        guard duration >= 0, duration <= 86_400 else { throw ValidationError("--duration must be from 0 to 86400 seconds") }
+        guard duration >= 0, duration <= 86_400 else {
+            throw ValidationError("--duration must be from 0 to 86400 seconds")
+        }
         if let rate, !(rate > 0) { throw ValidationError("--rate must be above 0") }
-        guard timeout > 0, timeout <= 300 else { throw ValidationError("--timeout must be above 0 and at most 300 seconds") }
+        guard timeout > 0, timeout <= 300 else {
+            throw ValidationError("--timeout must be above 0 and at most 300 seconds")
+        }
         guard refreshEvery >= 0 else { throw ValidationError("--refresh-every must be 0 or more") }
     }
 
@@ -77,13 +86,7 @@ struct SimulateCommand: ParsableCommand {
             Console.error("error: \(catalog): no such catalog folder\n")
             return ExitStatus.unreadableInput.rawValue
         }
-        let loaded: Catalog
-        switch CatalogLoader().load(catalog) {
-        case .success(let value): loaded = value
-        case .failure(let failure):
-            let report = DiagnosticReport(files: [FileReport(path: catalog, diagnostics: failure.errors)])
-            Console.error(TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled)).render(report))
-            Console.error("error: \(catalog) is not a usable catalog (\(failure.errors.count) errors)\n")
+        guard let loaded = CatalogFolder.load(catalog) else {
             return ExitStatus.invalidConfiguration.rawValue
         }
         var token: String?
@@ -96,15 +99,19 @@ struct SimulateCommand: ParsableCommand {
         }
         if loaded.tokens != nil {
             guard let token else {
-                Console.error("error: the catalog has tokens: give an admin token with --token-file (simulate names every device)\n")
+                Console.error(
+                    "error: the catalog has tokens: give an admin token with --token-file (simulate names every device)\n"
+                )
                 return ExitStatus.usage.rawValue
             }
             guard case .admin? = loaded.scope(ofBearer: token) else {
-                Console.error("error: the token in \(tokenFile ?? "") is not an admin token of this catalog (simulate names every device)\n")
+                Console.error(
+                    "error: the token in \(tokenFile ?? "") is not an admin token of this catalog (simulate names every device)\n"
+                )
                 return ExitStatus.usage.rawValue
             }
         }
-        let serverURL = URL(string: server)!
+        guard let serverURL = URL(string: server) else { return ExitStatus.usage.rawValue }  // checked in validate()
 
         var ids: [String]
         if generateInventory, let devices {
@@ -117,7 +124,7 @@ struct SimulateCommand: ParsableCommand {
             }
             if let app = loaded.appIDs.first {
                 let transport = URLSessionTransport()
-                for device in [ids.first!, ids.last!] {
+                for device in [ids.first, ids.last].compactMap({ $0 }) {
                     let served = await GeneratedInventory.waitUntilServed(
                         device: device, app: app, server: serverURL, token: token, seconds: 30, transport: transport)
                     guard served else {
@@ -133,22 +140,26 @@ struct SimulateCommand: ParsableCommand {
             if let devices {
                 guard devices <= ids.count else {
                     Console.error(
-                        "error: the inventory has \(ids.count) devices, not \(devices): add --generate-inventory to simulate more\n")
+                        "error: the inventory has \(ids.count) devices, not \(devices): add --generate-inventory to simulate more\n"
+                    )
                     return ExitStatus.usage.rawValue
                 }
                 ids = Array(ids.prefix(devices))
             }
             guard !ids.isEmpty else {
-                Console.error("error: the catalog has no inventory (devices.plist): use --devices N --generate-inventory\n")
+                Console.error(
+                    "error: the catalog has no inventory (devices.plist): use --devices N --generate-inventory\n")
                 return ExitStatus.usage.rawValue
             }
         }
 
         let plans = FleetPlanner.plan(catalog: loaded, devices: ids, seed: seed, now: .now)
-        let cacheRoot = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-simulate-\(UUID().uuidString)")
+        let cacheRoot = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mdmconf-simulate-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: cacheRoot) }
         let options = SimulationOptions(
-            server: serverURL, token: token, duration: duration, rate: rate, refreshEvery: refreshEvery, timeout: timeout,
+            server: serverURL, token: token, duration: duration, rate: rate, refreshEvery: refreshEvery,
+            timeout: timeout,
             cacheRoot: cacheRoot)
         let showProgress = format == .text && isatty(2) != 0
         let progress: (@Sendable (SimulationStats.Snapshot) -> Void)? = showProgress ? Self.progressLine : nil

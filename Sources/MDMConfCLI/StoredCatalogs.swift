@@ -5,6 +5,24 @@ import Foundation
 import Logging
 import MDMConf
 import MDMDiagnostics
+import PropertyList
+
+/// A catalog folder loaded for a command that needs it whole (`report`, `simulate`, `publish`): nil after printing
+/// every finding and `error: PATH is not a usable catalog (N errors)` + `consequence` to standard error.
+enum CatalogFolder {
+    static func load(_ path: String, readerOptions: PlistReaderOptions = PlistReaderOptions(), consequence: String = "")
+        -> Catalog?
+    {
+        switch CatalogLoader(readerOptions: readerOptions).load(path) {
+        case .success(let catalog): return catalog
+        case .failure(let failure):
+            let report = DiagnosticReport(files: [FileReport(path: path, diagnostics: failure.errors)])
+            Console.error(TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled)).render(report))
+            Console.error("error: \(path) is not a usable catalog (\(failure.errors.count) errors)\(consequence)\n")
+            return nil
+        }
+    }
+}
 
 /// The catalog history of a fleet store, for `publish`, `history`, `rollback` and `diff GEN GEN`.
 enum StoredCatalogs {
@@ -27,7 +45,8 @@ enum StoredCatalogs {
             }
             store = opened
         } catch {
-            Console.error("error: the fleet store cannot be used: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
+            Console.error(
+                "error: the fleet store cannot be used: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
             return ExitStatus.invalidConfiguration.rawValue
         }
         do {

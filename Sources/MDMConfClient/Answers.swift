@@ -86,8 +86,10 @@ extension UpdateAdvice {
             reasons = items.compactMap { $0.value.dictionary?["code"]?.value.string }
         }
         self.init(
-            decision: decision, policy: text("policy"), targetVersion: text("targetVersion"), deadline: date("deadline"),
-            urgency: text("urgency") ?? "none", deferralsRemaining: object["deferralsRemaining"]?.value.integer.map(Int.init),
+            decision: decision, policy: text("policy"), targetVersion: text("targetVersion"),
+            deadline: date("deadline"),
+            urgency: text("urgency") ?? "none",
+            deferralsRemaining: object["deferralsRemaining"]?.value.integer.map(Int.init),
             message: message, updateURL: text("updateUrl").flatMap(URL.init(string:)), reasons: reasons,
             source: source, decidedAt: decidedAt, age: max(0, now.timeIntervalSince(decidedAt)),
             document: JSON.text(value))

@@ -39,30 +39,35 @@ struct CachedState: Equatable, Sendable {
     func encoded() -> [UInt8] {
         var object: [(String, JSONValue)] = [("format", .integer(Self.format))]
         if let config {
-            object.append((
-                "config",
-                .object([
-                    ("etag", .string(config.etag)), ("fetchedAt", .number(String(config.fetchedAt.timeIntervalSince1970))),
-                    ("plist", .string(config.plist)),
-                ])
-            ))
+            object.append(
+                (
+                    "config",
+                    .object([
+                        ("etag", .string(config.etag)),
+                        ("fetchedAt", .number(String(config.fetchedAt.timeIntervalSince1970))),
+                        ("plist", .string(config.plist)),
+                    ])
+                ))
         }
         if let decision {
-            object.append((
-                "decision",
-                .object([
-                    ("document", .string(decision.document)),
-                    ("decidedAt", .number(String(decision.decidedAt.timeIntervalSince1970))),
-                    ("version", .string(decision.version)), ("osVersion", .optional(decision.osVersion)),
-                ])
-            ))
+            object.append(
+                (
+                    "decision",
+                    .object([
+                        ("document", .string(decision.document)),
+                        ("decidedAt", .number(String(decision.decidedAt.timeIntervalSince1970))),
+                        ("version", .string(decision.version)), ("osVersion", .optional(decision.osVersion)),
+                    ])
+                ))
         }
         return Array(JSONValue.object(object).serialized(pretty: false).utf8)
     }
 
     /// The state in `bytes`, or nil when they are not a whole cache file of this format.
     static func decode(_ bytes: [UInt8]) -> CachedState? {
-        guard let object = JSON.read(bytes)?.dictionary, object["format"]?.value.integer == Int64(format) else { return nil }
+        guard let object = JSON.read(bytes)?.dictionary, object["format"]?.value.integer == Int64(format) else {
+            return nil
+        }
         var state = CachedState()
         if let config = object["config"] {
             guard let config = config.value.dictionary, let etag = config["etag"]?.value.string,
@@ -107,12 +112,15 @@ struct ClientCache: Sendable {
     static func writeAtomically(_ bytes: [UInt8], to target: URL) throws {
         let folder = target.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
+        let temporary = folder.appendingPathComponent(
+            ".\(target.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard fd >= 0 else { throw CacheError(path: temporary.path, errno: errno) }
         var written = 0
         while written < bytes.count {
-            let result = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            let result = bytes.withUnsafeBytes { buffer in
+                buffer.baseAddress.map { write(fd, $0 + written, bytes.count - written) } ?? 0
+            }
             if result < 0 {
                 if errno == EINTR { continue }
                 let code = errno

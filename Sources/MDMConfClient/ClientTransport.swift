@@ -28,7 +28,8 @@ public struct ClientResponse: Sendable, Equatable {
 
     public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
         self.status = status
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.headers = Dictionary(
+            headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.body = body
     }
 
@@ -66,7 +67,8 @@ public final class URLSessionTransport: ClientTransport {
     /// `data(for:)` waits with `DispatchQueue.sync` on a thread of the concurrency pool, and with a few dozen
     /// requests at once on two cores that pool was seen to deadlock. Cancelling the caller cancels the task.
     public func send(_ request: ClientRequest, timeout: Double) async throws -> ClientResponse {
-        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        var urlRequest = URLRequest(
+            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if let body = request.body { urlRequest.httpBody = Data(body) }
@@ -74,7 +76,8 @@ public final class URLSessionTransport: ClientTransport {
         let prepared = urlRequest
         let handle = TaskHandle()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ClientResponse, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<ClientResponse, any Error>) in
                 DispatchQueue.global().async {
                     let task = session.dataTask(with: prepared) { data, response, error in
                         if let error {
@@ -85,7 +88,8 @@ public final class URLSessionTransport: ClientTransport {
                                 if let name = name as? String, let value = value as? String { headers[name] = value }
                             }
                             continuation.resume(
-                                returning: ClientResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data())))
+                                returning: ClientResponse(
+                                    status: http.statusCode, headers: headers, body: [UInt8](data ?? Data())))
                         } else {
                             continuation.resume(throwing: URLError(.badServerResponse))
                         }

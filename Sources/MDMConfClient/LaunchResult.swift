@@ -173,7 +173,8 @@ extension PlistValue {
         var rest = Substring(path)
         while !rest.isEmpty {
             if rest.first == "[" {
-                guard let close = rest.firstIndex(of: "]"), let index = Int(rest[rest.index(after: rest.startIndex)..<close]),
+                guard let close = rest.firstIndex(of: "]"),
+                    let index = Int(rest[rest.index(after: rest.startIndex)..<close]),
                     case .array(let items) = current, items.indices.contains(index)
                 else { return nil }
                 current = items[index].value

@@ -84,8 +84,12 @@ public actor MDMConfClient {
 
         func offline(_ problem: LaunchProblem) -> LaunchResult {
             LaunchResult(
-                configuration: state.config.flatMap { Self.configuration($0, source: .cache, isCurrent: false, now: now) },
-                update: state.decision.flatMap { Self.offlineAdvice($0, version: version, osVersion: osVersion, now: now) },
+                configuration: state.config.flatMap {
+                    Self.configuration($0, source: .cache, isCurrent: false, now: now)
+                },
+                update: state.decision.flatMap {
+                    Self.offlineAdvice($0, version: version, osVersion: osVersion, now: now)
+                },
                 problem: problem, catalogGeneration: nil, configError: configError)
         }
 
@@ -99,7 +103,8 @@ public actor MDMConfClient {
         case 200: break
         case 401, 403:
             return LaunchResult(
-                configuration: nil, update: nil, problem: .refused(status: response.status, message: Self.errorMessage(response)),
+                configuration: nil, update: nil,
+                problem: .refused(status: response.status, message: Self.errorMessage(response)),
                 catalogGeneration: nil, configError: configError)
         case 400..<500:
             return offline(.rejected(status: response.status, message: Self.errorMessage(response)))
@@ -110,7 +115,9 @@ public actor MDMConfClient {
             return offline(.badAnswer("the check-in answer is not the documented JSON"))
         }
 
-        var result = LaunchResult(configuration: nil, update: nil, problem: nil, catalogGeneration: answer.generation, configError: configError)
+        var result = LaunchResult(
+            configuration: nil, update: nil, problem: nil, catalogGeneration: answer.generation,
+            configError: configError)
         if let document = answer.update {
             guard var advice = UpdateAdvice(document: document, source: .network, now: now) else {
                 return offline(.badAnswer("the update decision in the check-in answer is not a decision document"))
@@ -127,7 +134,9 @@ public actor MDMConfClient {
         case "none":
             state.config = nil
         case "current" where state.config != nil:
-            result.configuration = Self.configuration(state.config!, source: .cache, isCurrent: true, now: now)
+            result.configuration = state.config.flatMap {
+                Self.configuration($0, source: .cache, isCurrent: true, now: now)
+            }
         default:
             let fetched = await fetchConfiguration(ifNoneMatch: state.config?.etag, before: deadline, now: now)
             switch fetched {
@@ -135,10 +144,14 @@ public actor MDMConfClient {
                 state.config = config
                 result.configuration = Self.configuration(config, source: .network, isCurrent: true, now: now)
             case .notModified:
-                result.configuration = state.config.flatMap { Self.configuration($0, source: .cache, isCurrent: true, now: now) }
+                result.configuration = state.config.flatMap {
+                    Self.configuration($0, source: .cache, isCurrent: true, now: now)
+                }
             case .failed(let problem):
                 result.problem = problem
-                result.configuration = state.config.flatMap { Self.configuration($0, source: .cache, isCurrent: false, now: now) }
+                result.configuration = state.config.flatMap {
+                    Self.configuration($0, source: .cache, isCurrent: false, now: now)
+                }
             }
         }
         if state != loaded.state || loaded.discarded {
@@ -149,7 +162,9 @@ public actor MDMConfClient {
 
     /// A foreground refresh without a check-in: `GET /v1/apps/{app}/config` with `If-None-Match`, the cache
     /// updated on 200. The configuration to use, from the network, from the cache (304 or failure), or nil.
-    public func refreshConfiguration(now: Date = Date()) async -> (configuration: Configuration?, problem: LaunchProblem?, notModified: Bool) {
+    public func refreshConfiguration(now: Date = Date()) async -> (
+        configuration: Configuration?, problem: LaunchProblem?, notModified: Bool
+    ) {
         let loaded = cache.load()
         var state = loaded.state ?? CachedState()
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(timeout * 1000)))
@@ -159,9 +174,14 @@ public actor MDMConfClient {
             try? cache.store(state)
             return (Self.configuration(config, source: .network, isCurrent: true, now: now), nil, false)
         case .notModified:
-            return (state.config.flatMap { Self.configuration($0, source: .cache, isCurrent: true, now: now) }, nil, true)
+            return (
+                state.config.flatMap { Self.configuration($0, source: .cache, isCurrent: true, now: now) }, nil, true
+            )
         case .failed(let problem):
-            return (state.config.flatMap { Self.configuration($0, source: .cache, isCurrent: false, now: now) }, problem, false)
+            return (
+                state.config.flatMap { Self.configuration($0, source: .cache, isCurrent: false, now: now) }, problem,
+                false
+            )
         }
     }
 
@@ -173,11 +193,15 @@ public actor MDMConfClient {
         case failed(LaunchProblem)
     }
 
-    private func fetchConfiguration(ifNoneMatch etag: String?, before deadline: ContinuousClock.Instant, now: Date) async -> Fetch {
+    private func fetchConfiguration(ifNoneMatch etag: String?, before deadline: ContinuousClock.Instant, now: Date)
+        async -> Fetch
+    {
         var extra = ["Accept": "application/x-plist"]
         extra["If-None-Match"] = etag
         var path = "v1/apps/\(app)/config"
-        if let device { path += "?device=\(device.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? device)" }
+        if let device {
+            path += "?device=\(device.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? device)"
+        }
         let request = ClientRequest(method: "GET", url: endpoint(path), headers: headers(extra))
         let response: ClientResponse
         do {
@@ -197,7 +221,8 @@ public actor MDMConfClient {
                 let first = document.diagnostics.first { $0.severity == .error }?.message ?? "its root is not a <dict>"
                 return .failed(.badAnswer("the configuration is not a plist dictionary: \(first)"))
             }
-            return .fetched(CachedState.Config(etag: tag, fetchedAt: now, plist: String(decoding: response.body, as: UTF8.self)))
+            return .fetched(
+                CachedState.Config(etag: tag, fetchedAt: now, plist: String(decoding: response.body, as: UTF8.self)))
         case 401, 403:
             return .failed(.refused(status: response.status, message: Self.errorMessage(response)))
         case 400..<500:
@@ -233,7 +258,9 @@ public actor MDMConfClient {
 
     // MARK: - Answers
 
-    static func configuration(_ config: CachedState.Config, source: Source, isCurrent: Bool, now: Date) -> Configuration? {
+    static func configuration(_ config: CachedState.Config, source: Source, isCurrent: Bool, now: Date)
+        -> Configuration?
+    {
         let document = XMLPlistReader().read(Array(config.plist.utf8), file: "configuration")
         guard !document.hasErrors, let root = document.root else { return nil }
         return Configuration(
@@ -246,11 +273,14 @@ public actor MDMConfClient {
     /// another OS version is unknown (nil: the OS was updated, and only the server knows the rule); a
     /// recommended update whose deadline has passed is `required`, as the server would decide; everything else
     /// stands, so a `required` stays required offline.
-    static func offlineAdvice(_ cached: CachedState.Decision, version: String, osVersion: String?, now: Date) -> UpdateAdvice? {
+    static func offlineAdvice(_ cached: CachedState.Decision, version: String, osVersion: String?, now: Date)
+        -> UpdateAdvice?
+    {
         guard var advice = UpdateAdvice(document: cached.document, source: .cache, now: now) else { return nil }
         if advice.decision == .unsupported, cached.osVersion != osVersion { return nil }
         if cached.version != version, advice.decision == .recommended || advice.decision == .required,
-            let target = advice.targetVersion.flatMap(AppVersion.init), let running = AppVersion(version), running >= target
+            let target = advice.targetVersion.flatMap(AppVersion.init), let running = AppVersion(version),
+            running >= target
         {
             advice.decision = .ok
             advice.urgency = "none"
@@ -270,7 +300,9 @@ public actor MDMConfClient {
 
     static func describe(_ error: any Error, timeout: Double) -> String {
         if error is DeadlinePassed { return "no answer within \(timeout.formatted()) s" }
-        if let error = error as? URLError { return "\(error.code.rawValue == NSURLErrorTimedOut ? "timed out" : error.localizedDescription)" }
+        if let error = error as? URLError {
+            return "\(error.code.rawValue == NSURLErrorTimedOut ? "timed out" : error.localizedDescription)"
+        }
         return "\(error)"
     }
 }

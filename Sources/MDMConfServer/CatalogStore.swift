@@ -38,11 +38,14 @@ public final class CatalogStore: Sendable {
     }
 
     /// Serves an already loaded catalog (a stored generation) as `generation`; `label` names where it came from.
-    public init(catalog: Catalog, generation: Int, label: String, loader: CatalogLoader = CatalogLoader(), logger: Logger) {
+    public init(
+        catalog: Catalog, generation: Int, label: String, loader: CatalogLoader = CatalogLoader(), logger: Logger
+    ) {
         self.path = label
         self.loader = loader
         self.logger = logger
-        state = NIOLockedValueBox(CatalogState(catalog: catalog, generation: generation, loadedAt: .now, lastReloadError: nil))
+        state = NIOLockedValueBox(
+            CatalogState(catalog: catalog, generation: generation, loadedAt: .now, lastReloadError: nil))
     }
 
     public var current: CatalogState { state.withLockedValue { $0 } }

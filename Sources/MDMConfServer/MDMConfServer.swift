@@ -116,7 +116,8 @@ struct GenerationFollower: Service {
                     else { continue }
                     guard let files = try? await history.files(of: latest.number) else { continue }
                     logger.info("stored generation \(latest.number) published by \(latest.author): loading")
-                    failed = catalogs.install(loader.load(files: files), generation: latest.number) ? nil : latest.number
+                    failed =
+                        catalogs.install(loader.load(files: files), generation: latest.number) ? nil : latest.number
                 }
             }
             try await gracefulShutdown()

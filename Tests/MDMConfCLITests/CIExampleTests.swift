@@ -8,35 +8,12 @@ import Testing
     static let check = CLIProcess.packageRoot.appendingPathComponent("Examples/ci/check-catalog.sh").path
 
     static func run(_ arguments: [String], in folder: URL) throws -> CLIProcess.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        var environment = CLIProcess.environment
-        environment["MDMCONF"] = CLIProcess.binary.path
-        environment["GIT_AUTHOR_NAME"] = "Test"
-        environment["GIT_AUTHOR_EMAIL"] = "test@example.com"
-        environment["GIT_COMMITTER_NAME"] = "Test"
-        environment["GIT_COMMITTER_EMAIL"] = "test@example.com"
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        nonisolated(unsafe) var errors = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errors = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return CLIProcess.Result(
-            status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-            stderr: String(decoding: errors, as: UTF8.self))
+        try CLIProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), arguments, in: folder,
+            environment: [
+                "MDMCONF": CLIProcess.binary.path, "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
+                "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
+            ])
     }
 
     @Test func preCommitHookOnAGitRepository() throws {
@@ -44,7 +21,8 @@ import Testing
         try FileManager.default.createDirectory(at: repo, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: repo) }
         let catalog = repo.appendingPathComponent("catalog")
-        try FileManager.default.copyItem(at: CLIProcess.packageRoot.appendingPathComponent("Examples/catalog"), to: catalog)
+        try FileManager.default.copyItem(
+            at: CLIProcess.packageRoot.appendingPathComponent("Examples/catalog"), to: catalog)
         #expect(try Self.run(["git", "init", "-q"], in: repo).status == 0)
         let hooks = repo.appendingPathComponent(".git/hooks/pre-commit")
         try FileManager.default.copyItem(atPath: Self.hook, toPath: hooks.path)
@@ -71,7 +49,8 @@ import Testing
 
         // A good change commits and the hook prints what it changes; the work tree's own state does not matter.
         try good.replacingOccurrences(
-            of: "<key>SyncIntervalMinutes</key>\n\t<integer>30</integer>", with: "<key>SyncIntervalMinutes</key>\n\t<integer>60</integer>"
+            of: "<key>SyncIntervalMinutes</key>\n\t<integer>30</integer>",
+            with: "<key>SyncIntervalMinutes</key>\n\t<integer>60</integer>"
         ).write(to: config, atomically: true, encoding: .utf8)
         #expect(try Self.run(["git", "add", "catalog"], in: repo).status == 0)
         try "not a plist".write(to: config, atomically: true, encoding: .utf8)
@@ -91,11 +70,13 @@ import Testing
     /// The workflow runs the same check script, with GitHub annotations, and posts `mdmconf diff`.
     @Test func workflowUsesTheCheckAndTheDiff() throws {
         let workflow = try String(
-            contentsOf: CLIProcess.packageRoot.appendingPathComponent("Examples/ci/github-workflow.yml"), encoding: .utf8)
+            contentsOf: CLIProcess.packageRoot.appendingPathComponent("Examples/ci/github-workflow.yml"),
+            encoding: .utf8)
         #expect(workflow.contains("check-catalog.sh catalog github"))
         #expect(workflow.contains("diff /tmp/base/catalog catalog"))
         let annotations = try Self.run(["bash", Self.check, "Examples/catalog", "github"], in: CLIProcess.packageRoot)
         #expect(annotations.status == 0, "\(annotations.stderr)")
-        #expect(annotations.stdout.contains("::notice file=Examples/catalog/apps/com.example.field/config.plist,line=11"))
+        #expect(
+            annotations.stdout.contains("::notice file=Examples/catalog/apps/com.example.field/config.plist,line=11"))
     }
 }

@@ -39,10 +39,18 @@ enum CLIProcess {
     }
 
     static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
+        try run(binary, arguments, in: packageRoot, stdin: stdin, environment: environment)
+    }
+
+    /// Runs any program (the example app, git with the hook) with the tests' environment plus `environment`.
+    static func run(
+        _ executable: URL, _ arguments: [String], in folder: URL, stdin: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> Result {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
+        process.currentDirectoryURL = folder
         var env = Self.environment
         for (key, value) in environment { env[key] = value }
         process.environment = env

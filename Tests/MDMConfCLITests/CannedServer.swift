@@ -33,7 +33,9 @@ final class CannedServer: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 16) == 0 else { throw ServerProcessError(message: "canned server: bind failed") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -93,7 +95,8 @@ final class CannedServer: @unchecked Sendable {
 extension Array where Element == UInt8 {
     func contains(subsequence: [UInt8]) -> Bool {
         guard count >= subsequence.count else { return false }
-        for start in 0...(count - subsequence.count) where self[start..<start + subsequence.count].elementsEqual(subsequence) {
+        for start in 0...(count - subsequence.count)
+        where self[start..<start + subsequence.count].elementsEqual(subsequence) {
             return true
         }
         return false

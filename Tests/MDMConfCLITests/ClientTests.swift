@@ -1,8 +1,9 @@
-import Foundation
 import FleetTestSupport
-@testable import MDMConfClient
+import Foundation
 import PropertyList
 import Testing
+
+@testable import MDMConfClient
 
 #if canImport(Glibc)
     import Glibc
@@ -35,11 +36,12 @@ import Testing
 
         func start() throws {
             server = try ServerProcess([
-                "serve", catalog.path, "--port", "0", "--watch", "--store", "sqlite:" + root.appendingPathComponent("fleet.sqlite").path,
+                "serve", catalog.path, "--port", "0", "--watch", "--store",
+                "sqlite:" + root.appendingPathComponent("fleet.sqlite").path,
             ])
         }
 
-        var url: URL { URL(string: "http://127.0.0.1:\(server!.port)")! }
+        var url: URL { URL(string: "http://127.0.0.1:\(server?.port ?? 9)") ?? URL(fileURLWithPath: "/") }
 
         func cache(_ name: String = "cache") -> URL { root.appendingPathComponent(name) }
 
@@ -106,7 +108,9 @@ import Testing
         #expect(first.update?.decision == .ok && first.update?.source == .network)
         #expect(first.catalogGeneration == 1)
         #expect(recording.requests == ["POST /v1/checkin → 200", "GET /v1/apps/com.example.field/config → 200"])
-        #expect(FileManager.default.fileExists(atPath: live.cache().appendingPathComponent("\(Self.field).mdmconf-cache.json").path))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: live.cache().appendingPathComponent("\(Self.field).mdmconf-cache.json").path))
 
         // The second launch reports the ETag it holds: the answer says `current`, nothing is fetched.
         recording.clear()
@@ -159,10 +163,16 @@ import Testing
     static let decisions: [DecisionCase] = [
         DecisionCase(version: "3.2.1", osVersion: "17.4.1", decision: .ok, reason: "", mayContinue: true),
         // iphone-0117 is in the 50 % rollout of the 3.2.1 recommendation.
-        DecisionCase(version: "3.0.5", osVersion: "17.4.1", decision: .recommended, reason: "below_recommended_version", mayContinue: true),
-        DecisionCase(version: "2.3.1", osVersion: "17.4.1", decision: .required, reason: "below_min_version", mayContinue: false),
-        DecisionCase(version: "3.1.0", osVersion: "17.4.1", decision: .required, reason: "blocked_version", mayContinue: false),
-        DecisionCase(version: "2.3.1", osVersion: "15.7", decision: .unsupported, reason: "os_too_old_for_target", mayContinue: false),
+        DecisionCase(
+            version: "3.0.5", osVersion: "17.4.1", decision: .recommended, reason: "below_recommended_version",
+            mayContinue: true),
+        DecisionCase(
+            version: "2.3.1", osVersion: "17.4.1", decision: .required, reason: "below_min_version", mayContinue: false),
+        DecisionCase(
+            version: "3.1.0", osVersion: "17.4.1", decision: .required, reason: "blocked_version", mayContinue: false),
+        DecisionCase(
+            version: "2.3.1", osVersion: "15.7", decision: .unsupported, reason: "os_too_old_for_target",
+            mayContinue: false),
     ]
 
     @Test func everyDecisionKindOnlineThenOffline() async throws {
@@ -170,10 +180,13 @@ import Testing
         var online: [String: UpdateAdvice] = [:]
         for (index, testCase) in Self.decisions.enumerated() {
             let client = live.client(cache: "cache-\(index)")
-            let launch = await client.launch(version: testCase.version, platform: "ios", osVersion: testCase.osVersion, locale: "de-DE")
+            let launch = await client.launch(
+                version: testCase.version, platform: "ios", osVersion: testCase.osVersion, locale: "de-DE")
             let update = try #require(launch.update, "\(testCase)")
             #expect(update.decision == testCase.decision, "\(testCase): \(update.document)")
-            if !testCase.reason.isEmpty { #expect(update.reasons.contains(testCase.reason), "\(testCase): \(update.reasons)") }
+            if !testCase.reason.isEmpty {
+                #expect(update.reasons.contains(testCase.reason), "\(testCase): \(update.reasons)")
+            }
             #expect(launch.mayContinue == testCase.mayContinue, "\(testCase)")
             online[testCase.testDescription] = update
         }
@@ -208,18 +221,23 @@ import Testing
     /// Offline, the cached decision follows its own deadline: a recommendation whose deadline passes while the
     /// device is offline becomes required, as the server would decide it.
     @Test func offlineDeadlinesFollowTheDecision() throws {
-        let document = #"{"decision": "recommended", "policy": "p1", "targetVersion": "3.0", "deadline": "2026-12-01T09:00:00Z", "urgency": "approaching", "deferralsRemaining": 2, "message": {"locale": "en", "title": "Update", "body": null}, "updateUrl": "https://example.com/app", "reasons": [{"policy": "p1", "code": "below_min_version"}, {"policy": "p1", "code": "deadline_pending"}], "skipped": [], "evaluatedAt": "2026-11-25T09:00:00Z", "trace": null}"#
+        let document =
+            #"{"decision": "recommended", "policy": "p1", "targetVersion": "3.0", "deadline": "2026-12-01T09:00:00Z", "urgency": "approaching", "deferralsRemaining": 2, "message": {"locale": "en", "title": "Update", "body": null}, "updateUrl": "https://example.com/app", "reasons": [{"policy": "p1", "code": "below_min_version"}, {"policy": "p1", "code": "deadline_pending"}], "skipped": [], "evaluatedAt": "2026-11-25T09:00:00Z", "trace": null}"#
         let cached = CachedState.Decision(document: document, decidedAt: Date(), version: "2.9", osVersion: "17.4")
         func at(_ text: String) -> Date { Date(timeIntervalSince1970: PlistDate(iso8601: text)!.secondsSince1970) }
-        let before = try #require(MDMConfClient.offlineAdvice(cached, version: "2.9", osVersion: "17.4", now: at("2026-11-30T09:00:00Z")))
+        let before = try #require(
+            MDMConfClient.offlineAdvice(cached, version: "2.9", osVersion: "17.4", now: at("2026-11-30T09:00:00Z")))
         #expect(before.decision == .recommended && before.deadline == at("2026-12-01T09:00:00Z"))
         #expect(before.age == 5 * 86_400)
-        let after = try #require(MDMConfClient.offlineAdvice(cached, version: "2.9", osVersion: "17.4", now: at("2026-12-01T09:00:00Z")))
+        let after = try #require(
+            MDMConfClient.offlineAdvice(cached, version: "2.9", osVersion: "17.4", now: at("2026-12-01T09:00:00Z")))
         #expect(after.decision == .required && after.urgency == "critical")
         #expect(after.reasons == ["below_min_version", "deadline_passed"])
-        let updated = try #require(MDMConfClient.offlineAdvice(cached, version: "3.0.1", osVersion: "17.4", now: at("2026-12-02T09:00:00Z")))
+        let updated = try #require(
+            MDMConfClient.offlineAdvice(cached, version: "3.0.1", osVersion: "17.4", now: at("2026-12-02T09:00:00Z")))
         #expect(updated.decision == .ok)
-        let stillOld = try #require(MDMConfClient.offlineAdvice(cached, version: "2.9.5", osVersion: "17.4", now: at("2026-12-02T09:00:00Z")))
+        let stillOld = try #require(
+            MDMConfClient.offlineAdvice(cached, version: "2.9.5", osVersion: "17.4", now: at("2026-12-02T09:00:00Z")))
         #expect(stillOld.decision == .required)
     }
 
@@ -241,8 +259,12 @@ import Testing
         // Fill the cache first, so a refusal cannot fall back to it.
         _ = await live.client().launch(version: "3.2.1", platform: "ios")
         let wrong = await live.client(token: "not-a-token").launch(version: "3.2.1", platform: "ios")
-        #expect(wrong.problem == .refused(status: 401, message: wrong.problem.map { "\($0)" }.flatMap { _ in Self.message(wrong) } ?? ""))
-        #expect(wrong.problem?.kind == "refused" && !wrong.mayContinue && wrong.update == nil && wrong.configuration == nil)
+        #expect(
+            wrong.problem
+                == .refused(
+                    status: 401, message: wrong.problem.map { "\($0)" }.flatMap { _ in Self.message(wrong) } ?? ""))
+        #expect(
+            wrong.problem?.kind == "refused" && !wrong.mayContinue && wrong.update == nil && wrong.configuration == nil)
         let other = await live.client(device: "ipad-0042").launch(version: "3.2.1", platform: "ios")
         guard case .refused(403, _)? = other.problem else {
             Issue.record("\(String(describing: other.problem))")
@@ -250,7 +272,8 @@ import Testing
         }
         #expect(!other.mayContinue)
         // An unknown device named with the admin token is the check-in's own refusal: 404, the cache stands in.
-        let unknown = await live.client(token: "example-admin-token-c0ffee", device: "iphone-9999").launch(version: "3.2.1", platform: "ios")
+        let unknown = await live.client(token: "example-admin-token-c0ffee", device: "iphone-9999").launch(
+            version: "3.2.1", platform: "ios")
         guard case .rejected(404, _)? = unknown.problem else {
             Issue.record("\(String(describing: unknown.problem))")
             return
@@ -271,13 +294,15 @@ import Testing
 
     static let badServerCases: [BadServerCase] = [
         BadServerCase(
-            name: "garbage 200", answer: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{\"apps\": ",
+            name: "garbage 200",
+            answer: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{\"apps\": ",
             kind: "bad_answer"),
         BadServerCase(
             name: "JSON of another shape",
             answer: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 14\r\n\r\n{\"apps\": [{}]}",
             kind: "bad_answer"),
-        BadServerCase(name: "500", answer: "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n", kind: "bad_answer"),
+        BadServerCase(
+            name: "500", answer: "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n", kind: "bad_answer"),
         BadServerCase(name: "not HTTP", answer: "SSH-2.0-OpenSSH_9.6\r\n", kind: "unreachable"),
         BadServerCase(name: "silent past the timeout", answer: nil, kind: "unreachable"),
     ]
@@ -314,7 +339,8 @@ import Testing
         try whole.prefix(whole.count / 2).write(to: file)
         let launch = await client.launch(version: "3.2.1", platform: "ios")
         #expect(launch.problem == nil && launch.cacheError == nil)
-        #expect(launch.configuration?.source == .network, "the half file was not used: the configuration was fetched again")
+        #expect(
+            launch.configuration?.source == .network, "the half file was not used: the configuration was fetched again")
         let rewritten = try Data(contentsOf: file)
         #expect(try JSONSerialization.jsonObject(with: rewritten) is [String: Any])
         // Offline with only half a file: nothing, not garbage.
@@ -334,7 +360,10 @@ import Testing
             let version = ["3.2.1", "2.3.1", "3.0.5", "3.1.0"][round % 4]
             let child = try Spawn.start(
                 ExampleApp.binary.path,
-                ["--server", live.url.absoluteString, "--token", Self.iphoneToken, "--version", version, "--cache", cache.path])
+                [
+                    "--server", live.url.absoluteString, "--token", Self.iphoneToken, "--version", version, "--cache",
+                    cache.path,
+                ])
             usleep(UInt32.random(in: 0..<40_000))
             if kill(child, SIGKILL) == 0 { killed += 1 }
             _ = Spawn.wait(child)
@@ -352,7 +381,8 @@ import Testing
     /// server as the check-in's `configError`, shown on the device page.
     @Test func managedConfigurationErrorsAreReported() async throws {
         let live = try LiveCatalog()
-        let schemaBytes = try [UInt8](Data(contentsOf: live.catalog.appendingPathComponent("apps/com.example.field/schema.xml")))
+        let schemaBytes = try [UInt8](
+            Data(contentsOf: live.catalog.appendingPathComponent("apps/com.example.field/schema.xml")))
         let schema = try #require(ManagedConfiguration.schema(from: schemaBytes, name: "schema.xml").schema)
         let pushed: PlistValue = ["ServerURL": "https://field.example.com/api", "ServerPort": "443"]
         let managed = ManagedConfiguration(value: pushed, schema: schema)

@@ -12,11 +12,16 @@ import Testing
     }
 
     static let launches: [Launch] = [
-        Launch(version: "3.2.1", status: 0, lines: ["(fetched now)", "ServerURL = https://field.example.com/api", "→ CONTINUE: the app opens"]),
+        Launch(
+            version: "3.2.1", status: 0,
+            lines: ["(fetched now)", "ServerURL = https://field.example.com/api", "→ CONTINUE: the app opens"]),
         Launch(version: "3.0.5", status: 10, lines: ["(cached, still current)", "→ NAG, then continue"]),
         Launch(
             version: "2.3.1", status: 20,
-            lines: [#"→ BLOCK: "Field 3.0 is required""#, "Older versions stopped syncing on 1 July.", "[Update] itms-apps://apps.apple.com/app/id000000001"]),
+            lines: [
+                #"→ BLOCK: "Field 3.0 is required""#, "Older versions stopped syncing on 1 July.",
+                "[Update] itms-apps://apps.apple.com/app/id000000001",
+            ]),
         Launch(version: "2.3.1", osVersion: "15.7", status: 30, lines: ["this device's OS is too old"]),
     ]
 
@@ -25,7 +30,8 @@ import Testing
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let server = try ServerProcess([
-            "serve", "Examples/catalog", "--port", "0", "--store", "sqlite:" + root.appendingPathComponent("fleet.sqlite").path,
+            "serve", "Examples/catalog", "--port", "0", "--store",
+            "sqlite:" + root.appendingPathComponent("fleet.sqlite").path,
         ])
         let cache = root.appendingPathComponent("cache").path
         func launch(_ version: String, os: String = "17.4.1") throws -> CLIProcess.Result {
@@ -37,7 +43,9 @@ import Testing
         for expected in Self.launches {
             let result = try launch(expected.version, os: expected.osVersion)
             #expect(result.status == expected.status, "\(expected): \(result.stdout)\(result.stderr)")
-            for line in expected.lines { #expect(result.stdout.contains(line), "\(expected): no '\(line)' in \(result.stdout)") }
+            for line in expected.lines {
+                #expect(result.stdout.contains(line), "\(expected): no '\(line)' in \(result.stdout)")
+            }
         }
         let refused = try Self.run([
             "--server", "http://127.0.0.1:\(server.port)", "--token", "wrong", "--version", "3.2.1", "--cache", cache,
@@ -57,19 +65,6 @@ import Testing
     }
 
     static func run(_ arguments: [String]) throws -> CLIProcess.Result {
-        let process = Process()
-        process.executableURL = ExampleApp.binary
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIProcess.Result(
-            status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-            stderr: String(decoding: errors, as: UTF8.self))
+        try CLIProcess.run(ExampleApp.binary, arguments, in: CLIProcess.packageRoot)
     }
 }

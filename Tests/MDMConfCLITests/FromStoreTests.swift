@@ -21,7 +21,9 @@ import Testing
                 of: "<key>SyncIntervalMinutes</key>\n\t<integer>30</integer>",
                 with: "<key>SyncIntervalMinutes</key>\n\t<integer>\(interval)</integer>"
             ).write(to: config, atomically: true, encoding: .utf8)
-            let result = try CLIProcess.run(["publish", catalog.path, "--store", store, "--message", message, "--format", "json"])
+            let result = try CLIProcess.run([
+                "publish", catalog.path, "--store", store, "--message", message, "--format", "json",
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             let generation = try CLIProcess.json(result.stdout)["generation"] as? [String: Any]
             return generation?["generation"] as? Int ?? -1
@@ -34,7 +36,8 @@ import Testing
         let http = replicas.map { RawHTTP(port: $0.port) }
         func generation(_ replica: RawHTTP) async throws -> Int {
             let ready = try await replica.request("GET", "/readyz")
-            return (try JSONSerialization.jsonObject(with: Data(ready.body)) as? [String: Any])?["catalogGeneration"] as? Int ?? 0
+            return (try JSONSerialization.jsonObject(with: Data(ready.body)) as? [String: Any])?["catalogGeneration"]
+                as? Int ?? 0
         }
         for replica in http { #expect(try await generation(replica) == 1) }
 
@@ -46,12 +49,18 @@ import Testing
             var mixed: [String] = []
             while !Task.isCancelled {
                 for replica in http {
-                    guard let answer = try? await replica.request("GET", "/v1/apps/com.example.field/config?device=iphone-0117", headers: admin)
+                    guard
+                        let answer = try? await replica.request(
+                            "GET", "/v1/apps/com.example.field/config?device=iphone-0117", headers: admin)
                     else { continue }
                     answers += 1
                     let etag = "\"" + ContentHash.hex(answer.body, bytes: 16) + "\""
-                    let value = (try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])?["SyncIntervalMinutes"] as? Int
-                    if answer.header("ETag") != etag || !Self.intervals.contains(value ?? -1) { mixed.append(answer.text) }
+                    let value =
+                        (try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])?[
+                            "SyncIntervalMinutes"] as? Int
+                    if answer.header("ETag") != etag || !Self.intervals.contains(value ?? -1) {
+                        mixed.append(answer.text)
+                    }
                 }
             }
             return (answers, mixed)
@@ -60,7 +69,8 @@ import Testing
         let publishes = kind == .postgres ? 50 : 12
         var lags: [Double] = []
         for index in 1...publishes {
-            let number = try publish(interval: Self.intervals[(index + 1) % Self.intervals.count], message: "change \(index)")
+            let number = try publish(
+                interval: Self.intervals[(index + 1) % Self.intervals.count], message: "change \(index)")
             #expect(number == index + 1)
             let published = Date()
             for replica in http {
@@ -88,13 +98,16 @@ import Testing
         let last = publishes + 1
         try await opened.execute([
             FleetSQL.Statement(
-                sql: "INSERT INTO catalog_blobs (hash, size, content) VALUES ('broken-\(kind)', 5, 'PGJhZD4=') ON CONFLICT (hash) DO NOTHING",
+                sql:
+                    "INSERT INTO catalog_blobs (hash, size, content) VALUES ('broken-\(kind)', 5, 'PGJhZD4=') ON CONFLICT (hash) DO NOTHING",
                 values: []),
             FleetSQL.Statement(
-                sql: "INSERT INTO catalog_generations (generation, content_hash, author, message, created_at, kind, source, files) VALUES (\(last + 1), 'x', 'mallory', 'broken', 0, 'publish', NULL, 1)",
+                sql:
+                    "INSERT INTO catalog_generations (generation, content_hash, author, message, created_at, kind, source, files) VALUES (\(last + 1), 'x', 'mallory', 'broken', 0, 'publish', NULL, 1)",
                 values: []),
             FleetSQL.Statement(
-                sql: "INSERT INTO catalog_files (generation, path, hash) VALUES (\(last + 1), 'apps/com.example.field/config.plist', 'broken-\(kind)')",
+                sql:
+                    "INSERT INTO catalog_files (generation, path, hash) VALUES (\(last + 1), 'apps/com.example.field/config.plist', 'broken-\(kind)')",
                 values: []),
         ])
         try await opened.close()
@@ -108,7 +121,8 @@ import Testing
             }
             #expect(report["catalogGeneration"] as? Int == last, "\(report)")
             #expect(report["lastReloadError"] is [String: Any], "\(report)")
-            let config = try await replica.request("GET", "/v1/apps/com.example.field/config?device=iphone-0117", headers: admin)
+            let config = try await replica.request(
+                "GET", "/v1/apps/com.example.field/config?device=iphone-0117", headers: admin)
             #expect(config.status == 200)
             let metrics = try await replica.request("GET", "/metrics")
             #expect(metrics.text.contains("mdmconf_catalog_reload_failures_total 1"), "\(metrics.text.prefix(300))")

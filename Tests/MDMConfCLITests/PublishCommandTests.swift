@@ -29,13 +29,17 @@ import Testing
         #expect(empty.status == 0 && empty.stdout.contains("no generations"), "\(empty.stdout)\(empty.stderr)")
         try Self.edit(catalog, "apps/com.example.field/config.plist", "<string>443</string>", "<integer>443</integer>")
 
-        let first = try CLIProcess.run(["publish", catalog.path, "--store", store, "--author", "alice", "--message", "initial"])
+        let first = try CLIProcess.run([
+            "publish", catalog.path, "--store", store, "--author", "alice", "--message", "initial",
+        ])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("published generation 1: 15 files"), "\(first.stdout)")
         let again = try CLIProcess.run(["publish", catalog.path, "--store", store, "--author", "alice"])
-        #expect(again.status == 0 && again.stdout.contains("unchanged: the content equals generation 1"), "\(again.stdout)")
+        #expect(
+            again.status == 0 && again.stdout.contains("unchanged: the content equals generation 1"), "\(again.stdout)")
 
-        try Self.edit(catalog, "apps/com.example.field/update-policy.plist", "<string>3.0</string>", "<string>3.1</string>")
+        try Self.edit(
+            catalog, "apps/com.example.field/update-policy.plist", "<string>3.0</string>", "<string>3.1</string>")
         let second = try CLIProcess.run([
             "publish", catalog.path, "--store", store, "--author", "bob", "--message", "raise the floor to 3.1",
         ])
@@ -51,11 +55,17 @@ import Testing
         #expect(generation["source"] as? Int == 1)
 
         let history = try CLIProcess.run(["history", "--store", store, "--format", "json"])
-        let generations = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        let generations = try #require(
+            try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
         #expect(generations.map { $0["generation"] as? Int } == [3, 2, 1])
         #expect(generations.map { $0["author"] as? String } == ["carol", "bob", "alice"])
-        #expect(generations.map { $0["message"] as? String } == ["rollback to generation 1", "raise the floor to 3.1", "initial"])
-        #expect(generations[0]["contentHash"] as? String == generations[2]["contentHash"] as? String, "a rollback has the old content")
+        #expect(
+            generations.map { $0["message"] as? String } == [
+                "rollback to generation 1", "raise the floor to 3.1", "initial",
+            ])
+        #expect(
+            generations[0]["contentHash"] as? String == generations[2]["contentHash"] as? String,
+            "a rollback has the old content")
         #expect(generations[1]["contentHash"] as? String != generations[2]["contentHash"] as? String)
         let table = try CLIProcess.run(["history", "--store", store])
         #expect(table.stdout.contains("rollback of 1"), "\(table.stdout)")
@@ -87,15 +97,28 @@ import Testing
 
     static let diffCases: [DiffCase] = [
         DiffCase(
-            name: "two configurations", arguments: ["Examples/app/configs/com.example.field.plist", "Examples/app/configs/bad-port.plist"],
+            name: "two configurations",
+            arguments: ["Examples/app/configs/com.example.field.plist", "Examples/app/configs/bad-port.plist"],
             status: 1, output: "~ ServerPort: 8443 (integer) → '8443' (string)"),
         DiffCase(
-            name: "a configuration with itself", arguments: ["Examples/app/configs/com.example.field.plist", "Examples/app/configs/com.example.field.plist"],
+            name: "a configuration with itself",
+            arguments: [
+                "Examples/app/configs/com.example.field.plist", "Examples/app/configs/com.example.field.plist",
+            ],
             status: 0, output: "no differences"),
-        DiffCase(name: "a folder with itself", arguments: ["Examples/catalog", "Examples/catalog"], status: 0, output: "no differences"),
-        DiffCase(name: "a file with a folder", arguments: ["Examples/catalog", "Examples/app/schema.xml"], status: 64, output: "not a file with a folder"),
-        DiffCase(name: "a missing file", arguments: ["Examples/nothing.plist", "Examples/app/schema.xml"], status: 66, output: "no such file"),
-        DiffCase(name: "a broken plist", arguments: ["Examples/broken/truncated.plist", "Examples/app/configs/com.example.field.plist"], status: 78, output: "MC1"),
+        DiffCase(
+            name: "a folder with itself", arguments: ["Examples/catalog", "Examples/catalog"], status: 0,
+            output: "no differences"),
+        DiffCase(
+            name: "a file with a folder", arguments: ["Examples/catalog", "Examples/app/schema.xml"], status: 64,
+            output: "not a file with a folder"),
+        DiffCase(
+            name: "a missing file", arguments: ["Examples/nothing.plist", "Examples/app/schema.xml"], status: 66,
+            output: "no such file"),
+        DiffCase(
+            name: "a broken plist",
+            arguments: ["Examples/broken/truncated.plist", "Examples/app/configs/com.example.field.plist"], status: 78,
+            output: "MC1"),
         DiffCase(name: "generations without a store", arguments: ["1", "2"], status: 64, output: "--store"),
     ]
 
@@ -103,12 +126,15 @@ import Testing
     func diffs(_ testCase: DiffCase) throws {
         let result = try CLIProcess.run(["diff"] + testCase.arguments)
         #expect(result.status == testCase.status, "\(testCase.name): \(result.stdout)\(result.stderr)")
-        #expect((result.stdout + result.stderr).contains(testCase.output), "\(testCase.name): \(result.stdout)\(result.stderr)")
+        #expect(
+            (result.stdout + result.stderr).contains(testCase.output),
+            "\(testCase.name): \(result.stdout)\(result.stderr)")
     }
 
     @Test func diffJSON() throws {
         let result = try CLIProcess.run([
-            "diff", "Examples/app/configs/com.example.field.plist", "Examples/app/configs/bad-port.plist", "--format", "json",
+            "diff", "Examples/app/configs/com.example.field.plist", "Examples/app/configs/bad-port.plist", "--format",
+            "json",
         ])
         let document = try CLIProcess.json(result.stdout)
         #expect(document["equal"] as? Bool == false)
@@ -122,14 +148,20 @@ import Testing
     @Test func raisingTheFloorMakesDevicesRequired() async throws {
         let store = try await ReportCommandTests.populatedStore()
         let changed = try TestStores.copyCatalog()
-        try PublishCommandTests.edit(changed, "apps/com.example.field/update-policy.plist", "<string>3.0</string>", "<string>3.2.1</string>")
+        try PublishCommandTests.edit(
+            changed, "apps/com.example.field/update-policy.plist", "<string>3.0</string>", "<string>3.2.1</string>")
         let result = try CLIProcess.run(["diff", "Examples/catalog", changed.path, "--store", store])
         #expect(result.status == 1, "\(result.stderr)")
         // iphone-0201 and iphone-0202 run 3.2.1 (still ok); iphone-0117 runs 2.3.1 (already required).
-        #expect(result.stdout.contains("no device's update decision or compliance changes (6 devices judged)"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("no device's update decision or compliance changes (6 devices judged)"),
+            "\(result.stdout)")
 
-        try PublishCommandTests.edit(changed, "apps/com.example.field/update-policy.plist", "<string>3.2.1</string>", "<string>3.3</string>")
-        let raised = try CLIProcess.run(["diff", "Examples/catalog", changed.path, "--store", store, "--format", "json"])
+        try PublishCommandTests.edit(
+            changed, "apps/com.example.field/update-policy.plist", "<string>3.2.1</string>", "<string>3.3</string>")
+        let raised = try CLIProcess.run([
+            "diff", "Examples/catalog", changed.path, "--store", store, "--format", "json",
+        ])
         let fleet = try #require(try CLIProcess.json(raised.stdout)["fleet"] as? [String: Any])
         let decisions = try #require(fleet["decisions"] as? [[String: Any]])
         #expect(decisions.count == 1, "\(decisions)")

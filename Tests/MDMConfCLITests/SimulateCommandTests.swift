@@ -30,7 +30,8 @@ import Testing
         #expect(summary["notModifiedRatio"] as? Double == 0.5)
 
         let report = try CLIProcess.run([
-            "report", "--catalog", live.catalog.path, "--store", "sqlite:" + live.root.appendingPathComponent("fleet.sqlite").path,
+            "report", "--catalog", live.catalog.path, "--store",
+            "sqlite:" + live.root.appendingPathComponent("fleet.sqlite").path,
             "--format", "json",
         ])
         let document = try CLIProcess.json(report.stdout)
@@ -42,7 +43,9 @@ import Testing
             let reported = try #require(app["decisions"] as? [String: Int])
             let seen = try #require(final[name])
             for kind in ["ok", "recommended", "required", "unsupported"] {
-                #expect(reported[kind, default: 0] == seen[kind, default: 0], "\(name) \(kind): report \(reported), simulator \(seen)")
+                #expect(
+                    reported[kind, default: 0] == seen[kind, default: 0],
+                    "\(name) \(kind): report \(reported), simulator \(seen)")
             }
             // The 6 real inventory devices were not played.
             #expect(reported["unreported"] == 6, "\(name): \(reported)")
@@ -90,23 +93,28 @@ import Testing
 
     static let refusalCases: [RefusalCase] = [
         RefusalCase(
-            name: "no token for a catalog with tokens", arguments: ["--server", "http://127.0.0.1:9", "--catalog", "Examples/catalog"],
+            name: "no token for a catalog with tokens",
+            arguments: ["--server", "http://127.0.0.1:9", "--catalog", "Examples/catalog"],
             status: 64, message: "give an admin token with --token-file"),
         RefusalCase(
             name: "a bad server URL", arguments: ["--server", "ftp://x", "--catalog", "Examples/catalog"], status: 64,
             message: "--server must be an http or https URL"),
         RefusalCase(
-            name: "no catalog", arguments: ["--server", "http://127.0.0.1:9", "--catalog", "no/such/catalog"], status: 66,
+            name: "no catalog", arguments: ["--server", "http://127.0.0.1:9", "--catalog", "no/such/catalog"],
+            status: 66,
             message: "no such catalog folder"),
         RefusalCase(
-            name: "a broken catalog", arguments: ["--server", "http://127.0.0.1:9", "--catalog", "Examples/broken"], status: 78,
+            name: "a broken catalog", arguments: ["--server", "http://127.0.0.1:9", "--catalog", "Examples/broken"],
+            status: 78,
             message: "is not a usable catalog"),
         RefusalCase(
             name: "generated inventory without a count",
-            arguments: ["--server", "http://127.0.0.1:9", "--catalog", "Examples/catalog", "--generate-inventory"], status: 64,
+            arguments: ["--server", "http://127.0.0.1:9", "--catalog", "Examples/catalog", "--generate-inventory"],
+            status: 64,
             message: "--generate-inventory needs --devices N"),
         RefusalCase(
-            name: "a zero duration rate", arguments: ["--server", "http://127.0.0.1:9", "--catalog", "Examples/catalog", "--rate", "0"],
+            name: "a zero duration rate",
+            arguments: ["--server", "http://127.0.0.1:9", "--catalog", "Examples/catalog", "--rate", "0"],
             status: 64, message: "--rate must be above 0"),
     ]
 

@@ -67,7 +67,8 @@ struct BundledContentTests {
     /// (CIExampleTests).
     static func checkedElsewhere(_ path: String) -> Bool {
         path.hasSuffix(".xsd") || path.hasSuffix(".sh") || path.contains("/requests/") || path.hasSuffix("cases.json")
-            || path.hasPrefix("Examples/catalog/") || path.hasPrefix("Examples/client/") || path.hasPrefix("Examples/ci/")
+            || path.hasPrefix("Examples/catalog/") || path.hasPrefix("Examples/client/")
+            || path.hasPrefix("Examples/ci/")
     }
 
     /// A `--profile` folder adds its `.mobileconfig` and `.plist` files (any case), not recursively, no dot-files,

@@ -17,11 +17,13 @@ struct DiffTests {
 
     static func plist(_ body: String) -> PlistValue {
         let text = "<?xml version=\"1.0\"?><plist version=\"1.0\">\(body)</plist>"
-        return PropertyListReader().read(Array(text.utf8), file: "case.plist").root!.value
+        return PropertyListReader().read(Array(text.utf8), file: "case.plist").root?.value ?? .string("unreadable")
     }
 
     static let cases: [Case] = [
-        Case(name: "identical", old: "<dict><key>A</key><integer>1</integer></dict>", new: "<dict><key>A</key><integer>1</integer></dict>", lines: []),
+        Case(
+            name: "identical", old: "<dict><key>A</key><integer>1</integer></dict>",
+            new: "<dict><key>A</key><integer>1</integer></dict>", lines: []),
         Case(
             name: "scalar change, added and removed keys",
             old: "<dict><key>Interval</key><integer>30</integer><key>Theme</key><string>dark</string></dict>",
@@ -29,12 +31,15 @@ struct DiffTests {
             lines: ["- Theme: 'dark'", "~ Interval: 30 → 60", "+ Region: 'EU'"]),
         Case(
             name: "nested dictionaries",
-            old: "<dict><key>Sync</key><dict><key>Server</key><dict><key>Port</key><integer>443</integer></dict></dict></dict>",
-            new: "<dict><key>Sync</key><dict><key>Server</key><dict><key>Port</key><integer>8443</integer><key>TLS</key><true/></dict></dict></dict>",
+            old:
+                "<dict><key>Sync</key><dict><key>Server</key><dict><key>Port</key><integer>443</integer></dict></dict></dict>",
+            new:
+                "<dict><key>Sync</key><dict><key>Server</key><dict><key>Port</key><integer>8443</integer><key>TLS</key><true/></dict></dict></dict>",
             lines: ["~ Sync.Server.Port: 443 → 8443", "+ Sync.Server.TLS: true"]),
         Case(
             name: "type change",
-            old: "<dict><key>Port</key><string>443</string></dict>", new: "<dict><key>Port</key><integer>443</integer></dict>",
+            old: "<dict><key>Port</key><string>443</string></dict>",
+            new: "<dict><key>Port</key><integer>443</integer></dict>",
             lines: ["~ Port: '443' (string) → 443 (integer)"]),
         Case(
             name: "array of dictionaries by id: changed, added, removed, moved",
@@ -54,12 +59,14 @@ struct DiffTests {
                 """,
             lines: [
                 "- Servers[Name=APAC]: {2 keys}", "↕ Servers[Name=US]: moved from [1] to [0]",
-                "~ Servers[Name=US].URL: 'https://us.example.com' → 'https://us2.example.com'", "+ Servers[Name=LATAM]: {2 keys}",
+                "~ Servers[Name=US].URL: 'https://us.example.com' → 'https://us2.example.com'",
+                "+ Servers[Name=LATAM]: {2 keys}",
             ]),
         Case(
             name: "array without ids: by position",
             old: "<dict><key>Regions</key><array><string>EU</string><string>US</string></array></dict>",
-            new: "<dict><key>Regions</key><array><string>EU</string><string>LATAM</string><string>US</string></array></dict>",
+            new:
+                "<dict><key>Regions</key><array><string>EU</string><string>LATAM</string><string>US</string></array></dict>",
             lines: ["~ Regions[1]: 'US' → 'LATAM'", "+ Regions[2]: 'US'"]),
         Case(
             name: "secret-looking names are redacted",
@@ -130,7 +137,8 @@ struct DiffTests {
         let old = try CatalogFiles.read(folder: example.path)
         let new = try CatalogFiles.read(folder: changed.path)
         let diff = CatalogDiff.compare(
-            old, new, oldCatalog: try CatalogLoader().load(example.path).get(), newCatalog: try CatalogLoader().load(changed.path).get())
+            old, new, oldCatalog: try CatalogLoader().load(example.path).get(),
+            newCatalog: try CatalogLoader().load(changed.path).get())
         #expect(
             diff.text == """
                 apps/com.example.field/config.plist  [com.example.field: configuration]

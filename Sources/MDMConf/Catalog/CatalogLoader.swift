@@ -1,6 +1,6 @@
-import Foundation
 import ConfigSchema
 import DevicePolicy
+import Foundation
 import MDMDiagnostics
 import PropertyList
 import UpdatePolicy
@@ -39,14 +39,16 @@ public struct CatalogLoader: Sendable {
     /// fresh temporary folder, loaded, and the folder removed. Findings name the files by their catalog paths
     /// under that folder.
     public func load(files: CatalogFiles) -> Result<Catalog, Failure> {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-generation-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mdmconf-generation-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try files.write(to: folder.path)
         } catch {
             let diagnostic = Diagnostic(
-                CatalogCode.unreadableFile, severity: .error, message: "the generation's files cannot be written out: \(error)",
+                CatalogCode.unreadableFile, severity: .error,
+                message: "the generation's files cannot be written out: \(error)",
                 location: SourceLocation(file: folder.path, position: .unknown))
             return .failure(Failure(diagnostics: [diagnostic], sources: [:]))
         }
@@ -212,7 +214,9 @@ struct CatalogRun {
                 report(
                     CatalogCode.invalidSettings, "unknown setting '\(entry.key)'", file: file, at: entry.keyPosition,
                     keyPath: entry.key,
-                    hint: "the settings are tokensFile, maxBodySize, cacheMaxAge, reloadInterval, requestTimeout and silentAfterDays")
+                    hint:
+                        "the settings are tokensFile, maxBodySize, cacheMaxAge, reloadInterval, requestTimeout and silentAfterDays"
+                )
             }
         }
         return settings
@@ -362,7 +366,9 @@ struct CatalogRun {
     mutating func reportDanglingLink(_ name: String, target: String, code: DiagnosticCode, file: String) {
         report(
             code, "\(name) is a symbolic link to '\(target)', which does not exist", file: file,
-            hint: "a catalog copied with 'cp -r' keeps relative links; copy it with 'cp -rL', or put the file itself there")
+            hint:
+                "a catalog copied with 'cp -r' keeps relative links; copy it with 'cp -rL', or put the file itself there"
+        )
     }
 
     mutating func loadProfiles() -> PolicyEngine {

@@ -20,7 +20,9 @@ public struct CatalogFiles: Sendable, Equatable {
             if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
             let path = root.appendingPathComponent(relative).path
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
+                continue
+            }
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw InputError(path: path, reason: "cannot be read")
             }
@@ -34,7 +36,8 @@ public struct CatalogFiles: Sendable, Equatable {
         let root = URL(fileURLWithPath: folder)
         for (path, bytes) in files {
             let target = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(bytes).write(to: target)
         }
     }
@@ -45,8 +48,8 @@ public struct CatalogFiles: Sendable, Equatable {
     /// One hash over every path and its bytes' hash, in path order: equal exactly when the content is equal.
     public var contentHash: String {
         var text = ""
-        for path in files.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            text += "\(path)\u{0}\(ContentHash.hex(files[path]!))\n"
+        for (path, bytes) in files.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            text += "\(path)\u{0}\(ContentHash.hex(bytes))\n"
         }
         return ContentHash.hex(Array(text.utf8))
     }
@@ -81,7 +84,9 @@ public struct CatalogDiff: Sendable {
     public var isEmpty: Bool { files.isEmpty }
 
     /// The diff of two catalogs' files; with both loaded catalogs, also who gets different bytes.
-    public static func compare(_ old: CatalogFiles, _ new: CatalogFiles, oldCatalog: Catalog? = nil, newCatalog: Catalog? = nil)
+    public static func compare(
+        _ old: CatalogFiles, _ new: CatalogFiles, oldCatalog: Catalog? = nil, newCatalog: Catalog? = nil
+    )
         -> CatalogDiff
     {
         var files: [FileChange] = []
@@ -100,17 +105,24 @@ public struct CatalogDiff: Sendable {
                 sensitive = { path in (schema?.isSensitive(path) ?? false) || PlistDiff.looksSecret(path) }
             }
             guard path.hasSuffix(".plist") || path.hasSuffix(".mobileconfig") || path.hasSuffix(".json") else {
-                files.append(FileChange(path: path, kind: kind, role: role, changes: [], note: Self.byteNote(before, after)))
+                files.append(
+                    FileChange(path: path, kind: kind, role: role, changes: [], note: Self.byteNote(before, after)))
                 continue
             }
             let a = before.map { Self.value($0, path) } ?? .some(.dictionary(PlistDictionary()))
             let b = after.map { Self.value($0, path) } ?? .some(.dictionary(PlistDictionary()))
             guard let a, let b else {
-                files.append(FileChange(path: path, kind: kind, role: role, changes: [], note: "not a readable plist: " + Self.byteNote(before, after)))
+                files.append(
+                    FileChange(
+                        path: path, kind: kind, role: role, changes: [],
+                        note: "not a readable plist: " + Self.byteNote(before, after)))
                 continue
             }
             let changes = PlistDiff(isSensitive: sensitive).changes(from: a, to: b)
-            files.append(FileChange(path: path, kind: kind, role: role, changes: changes, note: changes.isEmpty ? "same values, different bytes (formatting or comments)" : nil))
+            files.append(
+                FileChange(
+                    path: path, kind: kind, role: role, changes: changes,
+                    note: changes.isEmpty ? "same values, different bytes (formatting or comments)" : nil))
         }
         var reach: [Reach] = []
         if let oldCatalog, let newCatalog {
@@ -187,8 +199,11 @@ public struct CatalogDiff: Sendable {
                 if app.changed == 0 {
                     lines.append("  \(app.app): no device gets different configuration bytes")
                 } else {
-                    let variants = app.byVariant.keys.sorted().map { "\($0) \(app.byVariant[$0]!)" }.joined(separator: ", ")
-                    lines.append("  \(app.app): \(app.changed) of \(app.devices) inventory devices get different configuration bytes (\(variants))")
+                    let variants = app.byVariant.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
+                        separator: ", ")
+                    lines.append(
+                        "  \(app.app): \(app.changed) of \(app.devices) inventory devices get different configuration bytes (\(variants))"
+                    )
                 }
             }
         }
@@ -204,7 +219,8 @@ public struct CatalogDiff: Sendable {
                 .array(
                     files.map { file in
                         .object([
-                            ("path", .string(file.path)), ("kind", .string(file.kind.rawValue)), ("role", .string(file.role)),
+                            ("path", .string(file.path)), ("kind", .string(file.kind.rawValue)),
+                            ("role", .string(file.role)),
                             ("changes", .array(file.changes.map(\.json))), ("note", .optional(file.note)),
                         ])
                     })
@@ -214,8 +230,12 @@ public struct CatalogDiff: Sendable {
                 .array(
                     reach.map { app in
                         .object([
-                            ("app", .string(app.app)), ("devices", .integer(app.devices)), ("changed", .integer(app.changed)),
-                            ("byVariant", .object(app.byVariant.keys.sorted().map { ($0, .integer(app.byVariant[$0]!)) })),
+                            ("app", .string(app.app)), ("devices", .integer(app.devices)),
+                            ("changed", .integer(app.changed)),
+                            (
+                                "byVariant",
+                                .object(app.byVariant.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })
+                            ),
                         ])
                     })
             ),

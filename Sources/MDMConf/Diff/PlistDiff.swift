@@ -58,21 +58,30 @@ public struct PlistDiff: Sendable {
     }
 
     private func compare(
-        _ old: PlistValue, _ new: PlistValue, path: KeyPath, written: String, sensitive: Bool, into out: inout [ValueChange]
+        _ old: PlistValue, _ new: PlistValue, path: KeyPath, written: String, sensitive: Bool,
+        into out: inout [ValueChange]
     ) {
         switch (old, new) {
         case (.dictionary(let a), .dictionary(let b)):
             for entry in a.entries where b[entry.key] == nil {
                 let child = path.appending(key: entry.key)
-                out.append(change(.removed, join(written, entry.key), old: entry.value.value, new: nil, sensitive: sensitive || isSensitive(child)))
+                out.append(
+                    change(
+                        .removed, join(written, entry.key), old: entry.value.value, new: nil,
+                        sensitive: sensitive || isSensitive(child)))
             }
             for entry in b.entries {
                 let child = path.appending(key: entry.key)
                 let childSensitive = sensitive || isSensitive(child)
                 if let before = a[entry.key] {
-                    compare(before.value, entry.value.value, path: child, written: join(written, entry.key), sensitive: childSensitive, into: &out)
+                    compare(
+                        before.value, entry.value.value, path: child, written: join(written, entry.key),
+                        sensitive: childSensitive, into: &out)
                 } else {
-                    out.append(change(.added, join(written, entry.key), old: nil, new: entry.value.value, sensitive: childSensitive))
+                    out.append(
+                        change(
+                            .added, join(written, entry.key), old: nil, new: entry.value.value,
+                            sensitive: childSensitive))
                 }
             }
         case (.array(let a), .array(let b)):
@@ -88,7 +97,9 @@ public struct PlistDiff: Sendable {
                     } else if index >= a.count {
                         out.append(change(.added, at, old: nil, new: b[index].value, sensitive: childSensitive))
                     } else {
-                        compare(a[index].value, b[index].value, path: child, written: at, sensitive: childSensitive, into: &out)
+                        compare(
+                            a[index].value, b[index].value, path: child, written: at, sensitive: childSensitive,
+                            into: &out)
                     }
                 }
             }
@@ -110,7 +121,10 @@ public struct PlistDiff: Sendable {
         let oldIndex = Dictionary(uniqueKeysWithValues: a.enumerated().map { (id($0.element), $0.offset) })
         let newIDs = Set(b.map(id))
         for (index, node) in a.enumerated() where !newIDs.contains(id(node)) {
-            out.append(change(.removed, "\(written)[\(key)=\(id(node))]", old: node.value, new: nil, sensitive: sensitive, from: index))
+            out.append(
+                change(
+                    .removed, "\(written)[\(key)=\(id(node))]", old: node.value, new: nil, sensitive: sensitive,
+                    from: index))
         }
         // Items kept in the same relative order are not moves; an item out of that order is.
         var kept: [Int] = []
@@ -177,7 +191,7 @@ public struct PlistDiff: Sendable {
             }
         }
         var result: [Int] = []
-        var index = tailIndex.last!
+        var index = tailIndex.last ?? -1
         while index >= 0 {
             result.append(values[index])
             index = previous[index]
@@ -191,7 +205,9 @@ public struct PlistDiff: Sendable {
         _ kind: ValueChange.Kind, _ path: String, old: PlistValue?, new: PlistValue?, sensitive: Bool, from: Int? = nil,
         to: Int? = nil
     ) -> ValueChange {
-        ValueChange(kind: kind, path: path.isEmpty ? "(root)" : path, old: old, new: new, from: from, to: to, sensitive: sensitive)
+        ValueChange(
+            kind: kind, path: path.isEmpty ? "(root)" : path, old: old, new: new, from: from, to: to,
+            sensitive: sensitive)
     }
 }
 
