@@ -24,6 +24,10 @@ public struct ManifestImporter: Sendable {
         "pfm_value_inverted", "pfm_value_keypath", "pfm_value_placeholder", "pfm_value_unique", "pfm_value_unit",
         "pfm_version", "pfm_view", "pfm_visionos_deprecated", "pfm_visionos_max", "pfm_visionos_min",
         "pfm_watchos_deprecated", "pfm_watchos_max", "pfm_watchos_min",
+        // The format's extended keys (ProfileCreator, iMazing Profile Editor, the pre-commit manifest checker).
+        "pfm_default_copy", "pfm_description_extended", "pfm_documentation_source", "pfm_excluded", "pfm_icon",
+        "pfm_imazing_indentation_level", "pfm_n_platforms", "pfm_substitution_variables", "pfm_upk_input_keys",
+        "pfm_value_copy", "pfm_value_processor",
     ]
     static let types: [String: ValueType] = [
         "string": .string, "integer": .integer, "real": .real, "float": .real, "boolean": .boolean, "date": .date,
@@ -37,6 +41,24 @@ public struct ManifestImporter: Sendable {
     static let platforms = [
         "ios": "iOS", "macos": "macOS", "tvos": "tvOS", "watchos": "watchOS", "visionos": "visionOS",
     ]
+
+    /// The documented keys an unknown `pfm_` key most likely meant: a near spelling (`pfm_tile` → `pfm_title`), else
+    /// the keys it starts (`pfm_documentation` → `pfm_documentation_source`, `pfm_documentation_url`), else the one
+    /// key of as many `_` parts, with the same last part, that differs in one other part
+    /// (`pfm_documentation_reference` → `pfm_description_reference`). Empty when nothing is near.
+    static func nearestKeys(to key: String) -> [String] {
+        let known = knownKeys.sorted()
+        if let close = Suggestion.closest(to: key, in: known) { return [close] }
+        let extended = known.filter { $0.hasPrefix(key + "_") }
+        if !extended.isEmpty { return extended }
+        let parts = key.split(separator: "_")
+        let oneOff = known.filter { candidate in
+            let other = candidate.split(separator: "_")
+            return other.count == parts.count && other.last == parts.last
+                && zip(parts, other).filter { $0 != $1 }.count == 1
+        }
+        return oneOff.count == 1 ? oneOff : []
+    }
 
     /// True when `document` is a manifest (a dict with `pfm_domain`).
     public static func recognizes(_ document: PlistDocument) -> Bool {
@@ -100,11 +122,11 @@ struct ManifestLint {
     /// Unknown `pfm_` keys, with a suggestion (`pfm_tile` → `pfm_title`).
     mutating func checkKeys(_ dict: PlistDictionary, path: KeyPath) {
         for entry in dict.entries where entry.key.hasPrefix("pfm_") && !ManifestImporter.knownKeys.contains(entry.key) {
-            let close = Suggestion.closest(to: entry.key, in: Array(ManifestImporter.knownKeys))
+            let near = ManifestImporter.nearestKeys(to: entry.key)
             report(
                 SchemaCode.unknownManifestKey, .warning, "'\(entry.key)' is not a ProfileManifests key",
-                at: entry.keyPosition,
-                path: path, hint: close.map { "did you mean '\($0)'?" })
+                at: entry.keyPosition, path: path,
+                hint: near.isEmpty ? nil : "did you mean " + near.map { "'\($0)'" }.joined(separator: " or ") + "?")
         }
         if let interaction = dict.entry("pfm_interaction"), case .string(let text) = interaction.value.value,
             !["exclusive", "combined", "undefined"].contains(text)

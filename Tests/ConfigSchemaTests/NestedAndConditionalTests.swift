@@ -94,3 +94,27 @@ struct NestedAndConditionalTests {
         #expect(findings.allSatisfy { $0.severity == .warning })
     }
 }
+
+/// The format's extended keys are known; real typos get the key they most likely meant.
+struct ManifestKeyTests {
+    @Test(arguments: [
+        ("pfm_value_processor", nil), ("pfm_value_copy", nil), ("pfm_default_copy", nil),
+        ("pfm_description_extended", nil), ("pfm_substitution_variables", nil), ("pfm_excluded", nil),
+        ("pfm_n_platforms", nil), ("pfm_icon", nil), ("pfm_upk_input_keys", nil), ("pfm_imazing_indentation_level", nil),
+        ("pfm_documentation_source", nil),
+        ("pfm_tile", "'pfm_title'"), ("pfm_documentation", "'pfm_documentation_source' or 'pfm_documentation_url'"),
+        ("pfm_documentation_reference", "'pfm_description_reference'"),
+    ] as [(String, String?)])
+    func extendedKeysAndTypos(key: String, suggestion: String?) throws {
+        let load = Support.manifest(
+            "<dict><key>pfm_name</key><string>A</string><key>pfm_type</key><string>string</string><key>\(key)</key><string>x</string></dict>"
+        )
+        let warnings = load.diagnostics.filter { $0.code.code == "MC3015" }
+        if let suggestion {
+            #expect(warnings.count == 1, "\(key): \(warnings.map(\.message))")
+            #expect(warnings.first?.hint == "did you mean \(suggestion)?", "\(key): \(String(describing: warnings.first?.hint))")
+        } else {
+            #expect(warnings.isEmpty, "\(key) is a documented key: \(warnings.map(\.message))")
+        }
+    }
+}
