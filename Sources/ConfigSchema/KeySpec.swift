@@ -110,6 +110,9 @@ public struct Condition: Sendable {
         case noneOf([PlistValue])
         /// The target is an array holding at least one of these.
         case containsAny([PlistValue])
+        /// The configuration is for one of these platforms (a `pfm_target_conditions` entry with only
+        /// `pfm_platforms`: "required on macOS"); never holds when no platform is given.
+        case platform([String])
     }
 
     /// The sibling key the condition reads.
@@ -123,7 +126,22 @@ public struct Condition: Sendable {
         self.tests = tests
     }
 
-    public func holds(in siblings: PlistDictionary) -> Bool {
+    /// A platform-only condition: it reads no key, only the platform the configuration is checked for.
+    public var isPlatformOnly: Bool {
+        tests.allSatisfy { if case .platform = $0 { true } else { false } }
+    }
+
+    /// How a finding names it: the target key, or `platform macOS`.
+    public var label: String {
+        let platforms = tests.flatMap { test -> [String] in if case .platform(let names) = test { names } else { [] } }
+        return isPlatformOnly ? "platform \(platforms.joined(separator: "/"))" : target
+    }
+
+    /// Why it requires a key: `Server set`, or `platform macOS`.
+    public var reason: String { isPlatformOnly ? label : "\(target) set" }
+
+    /// Whether it holds among `siblings` for a configuration checked for `platform` (nil: none given).
+    public func holds(in siblings: PlistDictionary, platform: String? = nil) -> Bool {
         let value = siblings[target]?.value
         return tests.contains { test in
             switch test {
@@ -132,6 +150,8 @@ public struct Condition: Sendable {
             case .noneOf(let values): value.map { !values.contains($0) } ?? false
             case .containsAny(let values):
                 if case .array(let items)? = value { items.contains { values.contains($0.value) } } else { false }
+            case .platform(let names):
+                platform.map { given in names.contains { $0.lowercased() == given.lowercased() } } ?? false
             }
         }
     }

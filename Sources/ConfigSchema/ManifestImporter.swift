@@ -335,6 +335,13 @@ struct ManifestLint {
             else { continue }
             var set: [Condition] = []
             for target in targets {
+                if case .dictionary(let condition) = target.value, string(condition, "pfm_target") == nil,
+                    case .array(let platforms)? = condition["pfm_platforms"]?.value
+                {
+                    let names = platforms.compactMap { if case .string(let text) = $0.value { text } else { nil } }
+                    set.append(Condition(target: "", tests: [.platform(names)]))
+                    continue
+                }
                 guard case .dictionary(let condition) = target.value, let name = string(condition, "pfm_target") else {
                     report(
                         SchemaCode.invalidManifestValue, .error, "a target condition has no pfm_target",

@@ -43,6 +43,9 @@ public enum SchemaCode {
         "MC2030", "deprecated-key", summary: "The schema marks the key deprecated.")
     public static let unavailableKey = DiagnosticCode(
         "MC2031", "unavailable-key", summary: "The key is not available on the given platform or OS version.")
+    public static let platformConditional = DiagnosticCode(
+        "MC2032", "platform-conditional",
+        summary: "The schema requires the key on some platforms only and no --platform was given to decide.")
     public static let noSchema = DiagnosticCode(
         "MC2040", "no-schema",
         summary: "No schema was found for the configuration; only syntax and structure were checked.")
@@ -96,7 +99,8 @@ public enum SchemaCode {
     public static let all: [DiagnosticCode] = [
         rootNotDictionary, unknownKey, typeMismatch, missingRequiredKey, valueNotAllowed, outOfRange, lengthOutOfRange,
         patternMismatch, countOutOfRange, duplicateItems, excludedKey, emptyRequiredValue, variableDeferred,
-        variableInNonString, unknownVariable, unresolvedVariable, deprecatedKey, unavailableKey, noSchema,
+        variableInNonString, unknownVariable, unresolvedVariable, deprecatedKey, unavailableKey, platformConditional,
+        noSchema,
         notAConfiguration, structure, duplicateKeyName, invalidVersion, invalidBundleID, defaultViolatesConstraint,
         invalidPattern, minGreaterThanMax, invalidConstraintValue, fieldTypeMismatch, fieldUnknownKey, duplicateField,
         missingLocale, invalidVariable, optionNotAllowed, unknownManifestKey, invalidManifestValue, duplicateSchemaID,

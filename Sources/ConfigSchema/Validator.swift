@@ -321,13 +321,13 @@ struct Validation {
             }
             if !children[index].excludedWhen.isEmpty,
                 children[index].excludedWhen.contains(where: { conditions in
-                    conditions.allSatisfy { $0.holds(in: dict) }
+                    conditions.allSatisfy { $0.holds(in: dict, platform: options.platform) }
                 })
             {
                 report(
                     SchemaCode.excludedKey, .error, "\(keyText(entry.key)) must not be set here", at: entry.keyPosition,
                     hint:
-                        "the schema excludes it given \(children[index].excludedWhen.flatMap { $0.map(\.target) }.joined(separator: ", "))"
+                        "the schema excludes it given \(children[index].excludedWhen.flatMap { $0.map(\.label) }.joined(separator: ", "))"
                 )
             }
             if let deprecation = children[index].deprecation {
@@ -348,14 +348,27 @@ struct Validation {
             let name = children[index].name
             guard dict[name] == nil else { continue }
             let conditional = children[index].requiredWhen.contains { conditions in
-                conditions.allSatisfy { $0.holds(in: dict) }
+                conditions.allSatisfy { $0.holds(in: dict, platform: options.platform) }
+            }
+            if !children[index].required, !conditional, options.platform == nil,
+                let platformOnly = children[index].requiredWhen.first(where: { conditions in
+                    conditions.contains(where: \.isPlatformOnly)
+                        && conditions.allSatisfy { $0.isPlatformOnly || $0.holds(in: dict) }
+                })
+            {
+                report(
+                    SchemaCode.platformConditional, .info,
+                    "\(keyText(name)) is required on \(platformOnly.filter(\.isPlatformOnly).map(\.label).joined(separator: ", ")); no --platform was given to decide",
+                    at: position, path: KeyPath(trail + [.key(name)]),
+                    hint: "pass --platform to check the configuration for the platform it is for")
+                continue
             }
             guard children[index].required || conditional else { continue }
             let close = Suggestion.closest(to: name, in: dict.keys)
             report(
                 SchemaCode.missingRequiredKey, .error,
                 conditional && !children[index].required
-                    ? "\(keyText(name)) is required here (\(children[index].requiredWhen.flatMap { $0.map(\.target) }.joined(separator: ", ")) set)"
+                    ? "\(keyText(name)) is required here (\(children[index].requiredWhen.flatMap { $0.map(\.reason) }.joined(separator: ", ")))"
                     : "required key \(keyText(name)) is missing",
                 at: position, path: KeyPath(trail + [.key(name)]),
                 hint: close.map { "'\($0)' is present: did you mean '\(name)'?" })

@@ -97,14 +97,16 @@ struct NestedAndConditionalTests {
 
 /// The format's extended keys are known; real typos get the key they most likely meant.
 struct ManifestKeyTests {
-    @Test(arguments: [
-        ("pfm_value_processor", nil), ("pfm_value_copy", nil), ("pfm_default_copy", nil),
-        ("pfm_description_extended", nil), ("pfm_substitution_variables", nil), ("pfm_excluded", nil),
-        ("pfm_n_platforms", nil), ("pfm_icon", nil), ("pfm_upk_input_keys", nil), ("pfm_imazing_indentation_level", nil),
-        ("pfm_documentation_source", nil),
-        ("pfm_tile", "'pfm_title'"), ("pfm_documentation", "'pfm_documentation_source' or 'pfm_documentation_url'"),
-        ("pfm_documentation_reference", "'pfm_description_reference'"),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("pfm_value_processor", nil), ("pfm_value_copy", nil), ("pfm_default_copy", nil),
+            ("pfm_description_extended", nil), ("pfm_substitution_variables", nil), ("pfm_excluded", nil),
+            ("pfm_n_platforms", nil), ("pfm_icon", nil), ("pfm_upk_input_keys", nil),
+            ("pfm_imazing_indentation_level", nil),
+            ("pfm_documentation_source", nil),
+            ("pfm_tile", "'pfm_title'"), ("pfm_documentation", "'pfm_documentation_source' or 'pfm_documentation_url'"),
+            ("pfm_documentation_reference", "'pfm_description_reference'"),
+        ] as [(String, String?)])
     func extendedKeysAndTypos(key: String, suggestion: String?) throws {
         let load = Support.manifest(
             "<dict><key>pfm_name</key><string>A</string><key>pfm_type</key><string>string</string><key>\(key)</key><string>x</string></dict>"
@@ -112,9 +114,54 @@ struct ManifestKeyTests {
         let warnings = load.diagnostics.filter { $0.code.code == "MC3015" }
         if let suggestion {
             #expect(warnings.count == 1, "\(key): \(warnings.map(\.message))")
-            #expect(warnings.first?.hint == "did you mean \(suggestion)?", "\(key): \(String(describing: warnings.first?.hint))")
+            #expect(
+                warnings.first?.hint == "did you mean \(suggestion)?",
+                "\(key): \(String(describing: warnings.first?.hint))")
         } else {
             #expect(warnings.isEmpty, "\(key) is a documented key: \(warnings.map(\.message))")
         }
+    }
+}
+
+/// A condition with only `pfm_platforms` (Apple's caldav, carddav, identification and extensiblesso manifests:
+/// "required on macOS") is valid: it decides with `--platform`, and says so when none is given.
+struct PlatformConditionTests {
+    static let schema = """
+        <dict><key>pfm_name</key><string>HostName</string><key>pfm_type</key><string>string</string></dict>
+        <dict><key>pfm_name</key><string>PrincipalURL</string><key>pfm_type</key><string>string</string>
+        <key>pfm_conditionals</key><array><dict><key>pfm_target_conditions</key><array>
+        <dict><key>pfm_platforms</key><array><string>macOS</string></array></dict>
+        </array></dict></array></dict>
+        """
+    static let config =
+        "<plist version=\"1.0\"><dict><key>HostName</key><string>mail.example.com</string></dict></plist>"
+
+    @Test(
+        arguments: [
+            (nil, "MC2032"), ("macOS", "MC2004"), ("macos", "MC2004"), ("iOS", nil),
+        ] as [(String?, String?)])
+    func requiredOnMacOSOnly(platform: String?, code: String?) throws {
+        let load = Support.manifest(Self.schema)
+        #expect(!load.diagnostics.contains { $0.code.code == "MC3016" }, "\(load.diagnostics.map(\.message))")
+        let schema = try #require(load.schema)
+        let findings = Support.validate(Self.config, against: schema, options: ValidationOptions(platform: platform))
+        #expect(findings.map(\.code.code) == (code.map { [$0] } ?? []), "\(findings.map(\.message))")
+        if code == "MC2032" {
+            #expect(findings.first?.severity == .info)
+            #expect(
+                findings.first?.message
+                    == "'PrincipalURL' is required on platform macOS; no --platform was given to decide")
+        }
+        if code == "MC2004" { #expect(findings.first?.message.contains("platform macOS") == true) }
+    }
+
+    /// A target condition with neither a target nor platforms is still a defect.
+    @Test func emptyConditionIsADefect() {
+        let load = Support.manifest(
+            """
+            <dict><key>pfm_name</key><string>A</string><key>pfm_type</key><string>string</string>
+            <key>pfm_conditionals</key><array><dict><key>pfm_target_conditions</key><array><dict/></array></dict></array></dict>
+            """)
+        #expect(load.diagnostics.contains { $0.code.code == "MC3016" })
     }
 }
