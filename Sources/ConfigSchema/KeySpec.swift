@@ -110,12 +110,25 @@ public struct Condition: Sendable {
         case noneOf([PlistValue])
         /// The target is an array holding at least one of these.
         case containsAny([PlistValue])
+        /// The target is absent, or not an array holding any of these (`pfm_n_contains_any`).
+        case containsNone([PlistValue])
+        /// The target is absent or empty (true), or present and not empty (false) (`pfm_value_empty`): an empty
+        /// string, array or dictionary.
+        case empty(Bool)
+        /// The configuration is (true) or is not (false) delivered by an MDM in a configuration profile: its root
+        /// has the payload envelope (`PayloadType`, `PayloadIdentifier` or `PayloadUUID`). `pfm_require: push` and
+        /// `pfm_distribution: [push]`; a bare preferences file is not pushed.
+        case pushed(Bool)
         /// The configuration is for one of these platforms (a `pfm_target_conditions` entry with only
         /// `pfm_platforms`: "required on macOS"); never holds when no platform is given.
         case platform([String])
+        /// The configuration is for a platform other than these (`pfm_n_platforms`); never holds when no platform is
+        /// given.
+        case notPlatform([String])
     }
 
-    /// The sibling key the condition reads.
+    /// The key the condition reads: a sibling's name, or a key path from the configuration's root
+    /// (`PlatformSSO.AuthenticationMethod`), tried from the root first and then from the siblings.
     public var target: String
     /// Any of these tests holding makes the condition hold (`pfm_present: false` with `pfm_range_list: [false]`
     /// means "absent or false").
@@ -126,23 +139,45 @@ public struct Condition: Sendable {
         self.tests = tests
     }
 
+    /// A condition on how the configuration is delivered (`pfm_require: push`, `pfm_distribution`).
+    public static func pushed(_ pushed: Bool) -> Condition { Condition(target: "", tests: [.pushed(pushed)]) }
+
     /// A platform-only condition: it reads no key, only the platform the configuration is checked for.
     public var isPlatformOnly: Bool {
-        tests.allSatisfy { if case .platform = $0 { true } else { false } }
+        tests.allSatisfy {
+            switch $0 {
+            case .platform, .notPlatform: true
+            default: false
+            }
+        }
     }
 
-    /// How a finding names it: the target key, or `platform macOS`.
+    /// How a finding names it: the target key, `platform macOS`, or `pushed by an MDM`.
     public var label: String {
-        let platforms = tests.flatMap { test -> [String] in if case .platform(let names) = test { names } else { [] } }
-        return isPlatformOnly ? "platform \(platforms.joined(separator: "/"))" : target
+        if isPlatformOnly {
+            return tests.map { test -> String in
+                switch test {
+                case .platform(let names): "platform \(names.joined(separator: "/"))"
+                case .notPlatform(let names): "a platform other than \(names.joined(separator: "/"))"
+                default: ""
+                }
+            }.joined(separator: " or ")
+        }
+        if target.isEmpty, case .pushed(let pushed)? = tests.first {
+            return pushed ? "pushed by an MDM" : "installed manually"
+        }
+        return target
     }
 
-    /// Why it requires a key: `Server set`, or `platform macOS`.
-    public var reason: String { isPlatformOnly ? label : "\(target) set" }
+    /// Why it requires a key: `Server set`, `platform macOS` or `pushed by an MDM`.
+    public var reason: String { target.isEmpty ? label : "\(target) set" }
 
-    /// Whether it holds among `siblings` for a configuration checked for `platform` (nil: none given).
-    public func holds(in siblings: PlistDictionary, platform: String? = nil) -> Bool {
-        let value = siblings[target]?.value
+    static let payloadEnvelope = ["PayloadType", "PayloadIdentifier", "PayloadUUID"]
+
+    /// Whether it holds among `siblings` of a configuration whose root dictionary is `root`, checked for
+    /// `platform` (nil: none given).
+    public func holds(in siblings: PlistDictionary, root: PlistDictionary? = nil, platform: String? = nil) -> Bool {
+        let value = resolve(siblings: siblings, root: root)
         return tests.contains { test in
             switch test {
             case .present(let present): (value != nil) == present
@@ -150,10 +185,52 @@ public struct Condition: Sendable {
             case .noneOf(let values): value.map { !values.contains($0) } ?? false
             case .containsAny(let values):
                 if case .array(let items)? = value { items.contains { values.contains($0.value) } } else { false }
+            case .containsNone(let values):
+                if case .array(let items)? = value { !items.contains { values.contains($0.value) } } else { true }
+            case .empty(let empty):
+                switch value {
+                case nil: empty
+                case .string(let text)?: text.isEmpty == empty
+                case .array(let items)?: items.isEmpty == empty
+                case .dictionary(let dict)?: dict.isEmpty == empty
+                default: !empty
+                }
+            case .pushed(let pushed):
+                Self.payloadEnvelope.contains { (root ?? siblings)[$0] != nil } == pushed
             case .platform(let names):
                 platform.map { given in names.contains { $0.lowercased() == given.lowercased() } } ?? false
+            case .notPlatform(let names):
+                platform.map { given in !names.contains { $0.lowercased() == given.lowercased() } } ?? false
             }
         }
+    }
+
+    /// The target's value: a plain name among the siblings; a dotted key path from the root, else from the
+    /// siblings. Through an array a path goes into the first item that has the next key.
+    func resolve(siblings: PlistDictionary, root: PlistDictionary?) -> PlistValue? {
+        if let value = siblings[target]?.value { return value }
+        let parts = target.split(separator: ".").map(String.init)
+        guard parts.count > 1 else { return nil }
+        func walk(_ start: PlistDictionary) -> PlistValue? {
+            var current: PlistValue = .dictionary(start)
+            for part in parts {
+                switch current {
+                case .dictionary(let dict):
+                    guard let next = dict[part]?.value else { return nil }
+                    current = next
+                case .array(let items):
+                    guard
+                        let next = items.lazy.compactMap({ item -> PlistValue? in
+                            if case .dictionary(let dict) = item.value { dict[part]?.value } else { nil }
+                        }).first
+                    else { return nil }
+                    current = next
+                default: return nil
+                }
+            }
+            return current
+        }
+        return root.flatMap(walk) ?? walk(siblings)
     }
 }
 

@@ -196,7 +196,8 @@ struct ManifestLint {
         if case .string(let require)? = dict["pfm_require"]?.value {
             switch require {
             case "always", "always-nested": spec.required = true
-            case "push": break
+            // Required when an MDM pushes the configuration in a profile, not in a local preferences file.
+            case "push": spec.requiredWhen.append([.pushed(true)])
             default:
                 report(
                     SchemaCode.invalidManifestValue, .error,
@@ -227,7 +228,7 @@ struct ManifestLint {
             }
         }
         importRangeList(dict, into: &spec, path: path)
-        spec.requiredWhen = conditions(dict, "pfm_conditionals", path: path)
+        spec.requiredWhen += conditions(dict, "pfm_conditionals", path: path)
         spec.excludedWhen = conditions(dict, "pfm_exclude", path: path)
         spec.availability = availability(dict)
         if let version = string(dict, "pfm_app_deprecated") {
@@ -334,13 +335,33 @@ struct ManifestLint {
                 case .array(let targets)? = group["pfm_target_conditions"]?.value
             else { continue }
             var set: [Condition] = []
+            // `pfm_require: push` on a conditional: required when the conditions hold and an MDM pushes it.
+            if key == "pfm_conditionals", case .string("push")? = group["pfm_require"]?.value {
+                set.append(.pushed(true))
+            }
             for target in targets {
                 if case .dictionary(let condition) = target.value, string(condition, "pfm_target") == nil,
-                    case .array(let platforms)? = condition["pfm_platforms"]?.value
+                    case .array(let ways)? = condition["pfm_distribution"]?.value
                 {
-                    let names = platforms.compactMap { if case .string(let text) = $0.value { text } else { nil } }
-                    set.append(Condition(target: "", tests: [.platform(names)]))
-                    continue
+                    let names = Set(ways.compactMap { if case .string(let text) = $0.value { text } else { nil } })
+                    if names == ["push"] || names == ["manual"] {
+                        set.append(.pushed(names == ["push"]))
+                        continue
+                    }
+                }
+                if case .dictionary(let condition) = target.value, string(condition, "pfm_target") == nil {
+                    func names(_ key: String) -> [String]? {
+                        guard case .array(let items)? = condition[key]?.value else { return nil }
+                        return items.compactMap { if case .string(let text) = $0.value { text } else { nil } }
+                    }
+                    if let only = names("pfm_platforms") {
+                        set.append(Condition(target: "", tests: [.platform(only)]))
+                        continue
+                    }
+                    if let except = names("pfm_n_platforms") {
+                        set.append(Condition(target: "", tests: [.notPlatform(except)]))
+                        continue
+                    }
                 }
                 guard case .dictionary(let condition) = target.value, let name = string(condition, "pfm_target") else {
                     report(
@@ -359,6 +380,10 @@ struct ManifestLint {
                 if case .array(let values)? = condition["pfm_contains_any"]?.value {
                     tests.append(.containsAny(values.map(\.value)))
                 }
+                if case .array(let values)? = condition["pfm_n_contains_any"]?.value {
+                    tests.append(.containsNone(values.map(\.value)))
+                }
+                if case .boolean(let empty)? = condition["pfm_value_empty"]?.value { tests.append(.empty(empty)) }
                 if tests.isEmpty { tests.append(.present(true)) }
                 set.append(Condition(target: name, tests: tests))
             }

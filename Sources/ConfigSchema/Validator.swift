@@ -37,6 +37,7 @@ public enum Validator {
         }
         if let root {
             if case .dictionary(let dict) = root.value {
+                run.root = dict
                 // A launchd job or feedback response gets one warning, not one per key.
                 let isConfiguration = run.checkKind(dict, at: root.position)
                 if let schema, isConfiguration {
@@ -71,6 +72,8 @@ public enum Validator {
 
 struct Validation {
     let file: String
+    /// The configuration's root dictionary, where key-path condition targets start.
+    var root: PlistDictionary?
     let options: ValidationOptions
     var diagnostics: [Diagnostic] = []
 
@@ -321,7 +324,7 @@ struct Validation {
             }
             if !children[index].excludedWhen.isEmpty,
                 children[index].excludedWhen.contains(where: { conditions in
-                    conditions.allSatisfy { $0.holds(in: dict, platform: options.platform) }
+                    conditions.allSatisfy { $0.holds(in: dict, root: root, platform: options.platform) }
                 })
             {
                 report(
@@ -348,12 +351,12 @@ struct Validation {
             let name = children[index].name
             guard dict[name] == nil else { continue }
             let conditional = children[index].requiredWhen.contains { conditions in
-                conditions.allSatisfy { $0.holds(in: dict, platform: options.platform) }
+                conditions.allSatisfy { $0.holds(in: dict, root: root, platform: options.platform) }
             }
             if !children[index].required, !conditional, options.platform == nil,
                 let platformOnly = children[index].requiredWhen.first(where: { conditions in
                     conditions.contains(where: \.isPlatformOnly)
-                        && conditions.allSatisfy { $0.isPlatformOnly || $0.holds(in: dict) }
+                        && conditions.allSatisfy { $0.isPlatformOnly || $0.holds(in: dict, root: root) }
                 })
             {
                 report(

@@ -155,6 +155,24 @@ struct PlatformConditionTests {
         if code == "MC2004" { #expect(findings.first?.message.contains("platform macOS") == true) }
     }
 
+    /// `pfm_n_platforms` (Apple's CardDAV manifest: PrincipalURL "not supported on macOS") excludes a key on the
+    /// other platforms, and only when a platform is given.
+    @Test(arguments: [(nil, [String]()), ("macOS", []), ("iOS", ["MC2011"])] as [(String?, [String])])
+    func excludedOffMacOS(platform: String?, codes: [String]) throws {
+        let load = Support.manifest(
+            """
+            <dict><key>pfm_name</key><string>PrincipalURL</string><key>pfm_type</key><string>string</string>
+            <key>pfm_exclude</key><array><dict><key>pfm_target_conditions</key><array>
+            <dict><key>pfm_n_platforms</key><array><string>macOS</string></array></dict></array></dict></array></dict>
+            """)
+        #expect(!load.diagnostics.contains { $0.severity == .error })
+        let schema = try #require(load.schema)
+        let findings = Support.validate(
+            "<plist version=\"1.0\"><dict><key>PrincipalURL</key><string>https://dav.example.com/</string></dict></plist>",
+            against: schema, options: ValidationOptions(platform: platform))
+        #expect(findings.map(\.code.code) == codes, "\(findings.map(\.message))")
+    }
+
     /// A target condition with neither a target nor platforms is still a defect.
     @Test func emptyConditionIsADefect() {
         let load = Support.manifest(
@@ -163,5 +181,113 @@ struct PlatformConditionTests {
             <key>pfm_conditionals</key><array><dict><key>pfm_target_conditions</key><array><dict/></array></dict></array></dict>
             """)
         #expect(load.diagnostics.contains { $0.code.code == "MC3016" })
+    }
+}
+
+/// Condition targets written as key paths from the payload root, and the `pfm_n_contains_any` and `pfm_value_empty`
+/// operators, shaped like Apple's Extensible SSO manifest and the developer manifest `com.profilecreator.developer.require`.
+struct ConditionOperatorTests {
+    static let sso = """
+        <dict><key>pfm_name</key><string>PlatformSSO</string><key>pfm_type</key><string>dictionary</string>
+        <key>pfm_subkeys</key><array>
+        <dict><key>pfm_name</key><string>AuthenticationMethod</string><key>pfm_type</key><string>string</string></dict>
+        </array></dict>
+        <dict><key>pfm_name</key><string>RegistrationToken</string><key>pfm_type</key><string>string</string>
+        <key>pfm_exclude</key><array><dict><key>pfm_target_conditions</key><array>
+        <dict><key>pfm_target</key><string>PlatformSSO.AuthenticationMethod</string><key>pfm_present</key><false/></dict>
+        </array></dict></array></dict>
+        """
+
+    @Test(
+        arguments: [
+            (
+                "with the method, the token is allowed",
+                "<key>PlatformSSO</key><dict><key>AuthenticationMethod</key><string>Password</string></dict>", []
+            ),
+            ("without the method, the token is excluded", "<key>PlatformSSO</key><dict/>", ["MC2011"]),
+            ("without PlatformSSO, the token is excluded", "", ["MC2011"]),
+        ] as [(String, String, [String])])
+    func keyPathTargets(name: String, platformSSO: String, codes: [String]) throws {
+        let schema = try #require(Support.manifest(Self.sso).schema)
+        let config =
+            "<plist version=\"1.0\"><dict>\(platformSSO)<key>RegistrationToken</key><string>t0k3n</string></dict></plist>"
+        #expect(Support.validate(config, against: schema).map(\.code.code) == codes, "\(name)")
+    }
+
+    static let require = """
+        <dict><key>pfm_name</key><string>Modes</string><key>pfm_type</key><string>array</string>
+        <key>pfm_subkeys</key><array><dict><key>pfm_type</key><string>string</string></dict></array></dict>
+        <dict><key>pfm_name</key><string>Label</string><key>pfm_type</key><string>string</string></dict>
+        <dict><key>pfm_name</key><string>Fallback</string><key>pfm_type</key><string>string</string>
+        <key>pfm_conditionals</key><array><dict><key>pfm_target_conditions</key><array>
+        <dict><key>pfm_target</key><string>Modes</string><key>pfm_n_contains_any</key><array><string>auto</string></array></dict>
+        </array></dict></array></dict>
+        <dict><key>pfm_name</key><string>Default</string><key>pfm_type</key><string>string</string>
+        <key>pfm_conditionals</key><array><dict><key>pfm_target_conditions</key><array>
+        <dict><key>pfm_target</key><string>Label</string><key>pfm_value_empty</key><true/></dict>
+        </array></dict></array></dict>
+        """
+
+    @Test(
+        arguments: [
+            // Modes holds "auto": Fallback is not required; Label is set: Default is not required.
+            ("<key>Modes</key><array><string>auto</string></array><key>Label</key><string>x</string>", []),
+            // Modes lacks "auto": Fallback is required.
+            ("<key>Modes</key><array><string>manual</string></array><key>Label</key><string>x</string>", ["MC2004"]),
+            // No Modes at all: it contains none of them, so Fallback is required; an empty Label requires Default.
+            ("<key>Label</key><string></string>", ["MC2004", "MC2004"]),
+            // Everything set.
+            (
+                "<key>Modes</key><array/><key>Label</key><string/><key>Fallback</key><string>f</string><key>Default</key><string>d</string>",
+                []
+            ),
+        ] as [(String, [String])])
+    func notContainsAnyAndValueEmpty(body: String, codes: [String]) throws {
+        let schema = try #require(Support.manifest(Self.require).schema)
+        let findings = Support.validate("<plist version=\"1.0\"><dict>\(body)</dict></plist>", against: schema)
+        #expect(findings.map(\.code.code) == codes, "\(findings.map(\.message))")
+    }
+}
+
+/// `pfm_require: push` (alone or on a conditional) and `pfm_distribution: [push]` mean one thing: required when an
+/// MDM pushes the configuration in a profile (its root has the payload envelope), not in a local preferences file.
+struct PushRequirementTests {
+    static let manifest = """
+        <dict><key>pfm_name</key><string>Server</string><key>pfm_type</key><string>string</string>
+        <key>pfm_require</key><string>push</string></dict>
+        <dict><key>pfm_name</key><string>Mode</string><key>pfm_type</key><string>string</string></dict>
+        <dict><key>pfm_name</key><string>Secret</string><key>pfm_type</key><string>string</string>
+        <key>pfm_conditionals</key><array><dict><key>pfm_require</key><string>push</string>
+        <key>pfm_target_conditions</key><array><dict><key>pfm_target</key><string>Mode</string>
+        <key>pfm_range_list</key><array><string>token</string></array></dict></array></dict></array></dict>
+        <dict><key>pfm_name</key><string>Identity</string><key>pfm_type</key><string>string</string>
+        <key>pfm_conditionals</key><array><dict><key>pfm_target_conditions</key><array>
+        <dict><key>pfm_distribution</key><array><string>push</string></array></dict></array></dict></array></dict>
+        """
+    static let envelope =
+        "<key>PayloadType</key><string>com.example.test</string><key>PayloadIdentifier</key><string>p</string>"
+
+    @Test(
+        arguments: [
+            ("a local preferences file needs none of them", "<key>Mode</key><string>token</string>", [String]()),
+            (
+                "a pushed payload needs Server, Identity and, for token mode, Secret",
+                envelope + "<key>Mode</key><string>token</string>",
+                ["MC2004", "MC2004", "MC2004"]
+            ),
+            (
+                "a pushed payload in another mode needs Server and Identity",
+                envelope + "<key>Mode</key><string>plain</string>",
+                ["MC2004", "MC2004"]
+            ),
+        ] as [(String, String, [String])])
+    func pushedOnly(name: String, body: String, codes: [String]) throws {
+        let load = Support.manifest(Self.manifest)
+        #expect(!load.diagnostics.contains { $0.severity == .error }, "\(load.diagnostics.map(\.message))")
+        let schema = try #require(load.schema)
+        let findings = Support.validate("<plist version=\"1.0\"><dict>\(body)</dict></plist>", against: schema)
+            .filter { $0.code.code != "MC2002" }
+        #expect(findings.map(\.code.code) == codes, "\(name): \(findings.map(\.message))")
+        #expect(findings.allSatisfy { $0.message.contains("pushed by an MDM") || $0.message.contains("required key") })
     }
 }
