@@ -108,9 +108,11 @@ public struct Condition: Sendable {
         case oneOf([PlistValue])
         /// The target is present and equal to none of these.
         case noneOf([PlistValue])
-        /// The target is an array holding at least one of these.
+        /// The target is an array holding at least one of these, or a single value equal to one of them (a pick
+        /// from a list).
         case containsAny([PlistValue])
-        /// The target is absent, or not an array holding any of these (`pfm_n_contains_any`).
+        /// The target is absent, or neither an array holding any of these nor a value equal to one
+        /// (`pfm_n_contains_any`).
         case containsNone([PlistValue])
         /// The target is absent or empty (true), or present and not empty (false) (`pfm_value_empty`): an empty
         /// string, array or dictionary.
@@ -184,9 +186,17 @@ public struct Condition: Sendable {
             case .oneOf(let values): value.map { values.contains($0) } ?? false
             case .noneOf(let values): value.map { !values.contains($0) } ?? false
             case .containsAny(let values):
-                if case .array(let items)? = value { items.contains { values.contains($0.value) } } else { false }
+                switch value {
+                case .array(let items)?: items.contains { values.contains($0.value) }
+                case let single?: values.contains(single)
+                case nil: false
+                }
             case .containsNone(let values):
-                if case .array(let items)? = value { !items.contains { values.contains($0.value) } } else { true }
+                switch value {
+                case .array(let items)?: !items.contains { values.contains($0.value) }
+                case let single?: !values.contains(single)
+                case nil: true
+                }
             case .empty(let empty):
                 switch value {
                 case nil: empty

@@ -160,3 +160,38 @@ struct CorpusDefectTests {
         }
     }
 }
+
+/// ProfileCreator's own test manifest for requirements (`com.profilecreator.developer.require`, in the corpus): each
+/// RequireNN says in its description when it is required; the validator must agree for every pick of Require00,
+/// pushed in a payload and as a local preferences file.
+struct DeveloperRequireManifestTests {
+    static let manifest =
+        "manifests/ProfileManifests_ManagedPreferencesDeveloper_com.profilecreator.developer.require.plist"
+    static let envelope = """
+        <key>PayloadIdentifier</key><string>com.example.require</string>
+        <key>PayloadType</key><string>com.profilecreator.developer.require</string>
+        <key>PayloadUUID</key><string>01234567-89AB-CDEF-0123-456789ABCDEF</string>
+        <key>PayloadVersion</key><integer>1</integer>
+        """
+
+    @Test(
+        arguments: [
+            // 01 always; 02 if Item01; 03 if Item02/03; 04 if not Item04; 05 if not Item05/06; 06–10 the same, when pushed.
+            ("Item01", true, ["01", "02", "04", "05", "06", "07", "09", "10"]),
+            ("Item03", true, ["01", "03", "04", "05", "06", "08", "09", "10"]),
+            ("Item04", true, ["01", "05", "06", "10"]),
+            ("Item06", true, ["01", "04", "06", "09"]),
+            ("Item01", false, ["01", "02", "04", "05"]),
+            ("Item06", false, ["01", "04"]),
+        ] as [(String, Bool, [String])])
+    func requirementsFollowTheDescriptions(pick: String, pushed: Bool, required: [String]) throws {
+        let schema = try #require(try Support.loadSchema(Support.corpusFile(Self.manifest)).usableSchema)
+        let config = """
+            <plist version="1.0"><dict>\(pushed ? Self.envelope : "")<key>Require00</key><string>\(pick)</string></dict></plist>
+            """
+        let missing = Support.validate(config, against: schema)
+            .filter { $0.code == SchemaCode.missingRequiredKey }
+            .compactMap { $0.keyPath }.filter { $0.hasPrefix("Require") }.map { String($0.dropFirst("Require".count)) }
+        #expect(missing.sorted() == required, "\(pick), pushed \(pushed)")
+    }
+}
