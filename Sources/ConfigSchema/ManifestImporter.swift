@@ -60,6 +60,22 @@ public struct ManifestImporter: Sendable {
         return oneOff.count == 1 ? oneOff : []
     }
 
+    /// Whether a declaration's `pfm_exclude` excludes it while its own key is present (`pfm_target` = its name,
+    /// `pfm_present: true`).
+    static func excludesItselfWhenSet(_ dict: PlistDictionary, name: String) -> Bool {
+        guard case .array(let groups)? = dict["pfm_exclude"]?.value else { return false }
+        return groups.contains { group in
+            guard case .dictionary(let group) = group.value,
+                case .array(let targets)? = group["pfm_target_conditions"]?.value
+            else { return false }
+            return targets.contains { target in
+                guard case .dictionary(let condition) = target.value else { return false }
+                return condition["pfm_target"]?.value == .string(name)
+                    && condition["pfm_present"]?.value == .boolean(true)
+            }
+        }
+    }
+
     /// True when `document` is a manifest (a dict with `pfm_domain`).
     public static func recognizes(_ document: PlistDocument) -> Bool {
         guard case .dictionary(let dict)? = document.root?.value else { return false }
@@ -162,9 +178,15 @@ struct ManifestLint {
             if name.hasPrefix("PFC_") || dict["pfm_segments"] != nil { continue }
             let keyPath = path.appending(key: name)
             if let first = seen[name] {
+                // iMazing's idiom: a pick list, then a free-text "custom" entry of the same key excluded while the key
+                // is set, so an editor shows one or the other. Mutually exclusive by construction: a warning.
+                let alternative = ManifestImporter.excludesItselfWhenSet(dict, name: name)
                 diagnostics.append(
                     Diagnostic(
-                        SchemaCode.duplicateKeyName, severity: .error, message: "pfm_name '\(name)' is declared twice",
+                        SchemaCode.duplicateKeyName, severity: alternative ? .warning : .error,
+                        message: alternative
+                            ? "pfm_name '\(name)' is declared twice, the second as an alternative excluded while the key is set; values are checked against the first"
+                            : "pfm_name '\(name)' is declared twice",
                         location: SourceLocation(file: file, position: node.position), keyPath: keyPath.description,
                         notes: [.init("first declared here", at: SourceLocation(file: file, position: first))]))
                 continue

@@ -291,3 +291,37 @@ struct PushRequirementTests {
         #expect(findings.allSatisfy { $0.message.contains("pushed by an MDM") || $0.message.contains("required key") })
     }
 }
+
+/// The same key declared as a pick list and again as a free-text "custom" entry that is excluded while the key is
+/// set (iMazing's idiom, BBEdit's manifest) is a warning; any other second declaration stays an error.
+struct DuplicateDeclarationTests {
+    static let list = """
+        <dict><key>pfm_name</key><string>Language</string><key>pfm_type</key><string>string</string>
+        <key>pfm_range_list</key><array><string>text-file</string><string>swift</string></array></dict>
+        """
+
+    @Test func customAlternativeIsAWarning() throws {
+        let load = Support.manifest(
+            Self.list + """
+                <dict><key>pfm_name</key><string>Language</string><key>pfm_type</key><string>string</string>
+                <key>pfm_exclude</key><array><dict><key>pfm_target_conditions</key><array>
+                <dict><key>pfm_target</key><string>Language</string><key>pfm_present</key><true/></dict>
+                </array></dict></array></dict>
+                """)
+        let duplicate = try #require(load.diagnostics.first { $0.code.code == "MC3002" })
+        #expect(duplicate.severity == .warning)
+        #expect(duplicate.message.contains("an alternative excluded while the key is set"))
+        // Values are checked against the first declaration (the list).
+        let schema = try #require(load.schema)
+        let findings = Support.validate(
+            "<plist version=\"1.0\"><dict><key>Language</key><string>cobol</string></dict></plist>", against: schema)
+        #expect(findings.map(\.code.code) == ["MC2005"])
+    }
+
+    @Test func plainDuplicateIsAnError() {
+        let load = Support.manifest(
+            Self.list
+                + "<dict><key>pfm_name</key><string>Language</string><key>pfm_type</key><string>string</string></dict>")
+        #expect(load.diagnostics.first { $0.code.code == "MC3002" }?.severity == .error)
+    }
+}
