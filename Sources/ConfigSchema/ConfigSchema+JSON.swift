@@ -56,6 +56,7 @@ extension KeySpec {
                 ]))
         }
         if let children { add("keys", .array(children.map { $0.json })) }
+        if let free = additionalValue.first { add("additionalKeys", free.json) }
         if !items.isEmpty { add("items", .array(items.map { $0.json })) }
         return .object(members)
     }

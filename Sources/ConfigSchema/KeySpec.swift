@@ -31,6 +31,9 @@ public struct KeySpec: Sendable {
     public var uniqueItems: Bool
     /// The spec of every array item.
     public var items: [KeySpec]
+    /// The spec of the value of every key of a dictionary that `children` does not name: a dictionary of
+    /// free-form keys (a ProfileManifest's `{{key}}`/`{{value}}` pair). Empty when there is none.
+    public var additionalValue: [KeySpec] = []
     /// The members of a dictionary; nil when any members are allowed.
     public var children: [KeySpec]? {
         didSet { childPositions = Self.index(children) }

@@ -60,6 +60,14 @@ public struct ManifestImporter: Sendable {
         return oneOff.count == 1 ? oneOff : []
     }
 
+    /// `{{key}}` or `{{value}}` when a subkey is that placeholder, else nil.
+    static func placeholder(_ node: PlistNode) -> String? {
+        guard case .dictionary(let dict) = node.value, case .string(let name)? = dict["pfm_name"]?.value,
+            name == "{{key}}" || name == "{{value}}"
+        else { return nil }
+        return name
+    }
+
     /// Whether a declaration's `pfm_exclude` excludes it while its own key is present (`pfm_target` = its name,
     /// `pfm_present: true`).
     static func excludesItselfWhenSet(_ dict: PlistDictionary, name: String) -> Bool {
@@ -265,6 +273,15 @@ struct ManifestLint {
                         importKey(itemDict, name: itemName, at: first.position, path: path.appending(index: 0))
                     ]
                 }
+            } else if let free = subkeys.first(where: { ManifestImporter.placeholder($0) == "{{value}}" }),
+                case .dictionary(let valueDict) = free.value
+            {
+                // A dictionary of free-form keys: `{{key}}` names them, `{{value}}` is the spec of each value.
+                spec.children = importMembers(subkeys.filter { ManifestImporter.placeholder($0) == nil }, path: path)
+                spec.additionalValue = [
+                    importKey(valueDict, name: "{key}", at: free.position, path: path.appending(key: "{key}"))
+                ]
+                if spec.types.isEmpty { spec.types = [.dictionary] }
             } else {
                 spec.children = importMembers(subkeys, path: path)
             }

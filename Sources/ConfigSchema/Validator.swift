@@ -315,6 +315,10 @@ struct Validation {
             defer { trail.removeLast() }
             // By index: copying a KeySpec out of the array would retain every field of it.
             guard let index = spec.childIndex(entry.key) else {
+                if let free = spec.additionalValue.first {
+                    validate(entry.value, against: free, sensitive: sensitive || free.sensitive)
+                    continue
+                }
                 let close = Suggestion.closest(to: entry.key, in: children.map(\.name))
                 report(
                     SchemaCode.unknownKey, .warning, "the schema does not declare the key \(keyText(entry.key))",

@@ -19,6 +19,7 @@ struct SchemaTable {
                 for child in item.children ?? [] { add(child, prefix: prefix + spec.name + "[].") }
             }
             for child in spec.children ?? [] { add(child, prefix: prefix + spec.name + ".") }
+            for free in spec.additionalValue { add(free, prefix: prefix + spec.name + ".") }
         }
         for key in schema.keys { add(key, prefix: "") }
         let widths = (0..<6).map { column in min(column == 5 ? 60 : 40, rows.map { $0[column].count }.max() ?? 0) }

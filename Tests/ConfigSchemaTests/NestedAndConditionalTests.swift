@@ -325,3 +325,42 @@ struct DuplicateDeclarationTests {
         #expect(load.diagnostics.first { $0.code.code == "MC3002" }?.severity == .error)
     }
 }
+
+/// A dictionary of free-form keys (`{{key}}` / `{{value}}`, as Chrome's and Edge's ExtensionSettings): every key is
+/// allowed and every value is checked against the `{{value}}` spec, in validation, `schema show` and the JSON export.
+struct FreeFormDictionaryTests {
+    static let manifest = """
+        <dict><key>pfm_name</key><string>ExtensionSettings</string><key>pfm_type</key><string>dictionary</string>
+        <key>pfm_subkeys</key><array>
+        <dict><key>pfm_name</key><string>{{key}}</string><key>pfm_type</key><string>string</string></dict>
+        <dict><key>pfm_name</key><string>{{value}}</string><key>pfm_type</key><string>dictionary</string>
+        <key>pfm_subkeys</key><array>
+        <dict><key>pfm_name</key><string>installation_mode</string><key>pfm_type</key><string>string</string>
+        <key>pfm_range_list</key><array><string>allowed</string><string>blocked</string><string>force_installed</string></array></dict>
+        <dict><key>pfm_name</key><string>update_url</string><key>pfm_type</key><string>string</string></dict>
+        </array></dict>
+        </array></dict>
+        """
+
+    @Test func valuesAreCheckedKeysAreFree() throws {
+        let load = Support.manifest(Self.manifest)
+        #expect(!load.diagnostics.contains { $0.severity != .info }, "\(load.diagnostics.map(\.message))")
+        let schema = try #require(load.schema)
+        let config = """
+            <plist version="1.0"><dict><key>ExtensionSettings</key><dict>
+            <key>aapbdbdomjkkjkaonfhkkikfgjllcleb</key><dict><key>installation_mode</key><string>force_installed</string>
+            <key>update_url</key><string>https://clients2.google.com/service/update2/crx</string></dict>
+            <key>*</key><dict><key>installation_mode</key><string>forbidden</string><key>updateURL</key><string>x</string></dict>
+            <key>ghbmnnjooekpmoecnnnilnnbdlolhkhi</key><string>not a dictionary</string>
+            </dict></dict></plist>
+            """
+        let findings = Support.validate(config, against: schema)
+        #expect(
+            findings.map { "\($0.code.code) \($0.keyPath ?? "")" } == [
+                "MC2005 ExtensionSettings.*.installation_mode", "MC2002 ExtensionSettings.*.updateURL",
+                "MC2003 ExtensionSettings.ghbmnnjooekpmoecnnnilnnbdlolhkhi",
+            ], "\(findings.map(\.message))")
+        let json = schema.json.serialized()
+        #expect(json.contains("\"additionalKeys\""))
+    }
+}
