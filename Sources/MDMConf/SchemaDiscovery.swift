@@ -51,26 +51,29 @@ public struct SchemaDiscovery: Sendable {
         public var id: String
     }
 
-    /// Every schema on the search path with its declared id, in search order.
+    /// Every schema on the search path with its declared id, in search order. Each folder's ids are kept in an
+    /// index on disk (``SchemaIndex``), so a file is read again only when its path, size or modification time
+    /// changed: a library of hundreds of ProfileManifests costs a `stat` per file, not a read.
     public func candidates() -> [Candidate] {
         var found: [Candidate] = []
         // The same folder can be on the path twice (./Schemas is the bundled one when run in the project).
         var seen: Set<String> = []
         for folder in folders where InputPaths.isDirectory(folder) {
+            var index = SchemaIndex(folder: folder)
             for path in InputPaths.expand([folder], extensions: ["xml", "plist"]) {
                 guard seen.insert(Self.realPath(path)).inserted else { continue }
-                let contents: InputFile.Contents
-                do {
-                    contents = try InputFile.read(path, limit: 64 << 20)
-                } catch {
-                    // A file on the search path that cannot be read declares no id; `mdmconf lint` reports it.
-                    continue
-                }
-                guard case .bytes(let bytes) = contents, let id = Self.declaredID(bytes) else { continue }
+                guard let id = index.id(of: path, read: Self.readID) else { continue }
                 found.append(Candidate(path: path, id: id))
             }
+            index.save()
         }
         return found
+    }
+
+    /// The id a schema file declares, or nil (also for a file that cannot be read: `mdmconf lint` reports it).
+    static func readID(_ path: String) -> String? {
+        guard case .bytes(let bytes)? = try? InputFile.read(path, limit: 64 << 20) else { return nil }
+        return declaredID(bytes)
     }
 
     /// The canonical absolute path of an existing file (symbolic links and `..` resolved).

@@ -8,8 +8,64 @@ struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
         abstract: "Inspect declared schemas.",
-        subcommands: [Show.self]
+        subcommands: [Show.self, List.self, Find.self]
     )
+
+    /// `--path DIR` (repeatable) replaces the search path; without it, the standard one.
+    static func discovery(_ paths: [String]) -> SchemaDiscovery {
+        paths.isEmpty ? .standard() : SchemaDiscovery(folders: paths)
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the schemas on the search path: the id each declares and its file.",
+            discussion: """
+                The search path is MDMCONF_SCHEMA_PATH (folders separated by ':'), ./Schemas, then the bundled \
+                Schemas/; --path replaces it. The first schema declaring an id wins; later ones are marked \
+                'shadowed'. Ids are kept in an index under $XDG_CACHE_HOME/mdmconf, so a file is read again only \
+                when it changed. Exit codes: 0 listed, 64 usage error.
+                """
+        )
+
+        @Option(name: .long, help: "A folder to search instead of the standard path (repeatable).") var path: [String] = []
+
+        func run() throws {
+            var winners: Set<String> = []
+            var rows: [(String, String, String)] = []
+            for candidate in SchemaCommand.discovery(path).candidates() {
+                let first = winners.insert(candidate.id).inserted
+                rows.append((candidate.id, first ? "" : "shadowed", candidate.path))
+            }
+            let width = rows.map(\.0.count).max() ?? 2
+            var out = "ID".padding(toLength: width, withPad: " ", startingAt: 0) + "  \("".padding(toLength: 8, withPad: " ", startingAt: 0))  FILE\n"
+            for (id, note, file) in rows.sorted(by: { $0.0 < $1.0 }) {
+                out += id.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                    + note.padding(toLength: 8, withPad: " ", startingAt: 0) + "  \(file)\n"
+            }
+            Console.out(out)
+            Console.error("\(winners.count) ids in \(rows.count) schema files\n")
+        }
+    }
+
+    struct Find: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the schema file that declares an id (bundle id or preference domain).",
+            discussion: "Exit codes: 0 found (later files declaring the id follow on standard error), 1 not found, 64 usage."
+        )
+
+        @Argument(help: "The id: an app's bundle id or a ProfileManifest's pfm_domain.") var id: String
+        @Option(name: .long, help: "A folder to search instead of the standard path (repeatable).") var path: [String] = []
+
+        func run() throws {
+            let discovery = SchemaCommand.discovery(path)
+            guard let found = discovery.find(id, in: discovery.candidates()) else {
+                Console.error("no schema on the search path declares '\(id)' (see mdmconf schema list)\n")
+                throw ExitStatus.findings.exitCode
+            }
+            Console.out(found.schema.path + "\n")
+            for later in found.shadowed { Console.error("shadowed: \(later.path)\n") }
+        }
+    }
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -24,8 +24,8 @@ enum CLIProcess {
         return folder.appendingPathComponent("mdmconf")
     }()
 
-    /// `XDG_STATE_HOME` for every process the tests start, so `serve`'s default store never lands in the
-    /// developer's home.
+    /// `XDG_STATE_HOME` (and `XDG_CACHE_HOME` below it) for every process the tests start, so `serve`'s default
+    /// store and the schema index never land in the developer's home.
     static let stateHome: String = {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-state-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -35,6 +35,7 @@ enum CLIProcess {
     static var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["XDG_STATE_HOME"] = stateHome
+        env["XDG_CACHE_HOME"] = stateHome + "/cache"
         return env
     }
 
