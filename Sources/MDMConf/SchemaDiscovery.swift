@@ -57,11 +57,11 @@ public struct SchemaDiscovery: Sendable {
     public func candidates() -> [Candidate] {
         var found: [Candidate] = []
         // The same folder can be on the path twice (./Schemas is the bundled one when run in the project).
-        var seen: Set<String> = []
-        for folder in folders where InputPaths.isDirectory(folder) {
+        var seenFolders: Set<String> = []
+        for folder in folders where InputPaths.isDirectory(folder) && seenFolders.insert(Self.realPath(folder)).inserted
+        {
             var index = SchemaIndex(folder: folder)
             for path in InputPaths.expand([folder], extensions: ["xml", "plist"]) {
-                guard seen.insert(Self.realPath(path)).inserted else { continue }
                 guard let id = index.id(of: path, read: Self.readID) else { continue }
                 found.append(Candidate(path: path, id: id))
             }

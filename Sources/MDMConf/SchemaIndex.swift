@@ -29,7 +29,9 @@ struct SchemaIndex {
         let base =
             ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ProcessInfo.processInfo.environment["HOME"].map { $0 + "/.cache" }
-        file = base.map { "\($0)/mdmconf/schema-index-\(ContentHash.hex(Array(SchemaDiscovery.realPath(folder).utf8), bytes: 8)).tsv" }
+        file = base.map {
+            "\($0)/mdmconf/schema-index-\(ContentHash.hex(Array(SchemaDiscovery.realPath(folder).utf8), bytes: 8)).tsv"
+        }
         guard let file, let text = try? String(contentsOfFile: file, encoding: .utf8) else { return }
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false)

@@ -27,7 +27,8 @@ struct SchemaCommand: ParsableCommand {
                 """
         )
 
-        @Option(name: .long, help: "A folder to search instead of the standard path (repeatable).") var path: [String] = []
+        @Option(name: .long, help: "A folder to search instead of the standard path (repeatable).") var path: [String] =
+            []
 
         func run() throws {
             var winners: Set<String> = []
@@ -37,9 +38,12 @@ struct SchemaCommand: ParsableCommand {
                 rows.append((candidate.id, first ? "" : "shadowed", candidate.path))
             }
             let width = rows.map(\.0.count).max() ?? 2
-            var out = "ID".padding(toLength: width, withPad: " ", startingAt: 0) + "  \("".padding(toLength: 8, withPad: " ", startingAt: 0))  FILE\n"
+            var out =
+                "ID".padding(toLength: width, withPad: " ", startingAt: 0)
+                + "  \("".padding(toLength: 8, withPad: " ", startingAt: 0))  FILE\n"
             for (id, note, file) in rows.sorted(by: { $0.0 < $1.0 }) {
-                out += id.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                out +=
+                    id.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
                     + note.padding(toLength: 8, withPad: " ", startingAt: 0) + "  \(file)\n"
             }
             Console.out(out)
@@ -50,11 +54,13 @@ struct SchemaCommand: ParsableCommand {
     struct Find: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the schema file that declares an id (bundle id or preference domain).",
-            discussion: "Exit codes: 0 found (later files declaring the id follow on standard error), 1 not found, 64 usage."
+            discussion:
+                "Exit codes: 0 found (later files declaring the id follow on standard error), 1 not found, 64 usage."
         )
 
         @Argument(help: "The id: an app's bundle id or a ProfileManifest's pfm_domain.") var id: String
-        @Option(name: .long, help: "A folder to search instead of the standard path (repeatable).") var path: [String] = []
+        @Option(name: .long, help: "A folder to search instead of the standard path (repeatable).") var path: [String] =
+            []
 
         func run() throws {
             let discovery = SchemaCommand.discovery(path)

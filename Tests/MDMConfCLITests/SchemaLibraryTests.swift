@@ -4,11 +4,14 @@ import Testing
 /// A schema library on the search path: `schema list`, `schema find`, and its on-disk index, which must follow
 /// changes to the files (size and modification time) and never serve a stale id.
 @Suite(.serialized) struct SchemaLibraryTests {
-    static let corpus = CLIProcess.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/manifests")
+    static let corpus = CLIProcess.packageRoot.deletingLastPathComponent().appendingPathComponent(
+        "shared/corpus/manifests")
 
     static func library() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-library-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("Apps"), withIntermediateDirectories: true)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mdmconf-library-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("Apps"), withIntermediateDirectories: true)
         for name in [
             "ProfileManifests_ManagedPreferencesApplications_com.google.Chrome.plist",
             "ProfileManifests_ManagedPreferencesApplications_com.github.macadmins.Nudge.plist",
@@ -36,9 +39,12 @@ import Testing
         let index = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("mdmconf").path)
         #expect(index.count == 1 && index[0].hasPrefix("schema-index-"), "\(index)")
 
-        let found = try CLIProcess.run(["schema", "find", "com.google.Chrome", "--path", library.path], environment: env)
-        #expect(found.status == 0 && found.stdout.hasSuffix("com.google.Chrome.plist\n"), "\(found.stdout)\(found.stderr)")
-        let missing = try CLIProcess.run(["schema", "find", "com.example.nothing", "--path", library.path], environment: env)
+        let found = try CLIProcess.run(
+            ["schema", "find", "com.google.Chrome", "--path", library.path], environment: env)
+        #expect(
+            found.status == 0 && found.stdout.hasSuffix("com.google.Chrome.plist\n"), "\(found.stdout)\(found.stderr)")
+        let missing = try CLIProcess.run(
+            ["schema", "find", "com.example.nothing", "--path", library.path], environment: env)
         #expect(missing.status == 1 && missing.stderr.contains("no schema on the search path declares"))
 
         // A file whose declared id changes is read again: the index never answers with the old id.
@@ -46,20 +52,25 @@ import Testing
             "Apps/ProfileManifests_ManagedPreferencesApplications_com.github.macadmins.Nudge.plist")
         let text = try String(contentsOf: nudge, encoding: .utf8)
         try text.replacingOccurrences(
-            of: "<string>com.github.macadmins.Nudge</string>", with: "<string>com.github.macadmins.NudgeRenamed</string>"
+            of: "<string>com.github.macadmins.Nudge</string>",
+            with: "<string>com.github.macadmins.NudgeRenamed</string>"
         ).write(to: nudge, atomically: true, encoding: .utf8)
-        let old = try CLIProcess.run(["schema", "find", "com.github.macadmins.Nudge", "--path", library.path], environment: env)
+        let old = try CLIProcess.run(
+            ["schema", "find", "com.github.macadmins.Nudge", "--path", library.path], environment: env)
         #expect(old.status == 1, "\(old.stdout)")
         let renamed = try CLIProcess.run(
             ["schema", "find", "com.github.macadmins.NudgeRenamed", "--path", library.path], environment: env)
         #expect(renamed.status == 0, "\(renamed.stderr)")
 
         // A removed file leaves the index; a shadowing copy is reported.
-        try FileManager.default.copyItem(at: library.appendingPathComponent("field.xml"), to: library.appendingPathComponent("Apps/field-copy.xml"))
-        let shadowed = try CLIProcess.run(["schema", "find", "com.example.field", "--path", library.path], environment: env)
+        try FileManager.default.copyItem(
+            at: library.appendingPathComponent("field.xml"), to: library.appendingPathComponent("Apps/field-copy.xml"))
+        let shadowed = try CLIProcess.run(
+            ["schema", "find", "com.example.field", "--path", library.path], environment: env)
         #expect(shadowed.status == 0 && shadowed.stderr.contains("shadowed:"), "\(shadowed.stderr)")
         try FileManager.default.removeItem(at: library.appendingPathComponent("field.xml"))
-        let moved = try CLIProcess.run(["schema", "find", "com.example.field", "--path", library.path], environment: env)
+        let moved = try CLIProcess.run(
+            ["schema", "find", "com.example.field", "--path", library.path], environment: env)
         #expect(moved.stdout.hasSuffix("field-copy.xml\n"), "\(moved.stdout)")
     }
 
