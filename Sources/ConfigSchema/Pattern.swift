@@ -6,15 +6,17 @@
 /// Swift's backtracking `Regex`.
 public struct Pattern: @unchecked Sendable {
     // Regex is an immutable value; matching does not mutate it.
-    private let regex: Regex<AnyRegexOutput>
+    private let regex: Regex<AnyRegexOutput>?
     private let linear: LinearRegex?
     public let source: String
 
-    /// Compiles `source`; throws with the compiler's message when it is not a valid pattern.
+    /// Compiles `source`; throws with the compiler's message when it is not a valid pattern. Swift's `Regex` is
+    /// compiled only when `LinearRegex` cannot take the pattern (it was a seventh of linting a ProfileManifests
+    /// library, for patterns that never used it).
     public init(_ source: String) throws {
         self.source = source
-        self.regex = try Regex(source)
         self.linear = LinearRegex(source)
+        self.regex = linear == nil ? try Regex(source) : nil
     }
 
     /// True when matching takes time linear in the value.
@@ -22,6 +24,7 @@ public struct Pattern: @unchecked Sendable {
 
     public func matches(_ text: String) -> Bool {
         if let linear { return linear.wholeMatch(text) }
+        guard let regex else { return false }
         do {
             return try regex.wholeMatch(in: text) != nil
         } catch {
