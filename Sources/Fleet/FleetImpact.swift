@@ -25,24 +25,25 @@ public struct FleetImpact: Sendable, Equatable {
     public static func compare(store: any FleetStore, old: Catalog, new: Catalog, now: Instant) async throws
         -> FleetImpact
     {
-        let before = try await FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: old, now: now)).all(
-            FleetFilter())
+        // One read of the store: each device's stored state is judged by the new catalog in the query and by the
+        // old one here (a device the old inventory lacked judges as never seen there).
         let after = try await FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: new, now: now)).all(
             FleetFilter())
-        let oldRows = Dictionary(before.map { ($0.device, $0) }, uniquingKeysWith: { first, _ in first })
+        let judgeOld = ComplianceEvaluator(catalog: old, now: now)
+        let cache = ParseCache()
         var impact = FleetImpact(decisions: [:], becomeNoncompliant: 0, becomeCompliant: 0, devices: after.count)
-        func decisions(_ row: DeviceCompliance?) -> [String: String] {
+        func decisions(_ row: DeviceCompliance) -> [String: String] {
             Dictionary(
-                (row?.apps ?? []).map { ($0.app, $0.decision?.decision.rawValue ?? "unreported") },
+                row.apps.map { ($0.app, $0.decision?.decision.rawValue ?? "unreported") },
                 uniquingKeysWith: { first, _ in first })
         }
         for row in after {
-            let previous = oldRows[row.device]
+            let previous = row.state.map { judgeOld.evaluate($0, cache: cache) } ?? judgeOld.neverSeen(row.device)
             let then = decisions(previous)
             for (app, now) in decisions(row) where then[app, default: "unreported"] != now {
                 impact.decisions[Transition(app: app, from: then[app, default: "unreported"], to: now), default: 0] += 1
             }
-            switch (previous?.compliant ?? false, row.compliant) {
+            switch (previous.compliant, row.compliant) {
             case (true, false): impact.becomeNoncompliant += 1
             case (false, true): impact.becomeCompliant += 1
             default: break

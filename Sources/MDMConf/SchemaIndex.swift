@@ -11,7 +11,7 @@ import Foundation
 ///
 /// The cache is `$XDG_CACHE_HOME/mdmconf/schema-index-<hash of the folder's real path>.tsv` (`~/.cache/…` without
 /// `XDG_CACHE_HOME`): one line per file, `size TAB mtime TAB id TAB path`, an empty id for a file that declares
-/// none. It is rewritten (to a temporary file, then renamed) only when something changed; a cache that cannot be
+/// none. It is rewritten (atomically) only when something changed; a cache that cannot be
 /// read or written only costs the reads it would have saved.
 struct SchemaIndex {
     struct Entry: Equatable {
@@ -72,9 +72,7 @@ struct SchemaIndex {
         }
         let folder = (file as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let temporary = "\(file).\(getpid()).tmp"
-        guard (try? text.write(toFile: temporary, atomically: false, encoding: .utf8)) != nil else { return }
-        if rename(temporary, file) != 0 { unlink(temporary) }
+        guard (try? text.write(toFile: file, atomically: true, encoding: .utf8)) != nil else { return }
         entries = used
         changed = false
     }
