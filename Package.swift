@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "MDMConf", targets: ["MDMConf"]),
         .library(name: "Fleet", targets: ["Fleet"]),
         .library(name: "FleetStores", targets: ["FleetStores"]),
+        .library(name: "AdminUI", targets: ["AdminUI"]),
         .library(name: "MDMConfServer", targets: ["MDMConfServer"]),
         .library(name: "MDMConfClient", targets: ["MDMConfClient"]),
     ],
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.4.0"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
     ],
     targets: [
         .systemLibrary(
@@ -91,10 +93,18 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The admin page's HTML: pages from the library's answers, rendered with Mustache; no HTTP.
+        .target(
+            name: "AdminUI",
+            dependencies: [
+                "Fleet", "MDMConf", "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy",
+                "CivilTime", .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
         .target(
             name: "MDMConfServer",
             dependencies: [
-                "Fleet", "FleetStores", "MDMConf", "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy",
+                "AdminUI", "Fleet", "FleetStores", "MDMConf", "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy",
                 "CivilTime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

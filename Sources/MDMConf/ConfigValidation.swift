@@ -100,6 +100,19 @@ public struct ConfigValidation: Sendable {
         return CheckedFile.make(report, bytes: bytes)
     }
 
+    /// One configuration's bytes checked against `schema`, as `validate` checks a file: the upload of
+    /// `POST /v1/validate` and the admin page's validate form.
+    public static func check(
+        _ bytes: [UInt8], file: String, against schema: ConfigSchema, readerOptions: PlistReaderOptions,
+        options: ValidationOptions = ValidationOptions()
+    ) -> CheckedFile {
+        let document = PropertyListReader(options: readerOptions).read(bytes, file: file)
+        let diagnostics = Validator.validate(document, against: schema, options: options)
+        let report = FileReport(
+            path: file, schema: schema.reference, shape: document.shape?.rawValue, diagnostics: diagnostics)
+        return CheckedFile.make(report, bytes: bytes)
+    }
+
     /// The preference domain a file name declares: `com.example.app.plist` → `com.example.app`.
     public static func domain(of path: String) -> String {
         var name = path.split(separator: "/").last.map(String.init) ?? path

@@ -78,7 +78,7 @@ struct PolicyQueryOptions: ParsableArguments {
         switch format {
         case .json: Console.out(answer.json.serialized())
         case .text:
-            Console.out(PolicyText.render(answer))
+            Console.out(answer.text)
             // Errors and warnings in full; info lints are counted (`mdmconf policy lint` lists them).
             let infos = answer.lints.filter { $0.diagnostic.severity == .info }.count
             PolicyText.printFindings(answer.lints.filter { $0.diagnostic.severity != .info } + answer.diagnostics)

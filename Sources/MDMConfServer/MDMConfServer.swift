@@ -20,6 +20,8 @@ public struct ServerOptions: Sendable {
     public var fleetMaintenanceInterval: Double?
     /// `--from-store`: seconds between checks for a newer stored generation (nil: the catalog is a folder).
     public var followStoreInterval: Double?
+    /// How long an admin page session lasts after login, in seconds (admin-ui.md, Access).
+    public var adminSessionLifetime: Double = 8 * 3600
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, watch: Bool = false, reloadOnSIGHUP: Bool = true,
@@ -54,6 +56,7 @@ public enum MDMConfServer {
         router.middlewares.add(NotFoundMiddleware())
         Routes(store: store, fleet: fleet, readerOptions: options.readerOptions).register(on: router)
         FleetRoutes(catalogs: store, fleet: fleet, readerOptions: options.readerOptions).register(on: router)
+        AdminRoutes(catalogs: store, fleet: fleet, options: options).register(on: router)
         let timeout = TimeAmount.nanoseconds(Int64(store.current.catalog.settings.requestTimeout * 1_000_000_000))
         var services: [any Service] = []
         if options.watch || options.reloadOnSIGHUP {

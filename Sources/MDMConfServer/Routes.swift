@@ -166,13 +166,8 @@ struct Routes: Sendable {
         case .success(let bytes): body = bytes
         case .failure(let refusal): return refusal.response
         }
-        let file = "\(id).plist"
-        let document = PropertyListReader(options: readerOptions).read(body, file: file)
-        let diagnostics = Validator.validate(document, against: app.schema)
-        let report = DiagnosticReport(files: [
-            FileReport(
-                path: file, schema: app.schema.reference, shape: document.shape?.rawValue, diagnostics: diagnostics)
-        ])
+        let checked = ConfigValidation.check(body, file: "\(id).plist", against: app.schema, readerOptions: readerOptions)
+        let report = DiagnosticReport(files: [checked.report])
         return Answer.json(.ok, JSONRenderer().render(report), generation: state.generation)
     }
 

@@ -238,7 +238,7 @@ extension ValueChange {
     }
 
     /// A short rendering of a value: strings quoted, containers by size, secrets redacted.
-    static func show(_ value: PlistValue?, _ sensitive: Bool) -> String {
+    public static func show(_ value: PlistValue?, _ sensitive: Bool) -> String {
         guard let value else { return "-" }
         if sensitive { return "<redacted>" }
         switch value {

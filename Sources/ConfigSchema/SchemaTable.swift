@@ -1,14 +1,17 @@
-import ConfigSchema
 import PropertyList
 
-/// The text table of `mdmconf schema show`.
-struct SchemaTable {
-    let schema: ConfigSchema
+/// The key table of a schema: `mdmconf schema show` prints it as text, the admin page as HTML. One row per key,
+/// nested keys as `Parent.Child` and `List[].Child`; sensitive defaults are `<redacted>`.
+public struct SchemaTable: Sendable {
+    public let schema: ConfigSchema
 
-    init(_ schema: ConfigSchema) { self.schema = schema }
+    public init(_ schema: ConfigSchema) { self.schema = schema }
 
-    func render() -> String {
-        var rows: [[String]] = [["KEY", "TYPE", "REQUIRED", "DEFAULT", "CONSTRAINTS", "DESCRIPTION"]]
+    public static let header = ["KEY", "TYPE", "REQUIRED", "DEFAULT", "CONSTRAINTS", "DESCRIPTION"]
+
+    /// The rows, without the header.
+    public var rows: [[String]] {
+        var rows: [[String]] = []
         func add(_ spec: KeySpec, prefix: String) {
             rows.append([
                 prefix + spec.name, type(spec), spec.required ? "yes" : (spec.requiredWhen.isEmpty ? "" : "if …"),
@@ -22,6 +25,12 @@ struct SchemaTable {
             for free in spec.additionalValue { add(free, prefix: prefix + spec.name + ".") }
         }
         for key in schema.keys { add(key, prefix: "") }
+        return rows
+    }
+
+    /// The table as aligned text, under a title line.
+    public func render() -> String {
+        let rows = [Self.header] + self.rows
         let widths = (0..<6).map { column in min(column == 5 ? 60 : 40, rows.map { $0[column].count }.max() ?? 0) }
         var out =
             "\(schema.title ?? schema.id) (\(schema.format.rawValue), \(schema.path)): \(schema.keys.count) keys\n\n"

@@ -1,17 +1,17 @@
 import CivilTime
-import UpdatePolicy
 
-/// The short human summary of `mdmconf update-check`: readable at a glance; only JSON and exit codes are stable.
-struct DecisionText {
-    let decision: Decision
-    let zone: ZoneInfo?
+/// The short human summary of a decision (`mdmconf update-check`, the admin page's what-if): readable at a glance;
+/// only JSON and exit codes are stable.
+public struct DecisionText: Sendable {
+    public let decision: Decision
+    public let zone: ZoneInfo?
 
-    init(_ decision: Decision, zone: ZoneInfo?) {
+    public init(_ decision: Decision, zone: ZoneInfo?) {
         self.decision = decision
         self.zone = zone
     }
 
-    func render() -> String {
+    public func render() -> String {
         var lines: [String] = []
         let headline: String
         switch decision.decision {
@@ -51,7 +51,7 @@ struct DecisionText {
     }
 
     /// The deadline in the device's zone, when the request named one.
-    private func local(_ instant: Instant) -> String {
+    public func local(_ instant: Instant) -> String {
         guard let zone else { return "" }
         let offset = Int64(zone.offset(at: instant.seconds))
         let wall = Instant(seconds: instant.seconds + offset).description.dropLast()

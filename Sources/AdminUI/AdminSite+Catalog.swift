@@ -1,0 +1,323 @@
+import CivilTime
+import ConfigSchema
+import Fleet
+import Foundation
+import MDMConf
+import MDMDiagnostics
+import PropertyList
+import UpdatePolicy
+
+/// The fleet counts the overview and the fleet page show, as counted at `countedAt` (the server keeps them for a
+/// short while: counting 100,000 devices takes about a second), or why there are none.
+public struct FleetCounts: Sendable {
+    public var summary: FleetSummary?
+    public var countedAt: Instant
+    public var problem: String?
+
+    public init(summary: FleetSummary?, countedAt: Instant, problem: String? = nil) {
+        self.summary = summary
+        self.countedAt = countedAt
+        self.problem = problem
+    }
+
+    struct View {
+        var available: Bool
+        var devices = 0
+        var compliant = 0
+        var noncompliant = 0
+        var silent = 0
+        var never = 0
+        var countedAt = ""
+        var svg = ""
+        var problem: String?
+    }
+
+    var view: View {
+        guard let summary else { return View(available: false, problem: problem ?? "the fleet store cannot be read") }
+        let silent = summary.seen["silent"] ?? 0
+        let never = summary.seen["never"] ?? 0
+        let chart = BarChart(
+            title: "Devices by compliance",
+            bars: [
+                .init(label: "compliant", value: summary.compliant, style: "compliant"),
+                .init(
+                    label: "non-compliant (active)", value: summary.noncompliant - silent - never, style: "noncompliant"),
+                .init(label: "silent", value: silent, style: "silent"),
+                .init(label: "never seen", value: never, style: "never"),
+            ])
+        return View(
+            available: true, devices: summary.devices, compliant: summary.compliant, noncompliant: summary.noncompliant,
+            silent: silent, never: never, countedAt: countedAt.description, svg: chart.svg)
+    }
+}
+
+extension AdminSite {
+    // MARK: Overview
+
+    public func overview(_ snapshot: CatalogSnapshot, fleet: FleetCounts?, chrome: AdminChrome) -> String {
+        struct App {
+            var id: String
+            var schema: String
+            var variants: String
+            var policy: String
+            var badge: String
+            var badgeClass: String
+        }
+        struct Facts {
+            var generation: Int
+            var loadedAt: String
+            var source: String
+            var appCount: Int
+            var deviceCount: Int
+            var profileCount: Int
+        }
+        struct ReloadError {
+            var at: String
+            var count: Int
+            var findings: FindingsView
+        }
+        struct Warnings { var findings: FindingsView }
+        struct Page {
+            var catalog: Facts
+            var reloadError: ReloadError?
+            var apps: [App]
+            var warnings: Warnings?
+            var fleet: FleetCounts.View?
+        }
+        let catalog = snapshot.catalog
+        let apps = catalog.appIDs.compactMap { id -> App? in
+            guard let app = catalog.apps[id] else { return nil }
+            let findings = Self.warnings(of: id, in: catalog)
+            let warnings = findings.count(of: .warning)
+            return App(
+                id: id, schema: "\(app.schema.format.rawValue) · \(app.schema.keys.count) keys",
+                variants: app.variants.isEmpty ? "none" : app.variants.joined(separator: ", "),
+                policy: app.hasUpdatePolicy
+                    ? "\(app.updatePolicy.document.policies.count) policies" : "none (every version ok)",
+                badge: warnings == 0 ? "valid" : "valid, \(warnings) warning\(warnings == 1 ? "" : "s")",
+                badgeClass: warnings == 0 ? "valid" : "warning")
+        }
+        let reload = snapshot.reloadError.map { failure in
+            ReloadError(
+                at: failure.at.description, count: failure.diagnostics.count,
+                findings: FindingsView(
+                    failure.diagnostics, sources: FindingsView.sources(of: failure.diagnostics, under: catalog.path),
+                    open: true))
+        }
+        let page = Page(
+            catalog: Facts(
+                generation: snapshot.generation, loadedAt: snapshot.loadedAt.description, source: snapshot.source,
+                appCount: catalog.apps.count, deviceCount: catalog.devices.count,
+                profileCount: catalog.policyEngine.profileSet.documents.count),
+            reloadError: reload, apps: apps,
+            warnings: catalog.warnings.isEmpty
+                ? nil
+                : Warnings(
+                    findings: FindingsView(
+                        catalog.warnings, sources: FindingsView.sources(of: catalog.warnings, under: catalog.path))),
+            fleet: fleet?.view)
+        return render("overview", page, chrome: chrome, title: "Overview", nav: "overview")
+    }
+
+    /// The catalog's warnings about files of app `id`.
+    static func warnings(of id: String, in catalog: Catalog) -> [Diagnostic] {
+        catalog.warnings.filter { $0.file?.contains("/apps/\(id)/") ?? false }
+    }
+
+    // MARK: App
+
+    /// The app page, or nil when the catalog has no such app. `device` picks the "as served" device.
+    public func app(_ id: String, device: String?, _ snapshot: CatalogSnapshot, chrome: AdminChrome) -> String? {
+        let catalog = snapshot.catalog
+        guard let app = catalog.apps[id] else { return nil }
+        struct Row { var cells: [String] }
+        struct Config {
+            var name: String
+            var what: String
+            var badge: String
+            var badgeClass: String
+            var findings: FindingsView
+            var xml: String?
+        }
+        struct DeviceOption {
+            var id: String
+            var group: String?
+            var selected: Bool
+        }
+        struct Served {
+            var device: String
+            var variant: String
+            var etag: String
+            var jsonETag: String
+            var xml: String
+            var redactedCount: Int
+        }
+        struct Page {
+            var id: String
+            var title: String
+            var schemaPath: String
+            var schemaFormat: String
+            var keyCount: Int
+            var schemaHeader: [String]
+            var schemaRows: [Row]
+            var configs: [Config]
+            var devices: [DeviceOption]
+            var served: Served?
+            var problem: String?
+            var policyText: String?
+        }
+        let warnings = Self.warnings(of: id, in: catalog)
+        let sources = FindingsView.sources(of: warnings, under: catalog.path)
+        let folder = catalog.path + "/apps/" + id
+        var configs: [Config] = []
+        let files = ["config.plist"] + app.variants.map { "configs/\($0).plist" }
+        for (index, file) in files.enumerated() {
+            let path = folder + "/" + file
+            let findings = warnings.filter { $0.file == path }
+            let count = findings.count(of: .warning)
+            configs.append(
+                Config(
+                    name: file,
+                    what: index == 0
+                        ? "Served to devices without a group variant, variables substituted per device."
+                        : "The variant of group \(app.variants[index - 1]).",
+                    badge: count == 0 ? "valid" : "valid, \(count) warning\(count == 1 ? "" : "s")",
+                    badgeClass: count == 0 ? "valid" : "warning", findings: FindingsView(findings, sources: sources),
+                    xml: Self.redactedFile(path, schema: app.schema)))
+        }
+        let inventory = catalog.devices.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let chosen = device ?? inventory.first
+        var served: Served?
+        var problem: String?
+        if let chosen {
+            if catalog.devices[chosen] == nil {
+                problem = "no device '\(chosen)' in devices.plist"
+            } else {
+                let config = app.config(forDevice: chosen)
+                let (xml, count) = Self.redacted(config.xml.bytes, schema: app.schema)
+                served = Served(
+                    device: chosen, variant: config.variant ?? "config.plist", etag: config.xml.etag,
+                    jsonETag: config.json.etag, xml: xml, redactedCount: count)
+            }
+        }
+        let policyText = app.hasUpdatePolicy ? Self.policySummary(app.updatePolicy.document) : nil
+        let page = Page(
+            id: id, title: app.schema.title ?? "", schemaPath: app.schema.path, schemaFormat: app.schema.format.rawValue,
+            keyCount: app.schema.keys.count, schemaHeader: SchemaTable.header,
+            schemaRows: SchemaTable(app.schema).rows.map { Row(cells: $0) }, configs: configs,
+            devices: inventory.map { name in
+                DeviceOption(
+                    id: name, group: app.config(forDevice: name).variant, selected: name == chosen)
+            }, served: served, problem: problem, policyText: policyText)
+        return render("app", page, chrome: chrome, title: id, nav: "")
+    }
+
+    /// A configuration file of the catalog folder, read again and shown with sensitive values redacted; nil when the
+    /// catalog is a stored generation (no folder) or the file cannot be read.
+    static func redactedFile(_ path: String, schema: ConfigSchema) -> String? {
+        guard let data = FileManager.default.contents(atPath: path), data.count <= 16 << 20 else { return nil }
+        return redacted(Array(data), schema: schema).xml
+    }
+
+    /// Plist bytes as XML with sensitive values replaced, and how many were.
+    static func redacted(_ bytes: [UInt8], schema: ConfigSchema) -> (xml: String, count: Int) {
+        let document = PropertyListReader().read(bytes, file: "config.plist")
+        guard let root = document.root else { return ("(not a readable plist)", 0) }
+        let redacted = Redaction.redact(root.value, schema: schema)
+        let text = (try? PlistWriter.xml(redacted)) ?? "(cannot be written as XML)"
+        let count = text.components(separatedBy: "<string>\(Redaction.placeholder.xmlEscaped)</string>").count - 1
+        return (text, count)
+    }
+
+    /// One line per policy of an update-policy document.
+    static func policySummary(_ document: PolicyDocument) -> String {
+        document.policies.map { policy in
+            var parts = ["\(policy.id):"]
+            if let platforms = policy.platforms { parts.append("on \(platforms.joined(separator: ", "))") }
+            if let channels = policy.channels { parts.append("channels \(channels.joined(separator: ", "))") }
+            if let minimum = policy.minVersion { parts.append("minimum \(minimum)") }
+            if let recommended = policy.recommendedVersion { parts.append("recommended \(recommended)") }
+            if let blocked = policy.blockedVersions, !blocked.isEmpty { parts.append("blocks \(blocked.count) ranges") }
+            if let deadline = policy.deadline { parts.append("deadline \(deadline)") }
+            if let os = policy.requiresOS { parts.append("requires OS \(os)") }
+            if let rollout = policy.rollout { parts.append("rollout \(rollout.percent)") }
+            return parts.joined(separator: " ")
+        }.joined(separator: "\n")
+    }
+
+    // MARK: Validate
+
+    /// An upload or pasted text to validate: its bytes and the name it is reported under.
+    public struct Upload: Sendable {
+        public var file: String
+        public var bytes: [UInt8]
+
+        public init(file: String, bytes: [UInt8]) {
+            self.file = file
+            self.bytes = bytes
+        }
+    }
+
+    /// The validate page: the form, and with an upload, its findings from the same validator as `mdmconf validate`.
+    public func validate(
+        app id: String?, upload: Upload?, text: String, problem: String?, _ snapshot: CatalogSnapshot,
+        readerOptions: PlistReaderOptions, chrome: AdminChrome
+    ) -> String {
+        struct Option {
+            var id: String
+            var selected: Bool
+        }
+        struct Result {
+            var headline: String
+            var badge: String
+            var badgeClass: String
+            var file: String
+            var schema: String
+            var findings: FindingsView
+        }
+        struct Page {
+            var apps: [Option]
+            var text: String
+            var result: Result?
+            var problem: String?
+        }
+        let catalog = snapshot.catalog
+        var result: Result?
+        var problem = problem
+        if let upload {
+            if let id, let app = catalog.apps[id] {
+                let checked = ConfigValidation.check(
+                    upload.bytes, file: upload.file, against: app.schema, readerOptions: readerOptions)
+                let diagnostics = checked.report.diagnostics
+                let errors = diagnostics.count(of: .error)
+                let sources = checked.source.map { [upload.file: $0] } ?? [:]
+                result = Result(
+                    headline: errors == 0 ? "Valid" : "Not valid: \(errors) error\(errors == 1 ? "" : "s")",
+                    badge: errors == 0 ? "valid" : "invalid", badgeClass: errors == 0 ? "valid" : "invalid",
+                    file: upload.file, schema: app.schema.path,
+                    findings: FindingsView(diagnostics, sources: sources, open: true))
+            } else {
+                problem = "choose an app of the catalog"
+            }
+        }
+        let page = Page(
+            apps: catalog.appIDs.map { Option(id: $0, selected: $0 == id) }, text: text, result: result,
+            problem: problem)
+        return render("validate", page, chrome: chrome, title: "Validate", nav: "validate")
+    }
+}
+
+extension String {
+    fileprivate var xmlEscaped: String {
+        var out = ""
+        for character in self {
+            switch character {
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "&": out += "&amp;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

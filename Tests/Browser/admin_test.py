@@ -1,0 +1,301 @@
+"""The admin page in a real headless Chromium (admin-ui.md), JavaScript off, against a running `mdmconf serve`.
+
+Run by Tests/Browser/run.sh, which starts the servers and passes their addresses:
+    admin_test.py FOLDER_SERVER_URL FROM_STORE_SERVER_URL SCREENSHOT_DIR BROKEN_PLIST
+
+Each check is one test; the summary line `browser tests: N passed, M failed` is what CI prints.
+"""
+
+import os
+import sys
+import traceback
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+FOLDER, FROM_STORE, SHOTS, BROKEN = sys.argv[1:5]
+ADMIN = "example-admin-token-c0ffee"
+DEVICE = "example-device-token-iphone-0117"
+
+
+def browser(width=1280, height=900):
+    options = Options()
+    options.add_argument("--headless=new")
+    options.add_argument("--no-sandbox")
+    options.add_argument("--disable-dev-shm-usage")
+    options.add_argument("--disable-gpu")
+    options.add_argument(f"--window-size={width},{height}")
+    # The page must work with JavaScript off: every test runs without it.
+    options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    binary = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if os.path.exists(binary):
+        options.binary_location = binary
+    driver_path = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+    service = Service(driver_path) if os.path.exists(driver_path) else Service()
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_page_load_timeout(60)
+    return driver
+
+
+def shot(driver, name):
+    os.makedirs(SHOTS, exist_ok=True)
+    height = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]["height"]
+    width = driver.get_window_size()["width"]
+    driver.set_window_size(width, min(max(900, int(height) + 140), 6000))
+    driver.save_screenshot(os.path.join(SHOTS, name + ".png"))
+
+
+def click_and_wait(driver, element):
+    """Clicks a button or link that loads a new page, and waits until the old page is gone."""
+    old = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(old))
+    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.TAG_NAME, "footer"))
+
+
+def text(driver):
+    return driver.find_element(By.TAG_NAME, "body").text
+
+
+def expect(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def log_in(driver, base, token):
+    driver.get(base + "/admin/login")
+    field = driver.find_element(By.ID, "token")
+    field.clear()
+    field.send_keys(token)
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]"))
+
+
+results = []
+
+
+def test(name):
+    def register(function):
+        results.append((name, function))
+        return function
+
+    return register
+
+
+@test("a device token cannot log in")
+def device_token(driver):
+    log_in(driver, FOLDER, DEVICE)
+    body = text(driver)
+    expect("device token" in body, body)
+    expect("/admin/login" in driver.current_url, driver.current_url)
+    log_in(driver, FOLDER, "not-a-token")
+    expect("not in this catalog" in text(driver), text(driver))
+    driver.get(FOLDER + "/admin/fleet")
+    expect("/admin/login" in driver.current_url, "a page without a session goes to the login form")
+    shot(driver, "00-login")
+
+
+@test("log in with the example admin token and see the overview")
+def overview(driver):
+    log_in(driver, FOLDER, ADMIN)
+    body = text(driver)
+    expect(driver.current_url.rstrip("/").endswith("/admin"), driver.current_url)
+    for expected in ["Catalog", "com.example.field", "com.example.fieldsync", "Fleet", "Compliant"]:
+        expect(expected in body, f"no '{expected}' on the overview: {body[:600]}")
+    expect(driver.find_elements(By.CSS_SELECTOR, "svg.chart"), "the fleet chart is inline SVG")
+    shot(driver, "01-overview")
+
+
+@test("the app page: schema table, configurations, as served to a device")
+def app_page(driver):
+    driver.get(FOLDER + "/admin")
+    click_and_wait(driver, driver.find_element(By.LINK_TEXT, "com.example.field"))
+    body = text(driver)
+    expect("Schema" in body and "KEY" in body.upper(), body[:400])
+    expect("config.plist" in body and "configs/warehouse.plist" in body, "each configuration and variant is listed")
+    Select(driver.find_element(By.ID, "device")).select_by_value("ipad-0042")
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "#served ~ form button, form.inline button"))
+    body = text(driver)
+    expect("warehouse" in body, "ipad-0042 gets the warehouse variant")
+    expect("dock.team@example.com" in body, "variables are substituted as served")
+    expect('"' in driver.find_element(By.XPATH, "//dt[text()='ETag (plist)']/following-sibling::dd").text, "ETag shown")
+    shot(driver, "02-app")
+
+
+@test("validate: a broken plist pasted and uploaded shows its findings with line numbers")
+def validate(driver):
+    driver.get(FOLDER + "/admin/validate")
+    Select(driver.find_element(By.ID, "app")).select_by_value("com.example.field")
+    with open(BROKEN, encoding="utf-8") as handle:
+        broken = handle.read()
+    area = driver.find_element(By.ID, "plist")
+    area.send_keys(broken)
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]"))
+    body = text(driver)
+    expect("Not valid" in body, body[:800])
+    expect("pasted.plist:" in body, "findings name the line: " + body[:1200])
+    expect("MC" in body, "findings carry their codes")
+    driver.get(FOLDER + "/admin/validate")
+    Select(driver.find_element(By.ID, "app")).select_by_value("com.example.field")
+    driver.find_element(By.ID, "file").send_keys(os.path.abspath(BROKEN))
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]"))
+    body = text(driver)
+    name = os.path.basename(BROKEN)
+    expect(f"{name}:" in body and "Not valid" in body, "the upload is validated under its file name: " + body[:800])
+    shot(driver, "03-validate")
+
+
+@test("update what-if: a version below the minimum on iOS is required, with the deadline in the device's zone")
+def update(driver):
+    driver.get(FOLDER + "/admin/update")
+    Select(driver.find_element(By.ID, "f-app")).select_by_value("com.example.field")
+    for name, value in [("version", "2.3.1"), ("osVersion", "17.4"), ("timeZone", "America/Sao_Paulo"),
+                        ("deviceId", "iphone-0117"), ("now", "2026-11-30T09:00:00Z")]:
+        field = driver.find_element(By.ID, "f-" + name)
+        field.clear()
+        field.send_keys(value)
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form.grid button[type=submit]"))
+    body = text(driver)
+    expect("Decision: required" in body, body[:800])
+    expect("below_min_version" in body, "the reason is shown")
+    driver.get(FOLDER + "/admin/update?app=com.example.field&version=3.0.0&platform=ios&osVersion=15.7")
+    body = text(driver)
+    expect("Decision:" in body, body[:600])
+    driver.get(FOLDER + "/admin/update?app=com.example.field&version=three&platform=ios")
+    expect("invalid_version" in text(driver), "a bad version is named")
+    driver.get(FOLDER + "/admin/update?app=com.example.field&version=2.3.1&platform=ios&osVersion=17.4"
+               "&timeZone=America%2FSao_Paulo&now=2026-11-30T09%3A00%3A00Z")
+    shot(driver, "04-update-what-if")
+
+
+@test("policy what-if: URL, app, Wi-Fi, kiosk and VPN questions get answers with their rules")
+def policy(driver):
+    asks = [
+        ("url", "https://admin.acme.com/login", None),
+        ("url", "https://portal.acme.com/kiosk/", None),
+        ("app", "com.acme.storefront", None),
+        ("wifi", "ACME-Store", None),
+        ("kiosk", "", None),
+        ("vpn", "", None),
+    ]
+    answers = []
+    for kind, argument, _ in asks:
+        driver.get(FOLDER + "/admin/policy")
+        Select(driver.find_element(By.ID, "type")).select_by_value(kind)
+        field = driver.find_element(By.ID, "arg")
+        field.clear()
+        if argument:
+            field.send_keys(argument)
+        click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form.grid button[type=submit]"))
+        body = text(driver)
+        expect("Answer:" in body, f"{kind} {argument}: {body[:600]}")
+        answers.append(body.split("Answer:")[1].split("\n")[0].strip())
+    expect(answers[0] != answers[1], f"a blocked and an allowed URL differ: {answers}")
+    driver.get(FOLDER + "/admin/policy?type=url&arg=https%3A%2F%2Fadmin.acme.com%2Flogin")
+    shot(driver, "05-policy-what-if")
+
+
+@test("fleet: devices with reasons, filters, a version chart and a device page")
+def fleet(driver):
+    driver.get(FOLDER + "/admin/fleet")
+    body = text(driver)
+    expect("iphone-0117" in body and "ipad-0042" in body, body[:800])
+    expect(driver.find_elements(By.CSS_SELECTOR, "figure svg.chart"), "versions per app as inline SVG")
+    expect("below_min_version" in body or "required" in body, "rows carry their reasons")
+    shot(driver, "06-fleet")
+    Select(driver.find_element(By.ID, "status")).select_by_value("compliant")
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form.grid button[type=submit]"))
+    rows = driver.find_elements(By.CSS_SELECTOR, "#devices ~ div table tbody tr, table tbody tr")
+    expect(all("yes" in row.text for row in rows), "the compliant filter shows only compliant devices")
+    driver.get(FOLDER + "/admin/fleet/devices/iphone-0117")
+    body = text(driver)
+    expect("Recent check-ins" in body and "com.example.field" in body, body[:800])
+    shot(driver, "07-device")
+
+
+@test("history: generations, a diff, and a rollback with confirmation")
+def history(driver):
+    driver.get(FOLDER + "/admin/history")
+    body = text(driver)
+    expect("publish" in body, body[:800])
+    click_and_wait(driver, driver.find_element(By.LINK_TEXT, "2"))
+    body = text(driver)
+    expect("Changes against generation 1" in body, body[:800])
+    shot(driver, "08-history-diff")
+    driver.get(FOLDER + "/admin/history/1")
+    click_and_wait(driver, driver.find_element(By.PARTIAL_LINK_TEXT, "Roll back to generation 1"))
+    expect("Roll back to generation 1?" in text(driver), text(driver)[:600])
+    shot(driver, "09-rollback-confirm")
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "button.danger"))
+    body = text(driver)
+    expect("published again as generation 3" in body, body[:800])
+    driver.get(FOLDER + "/admin/history")
+    expect("rollback of 1" in text(driver), "the rollback is in the history")
+    shot(driver, "10-history")
+
+
+@test("a server following the store serves a rollback made on its admin page at once")
+def from_store(driver):
+    log_in(driver, FROM_STORE, ADMIN)
+    expect("Generation\n2" in text(driver) or "Generation 2" in text(driver), text(driver)[:400])
+    driver.get(FROM_STORE + "/admin/history/1/rollback")
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "button.danger"))
+    expect("this server serves it now" in text(driver), text(driver)[:600])
+    driver.get(FROM_STORE + "/admin")
+    expect("Generation\n3" in text(driver) or "Generation 3" in text(driver), text(driver)[:400])
+
+
+@test("a form posted from another site is refused, and logging out ends the session")
+def forged_and_logout(driver):
+    driver.get(FOLDER + "/admin/history")
+    before = text(driver).count("rollback of")
+    page = ('<form method="post" action="%s/admin/history/1/rollback"><input name="message" value="forged">'
+            '<button id="go" type="submit">go</button></form>') % FOLDER
+    driver.get("data:text/html;charset=utf-8," + page)
+    click_and_wait(driver, driver.find_element(By.ID, "go"))
+    expect("Form expired" in text(driver) or "/admin/login" in driver.current_url,
+           "a cross-site form gets no session (SameSite=Strict) or fails the CSRF check: " + text(driver)[:300])
+    driver.get(FOLDER + "/admin/history")
+    expect(text(driver).count("rollback of") == before, "the forged rollback published nothing")
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form.logout button"))
+    expect("/admin/login" in driver.current_url, driver.current_url)
+    driver.get(FOLDER + "/admin")
+    expect("/admin/login" in driver.current_url, "after logout the overview needs a login again")
+
+
+@test("the overview at phone width")
+def phone(driver):
+    driver.set_window_size(390, 844)
+    log_in(driver, FOLDER, ADMIN)
+    expect("com.example.field" in text(driver), "the overview renders at phone width")
+    shot(driver, "11-overview-phone")
+
+
+def main():
+    driver = browser()
+    passed = failed = 0
+    try:
+        for name, function in results:
+            try:
+                function(driver)
+                passed += 1
+                print(f"✔ browser: {name}")
+            except Exception:  # noqa: BLE001 - every failure is reported and counted
+                failed += 1
+                print(f"✘ browser: {name}")
+                traceback.print_exc()
+                try:
+                    shot(driver, "failed-" + name.split(":")[0].replace(" ", "-"))
+                except Exception:  # noqa: BLE001
+                    pass
+    finally:
+        driver.quit()
+    print(f"browser tests: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
