@@ -186,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "MDMConfServerTests",
             dependencies: [
-                "MDMConfServer", "MDMConf", "PropertyList", "MDMDiagnostics", "Fleet", "FleetStores", "FleetStoreSQLite",
+                "AdminUI", "MDMConfServer", "MDMConf", "PropertyList", "MDMDiagnostics", "Fleet", "FleetStores", "FleetStoreSQLite",
                 "FleetTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
