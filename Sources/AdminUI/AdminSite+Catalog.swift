@@ -13,6 +13,8 @@ public struct FleetCounts: Sendable {
     public var summary: FleetSummary?
     public var countedAt: Instant
     public var problem: String?
+    /// Said next to the counts (an older catalog generation's count, say).
+    public var note: String?
 
     public init(summary: FleetSummary?, countedAt: Instant, problem: String? = nil) {
         self.summary = summary
@@ -30,6 +32,7 @@ public struct FleetCounts: Sendable {
         var countedAt = ""
         var svg = ""
         var problem: String?
+        var note: String?
     }
 
     var view: View {
@@ -47,7 +50,7 @@ public struct FleetCounts: Sendable {
             ])
         return View(
             available: true, devices: summary.devices, compliant: summary.compliant, noncompliant: summary.noncompliant,
-            silent: silent, never: never, countedAt: countedAt.description, svg: chart.svg)
+            silent: silent, never: never, countedAt: countedAt.description, svg: chart.svg, note: note)
     }
 }
 

@@ -222,7 +222,8 @@ extension AdminSite {
         guard let generation = try await history.generation(number), let files = try await history.files(of: number)
         else { return nil }
         let previous = number > 1 ? try await history.files(of: number - 1) : nil
-        let diff = Self.diff(previous ?? CatalogFiles(), files, loader: loader)
+        let diff = generations.diff(
+            old: previous.map { (number - 1, $0) }, new: (number, files), loader: loader)
         var changes: [Change] = []
         for file in diff.files {
             if file.changes.isEmpty {
@@ -245,13 +246,6 @@ extension AdminSite {
             hasChanges: !changes.isEmpty, text: diff.text,
             canRollBack: latest.map { $0.contentHash != generation.contentHash } ?? false)
         return render("generation", page, chrome: chrome, title: "Generation \(number)", nav: "history")
-    }
-
-    /// The diff of two generations' files, with who gets different bytes when both load.
-    static func diff(_ old: CatalogFiles, _ new: CatalogFiles, loader: CatalogLoader) -> CatalogDiff {
-        let oldCatalog = old.files.isEmpty ? nil : try? loader.load(files: old).get()
-        let newCatalog = try? loader.load(files: new).get()
-        return CatalogDiff.compare(old, new, oldCatalog: oldCatalog, newCatalog: newCatalog)
     }
 
     // MARK: Rollback
@@ -308,7 +302,7 @@ extension AdminSite {
         if done == nil, let latest {
             let current = try await history.files(of: latest.number) ?? CatalogFiles()
             text = "against generation \(latest.number), the newest stored:\n"
-                + Self.diff(current, files, loader: loader).text
+                + generations.diff(old: (latest.number, current), new: (number, files), loader: loader).text
         }
         let page = Page(
             number: number, next: (latest?.number ?? 0) + 1, message: generation.message, author: generation.author,

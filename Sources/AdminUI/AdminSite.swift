@@ -63,6 +63,7 @@ public struct AdminChrome: Sendable {
 /// sessions, CSRF checks and HTTP live in the server.
 public struct AdminSite: Sendable {
     let library: MustacheLibrary
+    let generations = LoadedGenerations()
 
     public init() {
         var library = MustacheLibrary()
@@ -169,5 +170,37 @@ struct FindingsView {
             }
         }
         return sources
+    }
+}
+
+/// Stored generations loaded as catalogs, for diffs (a generation's content never changes, so a loaded one is
+/// kept; the few most recent only).
+final class LoadedGenerations: @unchecked Sendable {
+    private let lock = NSLock()
+    private var catalogs: [Int: Catalog?] = [:]
+    private var order: [Int] = []
+    static let limit = 8
+
+    /// Generation `number`'s catalog, or nil when its files do not load.
+    func catalog(_ number: Int, files: CatalogFiles, loader: CatalogLoader) -> Catalog? {
+        if let found = lock.withLock({ catalogs[number] }) { return found }
+        let loaded = try? loader.load(files: files).get()
+        lock.withLock {
+            if catalogs[number] == nil {
+                order.append(number)
+                if order.count > Self.limit { catalogs[order.removeFirst()] = nil }
+            }
+            catalogs[number] = .some(loaded)
+        }
+        return loaded
+    }
+
+    /// The diff of two generations (`old` nil: against an empty catalog), with who gets different bytes when both
+    /// load.
+    func diff(old: (Int, CatalogFiles)?, new: (Int, CatalogFiles), loader: CatalogLoader) -> CatalogDiff {
+        let oldCatalog = old.flatMap { catalog($0.0, files: $0.1, loader: loader) }
+        let newCatalog = catalog(new.0, files: new.1, loader: loader)
+        return CatalogDiff.compare(
+            old?.1 ?? CatalogFiles(), new.1, oldCatalog: oldCatalog, newCatalog: newCatalog)
     }
 }

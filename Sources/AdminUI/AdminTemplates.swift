@@ -98,7 +98,7 @@ enum AdminTemplates {
         <dt>Devices</dt><dd>{{devices}}</dd><dt>Compliant</dt><dd>{{compliant}}</dd><dt>Non-compliant</dt><dd>{{noncompliant}}</dd><dt>Silent</dt><dd>{{silent}}</dd><dt>Never seen</dt><dd>{{never}}</dd>
         </dl>
         {{{svg}}}
-        <p class="note">Counted {{countedAt}}. <a href="/admin/fleet">Every device</a></p>
+        <p class="note">Counted {{countedAt}}.{{#note}} {{note}}{{/note}} <a href="/admin/fleet">Every device</a></p>
         {{/available}}
         {{^available}}<p class="alert">{{problem}}</p>{{/available}}
         </section>
@@ -253,7 +253,7 @@ enum AdminTemplates {
         <dl class="facts counts">
         <dt>Devices</dt><dd>{{devices}}</dd><dt>Compliant</dt><dd>{{compliant}}</dd><dt>Non-compliant</dt><dd>{{noncompliant}}</dd><dt>Silent</dt><dd>{{silent}}</dd><dt>Never seen</dt><dd>{{never}}</dd>
         </dl>
-        <p class="note">Counted {{countedAt}} over every stored device.</p>
+        <p class="note">Counted {{countedAt}} over every stored device.{{#note}} {{note}}{{/note}}</p>
         {{/summary}}
         <section aria-labelledby="versions">
         <h2 id="versions">Versions per app</h2>

@@ -58,7 +58,8 @@ public struct FleetQuery: Sendable {
     ) {
         var rows: [DeviceCompliance] = []
         var next: String?
-        try await scan(after: after) { row in
+        // A page reads a little more than it shows, then more as a filter skips rows: not a whole chunk.
+        try await scan(after: after, firstChunk: limit + 1) { row in
             guard rows.count < limit else {
                 next = rows.last?.device
                 return false
@@ -90,21 +91,25 @@ public struct FleetQuery: Sendable {
     }
 
     /// Calls `visit` with every device after `after` in id order until it returns false. Chunks are evaluated on
-    /// every core.
-    public func scan(after: String?, _ visit: (DeviceCompliance) throws -> Bool) async throws {
+    /// every core; they start at `firstChunk` devices and double up to `chunkSize`.
+    public func scan(after: String?, firstChunk: Int? = nil, _ visit: (DeviceCompliance) throws -> Bool)
+        async throws
+    {
         let inventory = evaluator.catalog.devices.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         var inventoryIndex = after.map { cursor in
             inventory.firstIndex { !$0.utf8.lexicographicallyPrecedes(cursor.utf8) && $0 != cursor } ?? inventory.count
         } ?? 0
         let store = self.store
-        let chunkSize = self.chunkSize
+        var size = max(1, min(firstChunk ?? chunkSize, chunkSize))
         // The next chunk is read while this one is evaluated.
-        var next: Task<[DeviceState], any Error>? = Task { try await store.devices(after: after, limit: chunkSize) }
+        var next: Task<[DeviceState], any Error>? = Task { [size] in try await store.devices(after: after, limit: size) }
         defer { next?.cancel() }
         while let reading = next {
             let states = try await reading.value
             let last = states.last?.device
-            next = states.count < chunkSize ? nil : Task { try await store.devices(after: last, limit: chunkSize) }
+            let asked = size
+            size = min(size * 2, chunkSize)
+            next = states.count < asked ? nil : Task { [size] in try await store.devices(after: last, limit: size) }
             let evaluated = await evaluate(states)
             var merged: [DeviceCompliance] = []
             merged.reserveCapacity(evaluated.count)
@@ -121,7 +126,7 @@ public struct FleetQuery: Sendable {
                 if inventoryIndex < inventory.count, inventory[inventoryIndex] == row.device { inventoryIndex += 1 }
                 merged.append(row)
             }
-            let finished = states.count < chunkSize
+            let finished = states.count < asked
             if finished {
                 while inventoryIndex < inventory.count {
                     merged.append(evaluator.neverSeen(inventory[inventoryIndex]))

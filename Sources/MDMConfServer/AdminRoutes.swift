@@ -85,50 +85,68 @@ final class AdminSessions: Sendable {
 }
 
 /// Fleet counts for the admin page, kept for a short while: counting 100,000 devices takes about a second, so a
-/// page shows the last count (saying when it was made) and a stale one is refreshed in the background. A new
-/// catalog generation counts again at once.
+/// page shows the last count (saying when it was made) and a stale one is recounted in the background. After a new
+/// catalog generation the old count is shown (and said to be) until the recount is done. A large fleet with no
+/// count yet is counted in the background while the page says so; a small one (up to `synchronousLimit` devices)
+/// is counted at once.
 final class FleetCountsCache: Sendable {
-    private struct Entry {
-        var generation: Int
-        var counts: FleetCounts
+    private struct State {
+        var generation = 0
+        var counts: FleetCounts?
         var refreshing = false
     }
 
-    private let entry = NIOLockedValueBox<Entry?>(nil)
+    private let state = NIOLockedValueBox(State())
     let freshFor: Double
+    let synchronousLimit: Int
 
-    init(freshFor: Double = 15) { self.freshFor = freshFor }
+    init(freshFor: Double = 15, synchronousLimit: Int = 20_000) {
+        self.freshFor = freshFor
+        self.synchronousLimit = synchronousLimit
+    }
 
     func counts(query: FleetQuery, generation: Int) async -> FleetCounts {
         let now = Instant.now
-        let cached = entry.withLockedValue { $0 }
-        if let cached, cached.generation == generation {
-            if Double(now.seconds - cached.counts.countedAt.seconds) >= freshFor {
-                let start = entry.withLockedValue { current -> Bool in
-                    guard current?.refreshing == false else { return false }
-                    current?.refreshing = true
-                    return true
-                }
-                if start { Task { await self.count(query: query, generation: generation) } }
+        let current = state.withLockedValue { $0 }
+        if let counts = current.counts {
+            let stale = current.generation != generation || Double(now.seconds - counts.countedAt.seconds) >= freshFor
+            if stale { startRecount(query: query, generation: generation) }
+            guard current.generation == generation else {
+                var shown = counts
+                shown.note = "Counted for catalog generation \(current.generation); recounting for generation \(generation)."
+                return shown
             }
-            return cached.counts
+            return counts
         }
-        return await count(query: query, generation: generation)
+        let devices = (try? await query.store.counts().devices) ?? 0
+        if devices <= synchronousLimit { return await count(query: query, generation: generation) }
+        startRecount(query: query, generation: generation)
+        return FleetCounts(
+            summary: nil, countedAt: now,
+            problem: "Counting \(devices) devices in the background: reload this page in a few seconds.")
+    }
+
+    private func startRecount(query: FleetQuery, generation: Int) {
+        let start = state.withLockedValue { current -> Bool in
+            guard !current.refreshing else { return false }
+            current.refreshing = true
+            return true
+        }
+        if start { Task { await self.count(query: query, generation: generation) } }
     }
 
     @discardableResult
     private func count(query: FleetQuery, generation: Int) async -> FleetCounts {
-        let counts: FleetCounts
         do {
-            counts = FleetCounts(summary: try await query.summary(FleetFilter()), countedAt: query.evaluator.now)
+            let counts = FleetCounts(summary: try await query.summary(FleetFilter()), countedAt: query.evaluator.now)
+            state.withLockedValue { $0 = State(generation: generation, counts: counts, refreshing: false) }
+            return counts
         } catch {
-            let message = (error as? FleetStoreError)?.message ?? "\(error)"
             // A failed count is not kept: the next page asks again.
-            entry.withLockedValue { $0?.refreshing = false }
+            state.withLockedValue { $0.refreshing = false }
+            let message = (error as? FleetStoreError)?.message ?? "\(error)"
             return FleetCounts(summary: nil, countedAt: .now, problem: "the fleet store cannot be read: \(message)")
         }
-        entry.withLockedValue { $0 = Entry(generation: generation, counts: counts) }
-        return counts
     }
 }
 
@@ -238,7 +256,13 @@ struct AdminRoutes: Sendable {
         switch access(request, state: state) {
         case .failure(let refusal): return refusal.response
         case .success(let access):
+            let clock = ContinuousClock()
+            let start = clock.now
             var response = await body(state, access.chrome)
+            // The server-side time of the page (queries and rendering), for the page budget of admin-ui.md.
+            let elapsed = clock.now - start
+            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            response.headers[HTTPField.Name("Server-Timing")!] = "render;dur=\((milliseconds * 1000).rounded() / 1000)"
             if let cookie = access.setCookie { response.headers[values: .setCookie].append(cookie) }
             return response
         }
