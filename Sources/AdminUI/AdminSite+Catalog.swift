@@ -44,7 +44,8 @@ public struct FleetCounts: Sendable {
             bars: [
                 .init(label: "compliant", value: summary.compliant, style: "compliant"),
                 .init(
-                    label: "non-compliant (active)", value: summary.noncompliant - silent - never, style: "noncompliant"),
+                    label: "non-compliant (active)", value: summary.noncompliant - silent - never, style: "noncompliant"
+                ),
                 .init(label: "silent", value: silent, style: "silent"),
                 .init(label: "never seen", value: never, style: "never"),
             ])
@@ -205,7 +206,8 @@ extension AdminSite {
         }
         let policyText = app.hasUpdatePolicy ? Self.policySummary(app.updatePolicy.document) : nil
         let page = Page(
-            id: id, title: app.schema.title ?? "", schemaPath: app.schema.path, schemaFormat: app.schema.format.rawValue,
+            id: id, title: app.schema.title ?? "", schemaPath: app.schema.path,
+            schemaFormat: app.schema.format.rawValue,
             keyCount: app.schema.keys.count, schemaHeader: SchemaTable.header,
             schemaRows: SchemaTable(app.schema).rows.map { Row(cells: $0) }, configs: configs,
             devices: inventory.map { name in

@@ -50,7 +50,8 @@ extension AdminSite {
             let page = try await query.page(filter, after: after, limit: Self.fleetPageSize)
             rows = page.rows.map { row in
                 Row(
-                    device: row.device, compliant: row.compliant ? "yes" : "no", badgeClass: row.compliant ? "yes" : "no",
+                    device: row.device, compliant: row.compliant ? "yes" : "no",
+                    badgeClass: row.compliant ? "yes" : "no",
                     seen: row.seen.rawValue, lastCheckIn: row.state?.lastCheckIn.description ?? "never",
                     platform: [row.state?.platform, row.state?.osVersion].compactMap { $0 }.joined(separator: " "),
                     why: row.why)
@@ -60,7 +61,8 @@ extension AdminSite {
                 if let app = filter.app { parameters.append(("app", app)) }
                 if let status = filter.status { parameters.append(("status", status.rawValue)) }
                 if let decision = filter.decision { parameters.append(("decision", decision.rawValue)) }
-                next = "/admin/fleet?" + parameters.map { "\($0.0)=\(FormEncoding.escape($0.1))" }.joined(separator: "&")
+                next =
+                    "/admin/fleet?" + parameters.map { "\($0.0)=\(FormEncoding.escape($0.1))" }.joined(separator: "&")
             }
         } catch {
             problem = "the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")"
@@ -144,7 +146,9 @@ extension AdminSite {
                     config: app.config.rawValue, configError: app.reported?.configError,
                     compliant: app.compliant ? "yes" : "no")
             },
-            checkIns: history.map { CheckInRow(receivedAt: $0.receivedAt.description, replica: $0.replica, body: $0.body) },
+            checkIns: history.map {
+                CheckInRow(receivedAt: $0.receivedAt.description, replica: $0.replica, body: $0.body)
+            },
             hasCheckIns: !history.isEmpty)
         return render("device", page, chrome: chrome, title: "Device \(id)", nav: "fleet")
     }
@@ -174,7 +178,8 @@ extension AdminSite {
         do {
             rows = try await history.generations(limit: 200).map { generation in
                 Row(
-                    number: generation.number, served: snapshot.followsStore && generation.number == snapshot.generation,
+                    number: generation.number,
+                    served: snapshot.followsStore && generation.number == snapshot.generation,
                     kind: generation.kind, source: generation.source, author: generation.author,
                     createdAt: generation.createdAt.description, message: generation.message, files: generation.files,
                     hash: String(generation.contentHash.prefix(12)))
@@ -269,7 +274,8 @@ extension AdminSite {
         switch loader.load(files: files) {
         case .success(let loaded): catalog = loaded
         case .failure(let failure):
-            return .refused("generation \(number) does not load (\(failure.errors.count) errors); nothing was published")
+            return .refused(
+                "generation \(number) does not load (\(failure.errors.count) errors); nothing was published")
         }
         switch try await history.publish(
             files, author: author, message: message, kind: "rollback", source: number)
@@ -301,7 +307,8 @@ extension AdminSite {
         var text = ""
         if done == nil, let latest {
             let current = try await history.files(of: latest.number) ?? CatalogFiles()
-            text = "against generation \(latest.number), the newest stored:\n"
+            text =
+                "against generation \(latest.number), the newest stored:\n"
                 + generations.diff(old: (latest.number, current), new: (number, files), loader: loader).text
         }
         let page = Page(

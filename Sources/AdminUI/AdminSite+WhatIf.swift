@@ -83,7 +83,8 @@ extension AdminSite {
                         },
                         urgency: decision.urgency.rawValue,
                         message: decision.message.map { message in
-                            "[\(message.locale)] " + [message.title, message.body].compactMap { $0 }.joined(separator: " — ")
+                            "[\(message.locale)] "
+                                + [message.title, message.body].compactMap { $0 }.joined(separator: " — ")
                         },
                         reasons: decision.reasons.map { "\($0.policy.map { "\($0): " } ?? "")\($0.code)" }
                             .joined(separator: ", "),

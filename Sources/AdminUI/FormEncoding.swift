@@ -98,7 +98,8 @@ public enum FormEncoding {
         while true {
             position += delimiter.count
             // `--` after a delimiter ends the body.
-            if body.count >= position + 2, body[position] == UInt8(ascii: "-"), body[position + 1] == UInt8(ascii: "-") {
+            if body.count >= position + 2, body[position] == UInt8(ascii: "-"), body[position + 1] == UInt8(ascii: "-")
+            {
                 return parts
             }
             guard body.count >= position + 2, body[position] == 13, body[position + 1] == 10 else { return nil }

@@ -96,13 +96,16 @@ public struct FleetQuery: Sendable {
         async throws
     {
         let inventory = evaluator.catalog.devices.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        var inventoryIndex = after.map { cursor in
-            inventory.firstIndex { !$0.utf8.lexicographicallyPrecedes(cursor.utf8) && $0 != cursor } ?? inventory.count
-        } ?? 0
+        var inventoryIndex =
+            after.map { cursor in
+                inventory.firstIndex { !$0.utf8.lexicographicallyPrecedes(cursor.utf8) && $0 != cursor }
+                    ?? inventory.count
+            } ?? 0
         let store = self.store
         var size = max(1, min(firstChunk ?? chunkSize, chunkSize))
         // The next chunk is read while this one is evaluated.
-        var next: Task<[DeviceState], any Error>? = Task { [size] in try await store.devices(after: after, limit: size) }
+        var next: Task<[DeviceState], any Error>? = Task { [size] in try await store.devices(after: after, limit: size)
+        }
         defer { next?.cancel() }
         while let reading = next {
             let states = try await reading.value

@@ -12,14 +12,18 @@ import Logging
 /// Opens the store a `--store` value names, with either driver; the one place that knows both.
 public enum FleetStores {
     /// The store at `location` (nil for `none`), created and migrated when needed. Throws `FleetStoreError` with
-    /// `.unusable` or `.tooNew` when it cannot be used (exit 78).
-    public static func open(_ location: StoreLocation, logger: Logger) async throws -> (any FleetStore)? {
+    /// `.unusable` or `.tooNew` when it cannot be used (exit 78). `connectTimeout` bounds PostgreSQL's first
+    /// answer (connection and migrations).
+    public static func open(
+        _ location: StoreLocation, logger: Logger, connectTimeout: Duration = .seconds(10)
+    ) async throws -> (any FleetStore)? {
         switch location {
         case .none: return nil
         case .sqlite(let path):
             try ensureParentFolder(of: path)
             return try await SQLiteFleetStore.open(path: path, logger: logger)
-        case .postgres(let postgres): return try await PostgresFleetStore.open(postgres, logger: logger)
+        case .postgres(let postgres):
+            return try await PostgresFleetStore.open(postgres, logger: logger, connectTimeout: connectTimeout)
         }
     }
 
@@ -49,10 +53,12 @@ public enum FleetStores {
         let folder = String(path[..<slash])
         var partial = ""
         for component in folder.split(separator: "/", omittingEmptySubsequences: false) {
-            partial += partial.isEmpty && folder.hasPrefix("/") ? "/" + component : (partial.isEmpty ? "" : "/") + component
+            partial +=
+                partial.isEmpty && folder.hasPrefix("/") ? "/" + component : (partial.isEmpty ? "" : "/") + component
             if partial.isEmpty || partial == "/" { continue }
             if mkdir(partial, 0o755) != 0 && errno != EEXIST {
-                throw FleetStoreError(.unusable, "cannot create the folder \(partial) for the store: \(String(cString: strerror(errno)))")
+                throw FleetStoreError(
+                    .unusable, "cannot create the folder \(partial) for the store: \(String(cString: strerror(errno)))")
             }
         }
     }

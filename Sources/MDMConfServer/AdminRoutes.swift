@@ -113,7 +113,8 @@ final class FleetCountsCache: Sendable {
             if stale { startRecount(query: query, generation: generation) }
             guard current.generation == generation else {
                 var shown = counts
-                shown.note = "Counted for catalog generation \(current.generation); recounting for generation \(generation)."
+                shown.note =
+                    "Counted for catalog generation \(current.generation); recounting for generation \(generation)."
                 return shown
             }
             return counts
@@ -355,7 +356,8 @@ struct AdminRoutes: Sendable {
                 request, problem: "That is a device token: only admin tokens can open the admin page.",
                 status: .forbidden)
         case nil:
-            return loginPage(request, problem: "That token is not in this catalog's tokens.plist.", status: .unauthorized)
+            return loginPage(
+                request, problem: "That token is not in this catalog's tokens.plist.", status: .unauthorized)
         }
     }
 
@@ -449,13 +451,16 @@ struct AdminRoutes: Sendable {
             if let app = values["app"], !app.isEmpty { filter.app = app }
             if let status = values["status"], !status.isEmpty {
                 guard let parsed = FleetFilter.Status(rawValue: status) else {
-                    return problem(.badRequest, "Bad filter", "Compliance must be compliant, noncompliant or silent.", chrome)
+                    return problem(
+                        .badRequest, "Bad filter", "Compliance must be compliant, noncompliant or silent.", chrome)
                 }
                 filter.status = parsed
             }
             if let decision = values["decision"], !decision.isEmpty {
                 guard let parsed = Outcome(rawValue: decision) else {
-                    return problem(.badRequest, "Bad filter", "The decision must be one of ok, recommended, required, unsupported, error.", chrome)
+                    return problem(
+                        .badRequest, "Bad filter",
+                        "The decision must be one of ok, recommended, required, unsupported, error.", chrome)
                 }
                 filter.decision = parsed
             }
@@ -541,12 +546,15 @@ struct AdminRoutes: Sendable {
                 if options.followStoreInterval != nil {
                     catalogs.install(.success(catalog), generation: generation.number)
                     current = catalogs.current
-                    done = "Generation \(number) is published again as generation \(generation.number), and this server serves it now."
+                    done =
+                        "Generation \(number) is published again as generation \(generation.number), and this server serves it now."
                 } else {
-                    done = "Generation \(number) is published again as generation \(generation.number). Replicas that follow the store serve it; this server keeps serving the folder \(catalogs.path)."
+                    done =
+                        "Generation \(number) is published again as generation \(generation.number). Replicas that follow the store serve it; this server keeps serving the folder \(catalogs.path)."
                 }
             case .alreadyCurrent(let generation):
-                done = "Nothing to do: generation \(generation.number), the newest, already has generation \(number)'s content."
+                done =
+                    "Nothing to do: generation \(generation.number), the newest, already has generation \(number)'s content."
             case .refused(let why):
                 problem = why
             }

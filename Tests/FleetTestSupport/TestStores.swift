@@ -56,8 +56,10 @@ public enum TestStores {
         try await open(try freshLocation(kind))
     }
 
+    /// Opens a test store. The whole suite runs at once on two cores, where a PostgreSQL pool's first answer can
+    /// wait behind dozens of processes: the tests allow it a minute (a server's own default stays 10 s).
     public static func open(_ location: StoreLocation) async throws -> any FleetStore {
-        guard let store = try await FleetStores.open(location, logger: logger) else {
+        guard let store = try await FleetStores.open(location, logger: logger, connectTimeout: .seconds(60)) else {
             throw FleetStoreError(.unusable, "no store")
         }
         return store

@@ -134,23 +134,23 @@ import Testing
             try await current.saveRollup(day: "2026-11-01", rows: [])
             try await current.close()
         case .postgres(let postgres):
-            let old = try await PostgresFleetStore.open(postgres, logger: logger, upTo: 1)
+            let old = try await PostgresFleetStore.open(postgres, logger: logger, connectTimeout: .seconds(60), upTo: 1)
             #expect(try await old.schemaVersion() == 1)
             try await old.write([TestStores.record("d1", at: 5_000, apps: [.init(app: field, version: "1.0")])])
             try await old.close()
-            let current = try await PostgresFleetStore.open(postgres, logger: logger)
+            let current = try await PostgresFleetStore.open(postgres, logger: logger, connectTimeout: .seconds(60))
             #expect(try await current.schemaVersion() == FleetSQL.latestVersion)
             #expect(try await current.counts().devices == 1)
             try await current.close()
         case .none: Issue.record("no store")
         }
         // Written by a newer mdmconf: refused with a reason that says so.
-        let store = try #require(try await FleetStores.open(location, logger: logger))
+        let store = try #require(try await FleetStores.open(location, logger: logger, connectTimeout: .seconds(60)))
         try await store.saveRollup(day: "1999-01-01", rows: [])
         try await store.close()
         try await markNewer(location)
         await #expect {
-            _ = try await FleetStores.open(location, logger: logger)
+            _ = try await FleetStores.open(location, logger: logger, connectTimeout: .seconds(60))
         } throws: { error in
             (error as? FleetStoreError)?.kind == .tooNew
                 && (error as? FleetStoreError)?.message.contains("newer than this mdmconf") == true

@@ -7,21 +7,23 @@ import Testing
 /// fails the test instead of skipping it.
 struct BrowserTests {
     static var available: Bool {
-        let tools = ["/usr/bin/chromium", "/usr/bin/chromedriver"].allSatisfy { FileManager.default.fileExists(atPath: $0) }
+        let tools = ["/usr/bin/chromium", "/usr/bin/chromedriver"].allSatisfy {
+            FileManager.default.fileExists(atPath: $0)
+        }
         guard tools else { return false }
         let probe = try? CLIProcess.run(
             URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import selenium"], in: CLIProcess.packageRoot)
         return probe?.status == 0
     }
 
-    @Test func adminPageInHeadlessChromium() throws {
+    @Test func adminPageInHeadlessChromium() async throws {
         guard Self.available else {
             let ci = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" } ?? false
             #expect(!ci, "CI must run the browser tests: install chromium, chromium-driver and selenium (.ci/run does)")
             print("browser tests not run: chromium, chromium-driver or python3's selenium is missing (CI runs them)")
             return
         }
-        let result = try CLIProcess.run(
+        let result = try await CLIProcess.runDetached(
             URL(fileURLWithPath: "/usr/bin/env"), ["bash", "Tests/Browser/run.sh"], in: CLIProcess.packageRoot,
             environment: ["MDMCONF": CLIProcess.binary.path])
         // The per-test lines (✔ browser: …) go to the test log, where CI counts them.

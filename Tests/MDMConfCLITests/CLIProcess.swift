@@ -43,6 +43,19 @@ enum CLIProcess {
         try run(binary, arguments, in: packageRoot, stdin: stdin, environment: environment)
     }
 
+    /// `run` on a thread of its own: a long process (a browser session) does not hold one of the few threads every
+    /// async test shares.
+    static func runDetached(
+        _ executable: URL, _ arguments: [String], in folder: URL, environment: [String: String] = [:]
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Swift.Result { try run(executable, arguments, in: folder, environment: environment) })
+            }
+        }
+    }
+
     /// Runs any program (the example app, git with the hook) with the tests' environment plus `environment`.
     static func run(
         _ executable: URL, _ arguments: [String], in folder: URL, stdin: String? = nil,

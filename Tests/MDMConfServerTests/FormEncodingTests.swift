@@ -51,9 +51,12 @@ struct FormEncodingTests {
             name: "a value holding CRLF and dashes",
             body: "--B\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nline\r\n--not-B\r\n--B--",
             parts: ["t=line\r\n--not-B"]),
-        MultipartCase(name: "no closing delimiter", body: "--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1", parts: nil),
+        MultipartCase(
+            name: "no closing delimiter", body: "--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1", parts: nil
+        ),
         MultipartCase(name: "no headers end", body: "--B\r\nContent-Disposition: form-data; name=\"a\"", parts: nil),
-        MultipartCase(name: "a part without a name", body: "--B\r\nContent-Type: text/plain\r\n\r\n1\r\n--B--", parts: nil),
+        MultipartCase(
+            name: "a part without a name", body: "--B\r\nContent-Type: text/plain\r\n\r\n1\r\n--B--", parts: nil),
         MultipartCase(name: "not multipart at all", body: "a=1", parts: nil),
         MultipartCase(name: "only the end", body: "--B--\r\n", parts: []),
     ]
@@ -70,6 +73,8 @@ struct FormEncodingTests {
         #expect(FormEncoding.boundary(contentType: "Multipart/Form-Data; charset=utf-8; boundary=\"q r\"") == "q r")
         #expect(FormEncoding.boundary(contentType: "multipart/form-data") == nil)
         #expect(FormEncoding.boundary(contentType: "application/x-www-form-urlencoded") == nil)
-        #expect(FormEncoding.boundary(contentType: "multipart/form-data; boundary=" + String(repeating: "x", count: 71)) == nil)
+        #expect(
+            FormEncoding.boundary(contentType: "multipart/form-data; boundary=" + String(repeating: "x", count: 71))
+                == nil)
     }
 }

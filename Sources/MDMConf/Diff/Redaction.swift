@@ -25,7 +25,8 @@ public enum Redaction {
             return .dictionary(dictionary)
         case .array(var items):
             for index in items.indices {
-                items[index].value = redact(items[index].value, at: path.appending(index: index), isSensitive: isSensitive)
+                items[index].value = redact(
+                    items[index].value, at: path.appending(index: index), isSensitive: isSensitive)
             }
             return .array(items)
         default:
