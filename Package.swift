@@ -32,6 +32,10 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.35.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.10.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
     ],
     targets: [
         .systemLibrary(
@@ -107,6 +111,12 @@ let package = Package(
                 "AdminUI", "Fleet", "FleetStores", "MDMConf", "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy",
                 "CivilTime",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -198,7 +208,7 @@ let package = Package(
         .testTarget(
             name: "MDMConfCLITests",
             dependencies: [
-                "MDMConfCLI", "field-app-launch", "MDMConfClient", "PropertyList", "UpdatePolicy", "CivilTime", "Fleet",
+                "MDMConfCLI", "MDMConfServer", "field-app-launch", "MDMConfClient", "PropertyList", "UpdatePolicy", "CivilTime", "Fleet",
                 "FleetTestSupport", "MDMConf",
             ]
         ),

@@ -25,8 +25,13 @@ struct ServeCommand: ParsableCommand {
             file by default (its path is printed at start-up, never inside the catalog folder), PostgreSQL when \
             several replicas serve one fleet, or none.
 
-            Exit codes: 0 stopped by a signal, 64 usage error, 78 invalid catalog, a store that cannot be used, or \
-            the address cannot be used.
+            HTTPS: --tls-cert PEM --tls-key PEM (TLS 1.2+, HTTP/2 and HTTP/1.1 by ALPN); the pair is checked at \
+            start-up (readable, the key the certificate's, not expired) and read again on SIGHUP, keeping the old \
+            pair when the new one is refused. --dev-cert DIR makes a local certificate authority and a certificate \
+            for this machine's names in DIR once, and serves with them; trust DIR/ca.pem on the test device.
+
+            Exit codes: 0 stopped by a signal, 64 usage error, 78 invalid catalog, a store that cannot be used, a \
+            certificate or key that cannot be used, or the address cannot be used.
             """
     )
 
@@ -57,9 +62,20 @@ struct ServeCommand: ParsableCommand {
     var historyDays = 90
     @Option(name: .long, help: "This server's name in the store (default: host name and port).")
     var replica: String?
+    @Option(name: .customLong("tls-cert"), help: "Serve HTTPS with this PEM certificate chain (leaf first).")
+    var tlsCert: String?
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.") var tlsKey: String?
+    @Option(
+        name: .customLong("dev-cert"),
+        help: "Serve HTTPS with a development CA and certificate kept in this folder (made once).")
+    var devCert: String?
     @OptionGroup var limits: ReaderLimitOptions
 
     func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if devCert != nil && tlsCert != nil {
+            throw ValidationError("--dev-cert makes its own pair: leave out --tls-cert")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace debug info notice warning error critical")
         }
@@ -135,7 +151,25 @@ struct ServeCommand: ParsableCommand {
         var options = ServerOptions(
             host: host, port: port, watch: watch, reloadOnSIGHUP: !fromStore, readerOptions: limits.readerOptions,
             fleetMaintenanceInterval: 3600)
+        do {
+            options.tls = try tls(logger: logger)
+        } catch {
+            try? await fleet.store?.close()
+            Console.error("error: \(error.message); nothing is served\n")
+            throw ExitStatus.invalidConfiguration.exitCode
+        }
+        options.reloadTLSOnSIGHUP = true
+        if options.tls == nil, loaded.tokens != nil, !ServerOptions.isLoopback(host) {
+            logger.warning(
+                "listening on \(host) without TLS: bearer tokens and configurations travel in clear (use --tls-cert/--tls-key or --dev-cert)"
+            )
+        }
         if fromStore { options.followStoreInterval = 0.2 }
+        let tlsLine =
+            options.tls.map {
+                "\($0.pair.certificatePath) (HTTP/2 and HTTP/1.1, valid until \(TLSPair.format($0.pair.notValidAfter)))"
+            }
+            ?? "off"
         let served = fromStore ? "generation \(store.current.generation) of \(self.store ?? "")" : catalog
         let app = MDMConfServer.buildApplication(store: store, fleet: fleet, options: options, logger: logger) {
             channel in
@@ -146,6 +180,7 @@ struct ServeCommand: ParsableCommand {
                     "address": "\(address)", "apps": "\(loaded.apps.count)", "devices": "\(loaded.devices.count)",
                     "auth": "\(loaded.tokens == nil ? "none (development mode)" : "bearer tokens")",
                     "store": "\(fleet.store?.description ?? "none")",
+                    "tls": "\(tlsLine)",
                 ])
         }
         let group = ServiceGroup(
@@ -159,6 +194,23 @@ struct ServeCommand: ParsableCommand {
             throw ExitStatus.invalidConfiguration.exitCode
         }
         try? await fleet.store?.close()
+    }
+
+    /// The TLS pair of `--tls-cert/--tls-key`, or of `--dev-cert` (made when needed); nil for plain HTTP.
+    private func tls(logger: Logger) throws(TLSProblem) -> ServerTLS? {
+        if let devCert {
+            let outcome = try DevCertificates.ensure(in: devCert)
+            if outcome.createdCA {
+                logger.notice("created a development CA: trust \(outcome.files.ca) on test devices (see the README)")
+            }
+            if outcome.issuedCertificate {
+                logger.info(
+                    "issued a development certificate", metadata: ["names": "\(outcome.names.joined(separator: " "))"])
+            }
+            return ServerTLS(try TLSPair.load(certificate: outcome.files.certificate, key: outcome.files.key))
+        }
+        guard let tlsCert, let tlsKey else { return nil }
+        return ServerTLS(try TLSPair.load(certificate: tlsCert, key: tlsKey))
     }
 
     /// The store `--store` names (default: an SQLite file outside the catalog), opened and migrated; exit 78 when

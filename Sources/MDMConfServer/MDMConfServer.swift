@@ -1,5 +1,7 @@
 import Fleet
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
 import MDMConf
 import NIOCore
@@ -22,6 +24,10 @@ public struct ServerOptions: Sendable {
     public var followStoreInterval: Double?
     /// How long an admin page session lasts after login, in seconds (admin-ui.md, Access).
     public var adminSessionLifetime: Double = 8 * 3600
+    /// HTTPS (TLS 1.2+, HTTP/2 and HTTP/1.1 by ALPN) with this certificate; nil serves plain HTTP/1.1.
+    public var tls: ServerTLS?
+    /// Re-read the TLS certificate and key on SIGHUP (also with `--from-store`, where SIGHUP reloads no folder).
+    public var reloadTLSOnSIGHUP = false
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, watch: Bool = false, reloadOnSIGHUP: Bool = true,
@@ -59,10 +65,12 @@ public enum MDMConfServer {
         AdminRoutes(catalogs: store, fleet: fleet, options: options).register(on: router)
         let timeout = TimeAmount.nanoseconds(Int64(store.current.catalog.settings.requestTimeout * 1_000_000_000))
         var services: [any Service] = []
-        if options.watch || options.reloadOnSIGHUP {
+        let tlsOnSIGHUP = options.reloadTLSOnSIGHUP ? options.tls : nil
+        if options.watch || options.reloadOnSIGHUP || tlsOnSIGHUP != nil {
             services.append(
                 CatalogReloader(
-                    store: store, watch: options.watch, onSIGHUP: options.reloadOnSIGHUP, logger: logger))
+                    store: store, watch: options.watch, onSIGHUP: options.reloadOnSIGHUP, tls: tlsOnSIGHUP,
+                    logger: logger))
         }
         if let fleetStore = fleet.store, let interval = options.followStoreInterval {
             services.append(
@@ -73,12 +81,24 @@ public enum MDMConfServer {
         if fleet.store != nil, let interval = options.fleetMaintenanceInterval {
             services.append(FleetMaintenance(fleet: fleet, catalogs: store, interval: interval, logger: logger))
         }
+        let handlers: @Sendable () -> [any RemovableChannelHandler] = {
+            [RequestDeadlineHandler(timeout: timeout), ConfigFastPath(store: store)]
+        }
+        let server: HTTPServerBuilder
+        if let tls = options.tls {
+            // TLS with HTTP/2 by ALPN; HTTP/1.1 connections and HTTP/2 streams keep the deadline and the fast path.
+            server = .init { responder in
+                try HTTP2UpgradeChannel(
+                    tlsConfiguration: tls.configuration,
+                    configuration: .init(streamConfiguration: .init(additionalChannelHandlers: handlers())),
+                    responder: responder)
+            }
+        } else {
+            server = .http1(configuration: .init(additionalChannelHandlers: handlers()))
+        }
         return Application(
             router: router,
-            server: .http1(
-                configuration: .init(additionalChannelHandlers: [
-                    RequestDeadlineHandler(timeout: timeout), ConfigFastPath(store: store),
-                ])),
+            server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "mdmconf"),
             services: services, onServerRunning: onServerRunning, logger: logger)
@@ -143,20 +163,25 @@ struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Reloads the catalog on SIGHUP, and with `--watch` whenever the folder's stamp changes.
+/// Reloads the catalog (and re-reads the TLS certificate) on SIGHUP, and with `--watch` the catalog whenever the
+/// folder's stamp changes.
 struct CatalogReloader: Service {
     let store: CatalogStore
     let watch: Bool
     let onSIGHUP: Bool
+    let tls: ServerTLS?
     let logger: Logger
 
     func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
-            if onSIGHUP {
+            if onSIGHUP || tls != nil {
                 group.addTask {
                     for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-                        logger.info("SIGHUP: reloading the catalog")
-                        store.reload()
+                        if onSIGHUP {
+                            logger.info("SIGHUP: reloading the catalog")
+                            store.reload()
+                        }
+                        tls?.reload(logger: logger)
                     }
                 }
             }
