@@ -1,4 +1,5 @@
 import Fleet
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdHTTP2
@@ -150,7 +151,8 @@ struct GenerationFollower: Service {
     }
 }
 
-/// Unmatched routes answer in the JSON error shape instead of an empty 404.
+/// Unmatched routes answer in the JSON error shape instead of an empty 404; a path the API has with another
+/// method is 405 with `Allow` (the routes are read from the OpenAPI document, so the two cannot disagree).
 struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -158,8 +160,48 @@ struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
+            if let allowed = RouteTable.shared.methods(forPath: request.uri.path), !allowed.isEmpty {
+                var headers = HTTPFields()
+                headers[.allow] = allowed.joined(separator: ", ")
+                return Answer.error(
+                    .methodNotAllowed, CatalogCode.notFound,
+                    "\(request.uri.path) does not take \(request.method) (it takes \(allowed.joined(separator: ", ")))",
+                    code: "method_not_allowed", headers: headers)
+            }
             return Answer.error(.notFound, CatalogCode.notFound, "no route \(request.method) \(request.uri.path)")
         }
+    }
+}
+
+/// The API's paths and their methods, from the OpenAPI document.
+struct RouteTable: Sendable {
+    static let shared = RouteTable(openAPI: OpenAPIDocument.json)
+
+    /// Path templates split at `/` (`{name}` matches any one segment) with their methods, upper case.
+    let routes: [(segments: [Substring], methods: [String])]
+
+    init(openAPI text: String) {
+        let root = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+        let paths = root?["paths"] as? [String: Any] ?? [:]
+        routes = paths.keys.sorted().map { path in
+            let operations = paths[path] as? [String: Any] ?? [:]
+            let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"].filter {
+                operations[$0] != nil
+            }.map { $0.uppercased() }
+            return (path.split(separator: "/", omittingEmptySubsequences: false), methods)
+        }
+    }
+
+    /// The methods the API takes at `path`, or nil when no route has that path.
+    func methods(forPath path: String) -> [String]? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        for route in routes where route.segments.count == segments.count {
+            let matches = zip(route.segments, segments).allSatisfy { template, segment in
+                (template.hasPrefix("{") && template.hasSuffix("}") && !segment.isEmpty) || template == segment
+            }
+            if matches { return route.methods }
+        }
+        return nil
     }
 }
 

@@ -24,6 +24,12 @@ struct Routes: Sendable {
         router.post("/v1/policy/evaluate") { request, context in await evaluate(request, context) }
         router.post("/v1/validate") { request, context in await validateUpload(request, context) }
         router.get("/healthz") { _, _ in Answer.json(.ok, .object([("status", .string("ok"))])) }
+        router.get("/openapi.json") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
         router.get("/readyz") { _, _ in await ready() }
         router.get("/metrics") { _, _ in
             var headers = HTTPFields()
@@ -166,7 +172,8 @@ struct Routes: Sendable {
         case .success(let bytes): body = bytes
         case .failure(let refusal): return refusal.response
         }
-        let checked = ConfigValidation.check(body, file: "\(id).plist", against: app.schema, readerOptions: readerOptions)
+        let checked = ConfigValidation.check(
+            body, file: "\(id).plist", against: app.schema, readerOptions: readerOptions)
         let report = DiagnosticReport(files: [checked.report])
         return Answer.json(.ok, JSONRenderer().render(report), generation: state.generation)
     }
