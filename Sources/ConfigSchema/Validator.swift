@@ -31,6 +31,7 @@ public enum Validator {
         _ document: PlistDocument, against schema: ConfigSchema?, options: ValidationOptions = ValidationOptions()
     ) -> [Diagnostic] {
         var run = Validation(file: document.file, options: options)
+        if schema?.format == .manifest { run.manifest = schema?.path }
         var root = document.root
         if let node = root, let values = options.resolvedVariables {
             root = run.substitute(node, values: values, path: .root)
@@ -74,6 +75,8 @@ struct Validation {
     let file: String
     /// The configuration's root dictionary, where key-path condition targets start.
     var root: PlistDictionary?
+    /// The ProfileManifest the schema came from, named in hints on what only the manifest says.
+    var manifest: String?
     let options: ValidationOptions
     var diagnostics: [Diagnostic] = []
 
@@ -372,13 +375,20 @@ struct Validation {
             }
             guard children[index].required || conditional else { continue }
             let close = Suggestion.closest(to: name, in: dict.keys)
+            var hint = close.map { "'\($0)' is present: did you mean '\(name)'?" }
+            if let manifest, !trail.isEmpty {
+                // Community manifests mark subkeys required that Apple's schema does not always require: say
+                // whose rule this is, so a stale manifest is not mistaken for a broken configuration.
+                let source =
+                    "required by the manifest \(manifest) (pfm_require), not necessarily by Apple's own schema (apple/device-management); if devices accept the payload without it, the manifest is stale"
+                hint = hint.map { "\($0); \(source)" } ?? source
+            }
             report(
                 SchemaCode.missingRequiredKey, .error,
                 conditional && !children[index].required
                     ? "\(keyText(name)) is required here (\(children[index].requiredWhen.flatMap { $0.map(\.reason) }.joined(separator: ", ")))"
                     : "required key \(keyText(name)) is missing",
-                at: position, path: KeyPath(trail + [.key(name)]),
-                hint: close.map { "'\($0)' is present: did you mean '\(name)'?" })
+                at: position, path: KeyPath(trail + [.key(name)]), hint: hint)
         }
     }
 

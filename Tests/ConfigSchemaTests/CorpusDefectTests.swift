@@ -195,3 +195,27 @@ struct DeveloperRequireManifestTests {
         #expect(missing.sorted() == required, "\(pick), pushed \(pushed)")
     }
 }
+
+/// Issue 15, 8: a subkey only the manifest requires says whose rule it is; a top-level key or a specfile's does not.
+struct ManifestRequirementSourceTests {
+    @Test func nestedRequirementNamesTheManifest() throws {
+        let load = Support.manifest(
+            """
+            <dict><key>pfm_name</key><string>Servers</string><key>pfm_type</key><string>dictionary</string>
+            <key>pfm_subkeys</key><array><dict><key>pfm_name</key><string>Host</string><key>pfm_type</key><string>string</string>
+            <key>pfm_require</key><string>always</string></dict></array></dict>
+            <dict><key>pfm_name</key><string>Name</string><key>pfm_type</key><string>string</string>
+            <key>pfm_require</key><string>always</string></dict>
+            """)
+        let schema = try #require(load.usableSchema)
+        let findings = Support.validate(
+            #"<plist version="1.0"><dict><key>Servers</key><dict><key>Hots</key><string>a</string></dict></dict></plist>"#,
+            against: schema
+        ).filter { $0.code == SchemaCode.missingRequiredKey }
+        let nested = try #require(findings.first { $0.keyPath == "Servers.Host" })
+        #expect(nested.hint?.contains("required by the manifest manifest.plist (pfm_require)") == true)
+        #expect(nested.hint?.contains("apple/device-management") == true)
+        let top = try #require(findings.first { $0.keyPath == "Name" })
+        #expect(top.hint == nil)
+    }
+}
