@@ -222,7 +222,9 @@ public struct BinaryPlistReader: Sendable {
                     throw damaged("malformed date", at: offset)
                 }
                 let seconds = Double(bitPattern: readUnsigned(at: offset + 1, size: 8))
-                let date = PlistDate(secondsSinceReferenceDate: seconds)
+                // The value model holds whole seconds, what an XML plist can write: a fraction is dropped here, as
+                // Apple's XML writer drops it, so every date read can be written in every format and read back equal.
+                let date = PlistDate(secondsSince1970: (seconds + PlistDate.referenceDateOffset).rounded(.down))
                 guard PlistDate.holds(secondsSince1970: date.secondsSince1970) else {
                     throw damaged(
                         "date of \(seconds) seconds after 2001-01-01 is outside the years 1 to 9999", at: offset,

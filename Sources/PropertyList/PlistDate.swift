@@ -1,9 +1,11 @@
 import CivilTime
 
-/// A plist date: an instant in UTC.
+/// A plist date: an instant in UTC, in whole seconds.
 ///
 /// XML plists write whole seconds (`2024-05-01T08:30:00Z`); binary plists store a Double of seconds
-/// since 2001-01-01T00:00:00Z, which may have a fraction.
+/// since 2001-01-01T00:00:00Z, which may have a fraction. The readers hold whole seconds only (the binary reader
+/// drops a fraction, as Apple's XML writer does), so a date read from any format is written in every format and
+/// read back equal.
 public struct PlistDate: Sendable, Hashable, Comparable {
     /// Seconds since 1970-01-01T00:00:00Z.
     public var secondsSince1970: Double
