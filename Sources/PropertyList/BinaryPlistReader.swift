@@ -54,6 +54,10 @@ public struct BinaryPlistReader: Sendable {
             self.options = options
         }
 
+        func quotedKey(_ key: String) -> String {
+            "'" + (key.count > 80 ? String(key.prefix(77)) + "…" : key) + "'"
+        }
+
         func damaged(_ message: String, at offset: Int, hint: String? = nil) -> Failure {
             Failure(code: PlistCode.invalidBinary, message: message, offset: offset, hint: hint)
         }
@@ -286,12 +290,21 @@ public struct BinaryPlistReader: Sendable {
                 try enter(reference, at: offset)
                 var entries: [PlistDictionary.Entry] = []
                 entries.reserveCapacity(count)
+                var keys = Set<String>()
                 for index in 0..<count {
                     let keyReference = objectReference(at: start + index * trailer.referenceSize)
                     let valueReference = objectReference(at: start + (count + index) * trailer.referenceSize)
                     let keyNode = try object(keyReference, depth: depth + 1)
                     guard case .string(let key) = keyNode.value else {
                         throw damaged("dictionary key is a \(keyNode.value.typeName), not a string", at: offset)
+                    }
+                    // As the XML and JSON readers: a key twice is an error (no format can write it back, and
+                    // readers disagree which value wins).
+                    guard keys.insert(key).inserted else {
+                        throw Failure(
+                            code: PlistCode.duplicateKey, message: "duplicate key \(quotedKey(key))", offset: offset,
+                            hint: "readers disagree which value wins; the file was written by a broken tool",
+                            path: [.key(key)])
                     }
                     do {
                         let value = try object(valueReference, depth: depth + 1)

@@ -130,6 +130,10 @@ struct BinaryReaderTests {
             code: PlistCode.integerOverflow),
         DamagedCase(
             name: "non-ASCII byte in an ASCII string", file: B(objects: [[0x51, 0xE9]]), code: PlistCode.invalidBinary),
+        // A key twice (found by the fuzz target's write-and-read-back property: XML refuses it when read back).
+        DamagedCase(
+            name: "duplicate key", file: B(objects: [B.dict([1, 1], [2, 3]), B.ascii("name"), B.ascii("a"), B.ascii("b")]),
+            code: PlistCode.duplicateKey, keyPath: "name"),
         // Dates no writer can express (CPython's invalid binary plists, and the edges of years 1 to 9999).
         DamagedCase(name: "date of NaN seconds", file: B(objects: [[0x33, 0x7F, 0xF8, 0, 0, 0, 0, 0, 0]]), code: PlistCode.invalidBinary),
         DamagedCase(name: "date of infinite seconds", file: B(objects: [[0x33, 0x7F, 0xF0, 0, 0, 0, 0, 0, 0]]), code: PlistCode.invalidBinary),
