@@ -16,7 +16,8 @@ public struct BinaryPlistReader: Sendable {
         var parser = Parser(bytes: bytes, options: options)
         do {
             let root = try parser.parse()
-            return PlistDocument(file: file, root: root, shape: .binary, diagnostics: [])
+            return PlistDocument(
+                file: file, root: root, shape: .binary, diagnostics: PlistTextRules.findings(in: root, file: file))
         } catch {
             let diagnostic = Diagnostic(
                 error.code, severity: .error, message: error.message,

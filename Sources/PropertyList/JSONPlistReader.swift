@@ -11,14 +11,19 @@ public struct JSONPlistReader: Sendable {
     public var nullMembersAreAbsent: Bool
     /// What `null` reads as, for callers that give it a meaning of their own (nil: an error).
     public var nullValue: PlistValue?
+    /// Strings and keys an XML plist cannot carry (control characters, keys with outer whitespace) are errors, as
+    /// in the XML reader, so a JSON document converts to XML and back equal. On by default for documents; off
+    /// for JSON requests and answers (`nullMembersAreAbsent`), whose own grammars name the bad field.
+    public var refusesWhatXMLCannotCarry: Bool
 
     public init(
         options: PlistReaderOptions = PlistReaderOptions(), nullMembersAreAbsent: Bool = false,
-        nullValue: PlistValue? = nil
+        nullValue: PlistValue? = nil, refusesWhatXMLCannotCarry: Bool? = nil
     ) {
         self.options = options
         self.nullMembersAreAbsent = nullMembersAreAbsent
         self.nullValue = nullValue
+        self.refusesWhatXMLCannotCarry = refusesWhatXMLCannotCarry ?? !nullMembersAreAbsent
     }
 
     public func read(_ bytes: [UInt8], file: String) -> PlistDocument {
@@ -30,7 +35,10 @@ public struct JSONPlistReader: Sendable {
             let root = try parser.value(depth: 0)
             parser.skipSpace()
             if parser.index < bytes.count { throw parser.failure("unexpected text after the JSON value") }
-            return PlistDocument(file: file, root: root, shape: .json, diagnostics: parser.diagnostics)
+            return PlistDocument(
+                file: file, root: root, shape: .json,
+                diagnostics: parser.diagnostics
+                    + (refusesWhatXMLCannotCarry ? PlistTextRules.findings(in: root, file: file) : []))
         } catch {
             return PlistDocument(
                 file: file, root: nil, shape: .json, diagnostics: parser.diagnostics + [error.diagnostic])

@@ -120,7 +120,7 @@ public enum PlistWriter {
             case "\r": out += "&#13;"
             case "\t", "\n": out.unicodeScalars.append(scalar)
             default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
+                if PlistTextRules.xmlCannotCarry(scalar) {
                     throw UnrepresentableString(keyPath: KeyPath(path), scalar: scalar)
                 }
                 out.unicodeScalars.append(scalar)

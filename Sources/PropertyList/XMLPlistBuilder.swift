@@ -449,14 +449,7 @@ struct XMLPlistBuilder {
 
     static func isXMLSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
-    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
-        // ASCII first: the Unicode property lookup is slow, and nearly every key is ASCII.
-        if scalar.isASCII {
-            return scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0B}"
-                || scalar == "\u{0C}"
-        }
-        return scalar.properties.isWhitespace
-    }
+    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool { PlistTextRules.isOuterWhitespace(scalar) }
 }
 
 extension String {

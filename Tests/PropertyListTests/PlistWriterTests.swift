@@ -108,7 +108,9 @@ struct PlistWriterTests {
             let value: PlistValue = [RandomPlist.value(&rng)]
             let json = PlistWriter.json(value)
             let document = PropertyListReader().read(Array(json.utf8), file: "round.json")
-            #expect(!document.hasErrors, "\(document.diagnostics.map(\.message)) in \(json)")
+            // Random keys may start or end with whitespace: reported as the XML reader does, yet read exactly.
+            let findings = document.diagnostics.filter { $0.code != PlistCode.keyWhitespace }
+            #expect(findings.isEmpty, "\(findings.map(\.message)) in \(json)")
             if let root = document.root, !Self.holdsJSONLossyTypes(value) { #expect(root.value == value, "\(json)") }
         }
     }
