@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.35.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.10.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
     ],
     targets: [
         .systemLibrary(
@@ -66,11 +67,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // The app side: no server, store or device-policy module (libidn2 is not on iOS).
-        .target(name: "MDMConfClient", dependencies: ["ConfigSchema", "MDMDiagnostics", "PropertyList", "UpdatePolicy"]),
+        // The app side: no server, store or device-policy module (libidn2 is not on iOS). The core knows no HTTP
+        // stack; MDMConfClient adds URLSession (FoundationNetworking on Linux), which the mdmconf binary does not
+        // link: its fleet simulator talks through AsyncHTTPClient.
+        .target(name: "MDMConfClientCore", dependencies: ["ConfigSchema", "MDMDiagnostics", "PropertyList", "UpdatePolicy"]),
+        .target(name: "MDMConfClient", dependencies: ["MDMConfClientCore"]),
         .target(
             name: "FleetSimulation",
-            dependencies: ["MDMConfClient", "MDMConf", "MDMDiagnostics", "PropertyList", "UpdatePolicy", "CivilTime"]
+            dependencies: [
+                "MDMConfClientCore", "MDMConf", "MDMDiagnostics", "PropertyList", "UpdatePolicy", "CivilTime",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .target(
             name: "Fleet",
@@ -208,7 +216,7 @@ let package = Package(
         .testTarget(
             name: "MDMConfCLITests",
             dependencies: [
-                "MDMConfCLI", "MDMConfServer", "field-app-launch", "MDMConfClient", "PropertyList", "UpdatePolicy", "CivilTime", "Fleet",
+                "MDMConfCLI", "MDMConfServer", "field-app-launch", "MDMConfClient", "MDMConfClientCore", "PropertyList", "UpdatePolicy", "CivilTime", "Fleet",
                 "FleetTestSupport", "MDMConf",
             ]
         ),

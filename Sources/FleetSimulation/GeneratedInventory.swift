@@ -1,5 +1,5 @@
 import Foundation
-import MDMConfClient
+import MDMConfClientCore
 import PropertyList
 
 /// `--generate-inventory`: N simulated devices (`sim-00001`, …) written into the catalog's `devices.plist`

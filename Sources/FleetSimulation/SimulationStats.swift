@@ -1,5 +1,5 @@
 import Foundation
-import MDMConfClient
+import MDMConfClientCore
 import MDMDiagnostics
 import UpdatePolicy
 

@@ -1,5 +1,5 @@
 import Foundation
-import MDMConfClient
+import MDMConfClientCore
 
 /// How a simulation runs.
 public struct SimulationOptions: Sendable {
@@ -46,12 +46,9 @@ public struct Simulator: Sendable {
         -> SimulationSummary
     {
         let stats = SimulationStats()
-        // Several sessions: FoundationNetworking drives each session's transfers from one queue, so one session
-        // holds the whole fleet to one core.
-        let sessions = max(1, min(plans.count / 16, 8))
-        let transports = (0..<sessions).map { _ in
-            URLSessionTransport(maxConnectionsPerHost: max(6, min(plans.count / sessions + 1, 256)))
-        }
+        // One pool for the fleet: as many connections as devices play at once, up to 256.
+        let sessions = 1
+        let transports = [HTTPClientTransport(maxConnectionsPerHost: max(8, min(plans.count, 256)))]
         let pacer = options.rate.map { Pacer(perSecond: $0) }
         let started = ContinuousClock.now
         let end = started.advanced(by: .milliseconds(Int64(options.duration * 1000)))
@@ -72,11 +69,13 @@ public struct Simulator: Sendable {
             }
         }
         ticker?.cancel()
-        return stats.summary(elapsed: started.duration(to: .now), devices: plans)
+        let elapsed = started.duration(to: .now)
+        for transport in transports { await transport.shutdown() }
+        return stats.summary(elapsed: elapsed, devices: plans)
     }
 
     private func play(
-        _ plan: DevicePlan, transport: URLSessionTransport, stats: SimulationStats, pacer: Pacer?,
+        _ plan: DevicePlan, transport: HTTPClientTransport, stats: SimulationStats, pacer: Pacer?,
         until end: ContinuousClock.Instant
     ) async {
         let cache = options.cacheRoot.appendingPathComponent(plan.device)

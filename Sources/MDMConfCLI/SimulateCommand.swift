@@ -3,7 +3,7 @@ import CivilTime
 import FleetSimulation
 import Foundation
 import MDMConf
-import MDMConfClient
+import MDMConfClientCore
 import MDMDiagnostics
 
 struct SimulateCommand: ParsableCommand {
@@ -123,17 +123,19 @@ struct SimulateCommand: ParsableCommand {
                 return ExitStatus.invalidConfiguration.rawValue
             }
             if let app = loaded.appIDs.first {
-                let transport = URLSessionTransport()
+                let transport = HTTPClientTransport()
                 for device in [ids.first, ids.last].compactMap({ $0 }) {
                     let served = await GeneratedInventory.waitUntilServed(
                         device: device, app: app, server: serverURL, token: token, seconds: 30, transport: transport)
                     guard served else {
+                        await transport.shutdown()
                         Console.error(
                             "error: \(server) did not serve \(device) within 30 s after devices.plist was written: serve the catalog with --watch or send the server SIGHUP, then run again\n"
                         )
                         return ExitStatus.findings.rawValue
                     }
                 }
+                await transport.shutdown()
             }
         } else {
             ids = loaded.devices.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }

@@ -4,6 +4,7 @@ import PropertyList
 import Testing
 
 @testable import MDMConfClient
+@testable import MDMConfClientCore
 
 #if canImport(Glibc)
     import Glibc

@@ -29,7 +29,7 @@ public actor MDMConfClient {
 
     public init(
         server: URL, token: String?, app: String, cache: URL, device: String? = nil, timeout: Double = 5,
-        transport: any ClientTransport = URLSessionTransport()
+        transport: any ClientTransport
     ) {
         self.server = server
         self.token = token
