@@ -230,7 +230,7 @@ extension AdminSite {
         guard let root = document.root else { return ("(not a readable plist)", 0) }
         let redacted = Redaction.redact(root.value, schema: schema)
         let text = (try? PlistWriter.xml(redacted)) ?? "(cannot be written as XML)"
-        let count = text.components(separatedBy: "<string>\(Redaction.placeholder.xmlEscaped)</string>").count - 1
+        let count = text.components(separatedBy: "<string>\(BarChart.escape(Redaction.placeholder))</string>").count - 1
         return (text, count)
     }
 
@@ -309,20 +309,5 @@ extension AdminSite {
             apps: catalog.appIDs.map { Option(id: $0, selected: $0 == id) }, text: text, result: result,
             problem: problem)
         return render("validate", page, chrome: chrome, title: "Validate", nav: "validate")
-    }
-}
-
-extension String {
-    fileprivate var xmlEscaped: String {
-        var out = ""
-        for character in self {
-            switch character {
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "&": out += "&amp;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

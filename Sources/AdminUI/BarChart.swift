@@ -34,6 +34,7 @@ struct BarChart {
         return out + "</svg>"
     }
 
+    /// Text as HTML (and XML) character data or attribute value.
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)

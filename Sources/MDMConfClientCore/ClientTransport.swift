@@ -41,4 +41,3 @@ public struct ClientResponse: Sendable, Equatable {
 public protocol ClientTransport: Sendable {
     func send(_ request: ClientRequest, timeout: Double) async throws -> ClientResponse
 }
-

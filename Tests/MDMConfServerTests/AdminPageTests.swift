@@ -295,6 +295,30 @@ import Testing
         }
     }
 
+    /// Secrets are redacted wherever the page shows a configuration: as served and as written.
+    @Test func secretsAreRedacted() async throws {
+        let folder = try Self.catalogCopy { folder in
+            try Self.replace(
+                "<key>UserEmail</key>",
+                "<key>APIToken</key>\n\t<string>s3cret-value-0117</string>\n\t<key>UserEmail</key>",
+                in: folder + "/apps/com.example.field/config.plist")
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await Fixture.live(try Fixture.store(folder)) { http, _ in
+            let session = try await Self.session(http)
+            let page = try await http.request(
+                "GET", "/admin/apps/com.example.field?device=iphone-0201", headers: session.headers)
+            #expect(page.status == 200)
+            #expect(!page.text.contains("s3cret-value-0117"))
+            #expect(page.text.contains("&lt;key&gt;APIToken&lt;/key&gt;"))
+            #expect(page.text.contains("<dt>Redacted values</dt><dd>1</dd>"))
+            // The device still gets it.
+            let served = try await http.request(
+                "GET", "/v1/apps/com.example.field/config?device=iphone-0201", headers: Fixture.admin)
+            #expect(served.text.contains("s3cret-value-0117"))
+        }
+    }
+
     @Test func aBrokenReloadIsShownWithItsFindings() async throws {
         let folder = try Self.catalogCopy { _ in }
         defer { try? FileManager.default.removeItem(atPath: folder) }
