@@ -48,7 +48,7 @@ import Testing
 
         func client(
             token: String? = ClientTests.iphoneToken, device: String? = nil, cache name: String = "cache",
-            transport: any ClientTransport = URLSessionTransport(), timeout: Double = 30
+            transport: any ClientTransport = URLSessionTransport(), timeout: Double = 60
         ) -> MDMConfClient {
             MDMConfClient(
                 server: url, token: token, app: ClientTests.field, cache: cache(name), device: device, timeout: timeout,
