@@ -14,7 +14,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 FOLDER, FROM_STORE, SHOTS, BROKEN = sys.argv[1:5]
@@ -49,11 +49,23 @@ def shot(driver, name):
     driver.save_screenshot(os.path.join(SHOTS, name + ".png"))
 
 
+def gone(element):
+    """True once `element` no longer belongs to the page. During a navigation Chromium may answer with a stale
+    element or with "Node with given id does not belong to the document": both mean the old page is gone."""
+    def check(_):
+        try:
+            element.is_enabled()
+            return False
+        except (StaleElementReferenceException, WebDriverException):
+            return True
+    return check
+
+
 def click_and_wait(driver, element):
     """Clicks a button or link that loads a new page, and waits until the old page is gone."""
     old = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(old))
+    WebDriverWait(driver, 30).until(gone(old))
     WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.TAG_NAME, "footer"))
 
 
