@@ -18,10 +18,10 @@ struct ReadersAgreeTests {
     static let cases: [Case] = [
         Case(
             name: "key with a leading space", json: #"{"app": "a", " now": "x"}"#, code: PlistCode.keyWhitespace,
-            keyPath: " now"),
+            keyPath: #"[" now"]"#),
         Case(
             name: "key with a trailing newline", json: #"{"Theme\n": "dark"}"#, code: PlistCode.keyWhitespace,
-            keyPath: "Theme\n"),
+            keyPath: #"["Theme\n"]"#),
         Case(
             name: "control character in a string", json: #"{"a": ["x\u0001y"]}"#, code: PlistCode.unrepresentableString,
             keyPath: "a[0]"),
@@ -39,6 +39,7 @@ struct ReadersAgreeTests {
         #expect(document.diagnostics.map(\.code) == [testCase.code], "\(document.diagnostics.map(\.message))")
         #expect(document.diagnostics.first?.severity == .error)
         #expect(document.diagnostics.first?.line == 1)
+        #expect(document.diagnostics.first?.keyPath == testCase.keyPath)
     }
 
     @Test func binaryRefusesWhatXMLCannotCarry() {
