@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "mdmconf", targets: ["MDMConfCLI"]),
+        .executable(name: "mdmconf-server", targets: ["MDMConfServerCLI"]),
         .library(name: "MDMDiagnostics", targets: ["MDMDiagnostics"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "ConfigSchema", targets: ["ConfigSchema"]),
@@ -137,19 +138,30 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // What both executables share: console output, exit codes, report and reader options, and what
+        // `mdmconf --help` says of the server's commands.
+        .target(
+            name: "MDMConfCommandSupport",
+            dependencies: [
+                "MDMDiagnostics", "PropertyList", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // `mdmconf`: the file commands, in a binary without the server, SwiftNIO, the store drivers or TLS; it hands
+        // serve and the fleet commands to `mdmconf-server` beside it.
         .executableTarget(
             name: "MDMConfCLI",
             dependencies: [
-                "ConfigSchema",
-                "UpdatePolicy",
-                "DevicePolicy",
-                "Fleet",
-                "FleetSimulation",
-                "FleetStores",
-                "MDMConf",
-                "MDMConfServer",
-                "MDMDiagnostics",
-                "PropertyList",
+                "ConfigSchema", "UpdatePolicy", "DevicePolicy", "MDMConf", "MDMConfCommandSupport", "MDMDiagnostics", "CivilTime",
+                "PropertyList", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // `mdmconf-server`: serve, report, simulate, diff, publish, history, rollback (position-independent).
+        .executableTarget(
+            name: "MDMConfServerCLI",
+            dependencies: [
+                "ConfigSchema", "UpdatePolicy", "Fleet", "FleetSimulation", "FleetStores", "MDMConf",
+                "MDMConfCommandSupport", "MDMConfServer", "MDMDiagnostics", "PropertyList", "CivilTime",
+                "MDMConfClientCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -216,7 +228,7 @@ let package = Package(
         .testTarget(
             name: "MDMConfCLITests",
             dependencies: [
-                "MDMConfCLI", "MDMConfServer", "field-app-launch", "MDMConfClient", "MDMConfClientCore", "PropertyList", "UpdatePolicy", "CivilTime", "Fleet",
+                "MDMConfCLI", "MDMConfServerCLI", "MDMConfCommandSupport", "MDMConfServer", "field-app-launch", "MDMConfClient", "MDMConfClientCore", "PropertyList", "UpdatePolicy", "CivilTime", "Fleet",
                 "FleetTestSupport", "MDMConf",
             ]
         ),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import MDMConf
+import MDMConfCommandSupport
 import MDMDiagnostics
+import PropertyList
 
 struct LintCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,9 +32,22 @@ struct LintCommand: ParsableCommand {
         if files.isEmpty { throw ValidationError("name at least one file to lint") }
     }
 
+    var settings: Lint { Lint(files: files, report: report.settings, maxSize: limits.maxSize.bytes) }
+
+    func run() throws { try settings.run() }
+}
+
+/// What `mdmconf lint` was asked, however its arguments were read (``QuickArguments`` or ArgumentParser).
+struct Lint: Equatable {
+    var files: [String]
+    var report: ReportSettings
+    var maxSize: Int
+
     func run() throws {
+        var readerOptions = PlistReaderOptions()
+        readerOptions.maxInputSize = maxSize
         let paths = InputPaths.expand(files)
-        let results = Linter(readerOptions: limits.readerOptions, discovery: .standard()).lint(paths)
+        let results = Linter(readerOptions: readerOptions, discovery: .standard()).lint(paths)
         let diagnosticReport = DiagnosticReport(files: results.map(\.report))
         report.print(diagnosticReport, sources: results.sources)
         if results.contains(where: \.unreadable) { throw ExitStatus.unreadableInput.exitCode }

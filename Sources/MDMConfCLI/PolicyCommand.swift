@@ -2,6 +2,7 @@ import ArgumentParser
 import CivilTime
 import DevicePolicy
 import MDMConf
+import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
 

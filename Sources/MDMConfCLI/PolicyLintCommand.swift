@@ -1,6 +1,7 @@
 import ArgumentParser
 import DevicePolicy
 import MDMConf
+import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
 
@@ -56,7 +57,7 @@ struct PolicyLintCommand: ParsableCommand {
             }
             let report = DiagnosticReport(files: order.map { FileReport(path: $0, diagnostics: byFile[$0] ?? []) })
             let options = RenderOptions(
-                color: Console.colorEnabled, toolVersion: MDMConfCommand.version,
+                color: Console.colorEnabled, toolVersion: mdmconfVersion,
                 sources: format == .text ? PolicyText.sources(of: findings) : [:])
             Console.out(report.rendered(as: format, options: options))
             if format == .text {

@@ -1,4 +1,5 @@
 import DevicePolicy
+import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
 

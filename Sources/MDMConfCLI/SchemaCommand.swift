@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConfigSchema
 import MDMConf
+import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
 

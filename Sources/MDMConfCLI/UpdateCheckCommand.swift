@@ -1,6 +1,7 @@
 import ArgumentParser
 import CivilTime
 import MDMConf
+import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
 import UpdatePolicy

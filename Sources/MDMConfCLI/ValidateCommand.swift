@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConfigSchema
 import MDMConf
+import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
 
@@ -55,11 +56,38 @@ struct ValidateCommand: ParsableCommand {
         if osVersion != nil && platform == nil { throw ValidationError("--os-version needs --platform") }
     }
 
+    var settings: Validate {
+        Validate(
+            configs: configs, schema: schema, app: app, mdm: mdm, resolve: resolve, platform: platform,
+            osVersion: osVersion, report: report.settings, maxSize: limits.maxSize.bytes)
+    }
+
+    func run() throws { try settings.run() }
+}
+
+/// What `mdmconf validate` was asked, however its arguments were read (``QuickArguments`` or ArgumentParser).
+struct Validate: Equatable {
+    var configs: [String]
+    var schema: String?
+    var app: String?
+    var mdm: MDM = .any
+    var resolve: String?
+    var platform: String?
+    var osVersion: String?
+    var report: ReportSettings
+    var maxSize: Int
+
+    private var readerOptions: PlistReaderOptions {
+        var options = PlistReaderOptions()
+        options.maxInputSize = maxSize
+        return options
+    }
+
     func run() throws {
         var options = ValidationOptions(mdm: mdm, platform: platform, osVersion: osVersion)
         if let resolve { options.resolvedVariables = try loadValues(resolve) }
         let validation = ConfigValidation(
-            readerOptions: limits.readerOptions, options: options, schemaPath: schema, appID: app)
+            readerOptions: readerOptions, options: options, schemaPath: schema, appID: app)
         let outcome = validation.run(InputPaths.expand(configs, extensions: ["plist", "json"]))
         if let failure = outcome.schemaFailure {
             report.print(DiagnosticReport(files: [failure.report]), sources: [failure].sources)
@@ -77,7 +105,7 @@ struct ValidateCommand: ParsableCommand {
     private func loadValues(_ path: String) throws -> [String: String] {
         let document: PlistDocument
         do {
-            document = try PropertyListReader(options: limits.readerOptions).readFile(path).document
+            document = try PropertyListReader(options: readerOptions).readFile(path).document
         } catch {
             Console.error("error: cannot read \(error.path): \(error.reason)\n")
             throw ExitStatus.unreadableInput.exitCode

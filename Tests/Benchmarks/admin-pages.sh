@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-30}
 DEVICES=${DEVICES:-100000}
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')  # the real interpreter, not a shim
-swift build -c release --product mdmconf >/dev/null
+swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null
 BIN="$(swift build -c release --show-bin-path)/mdmconf"
 D=$PWD/.build/bench-admin; rm -rf "$D"; mkdir -p "$D"
 ADMIN="Authorization: Bearer example-admin-token-c0ffee"

@@ -23,7 +23,7 @@ if [ ${#need[@]} -gt 0 ]; then
     $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
 fi
 
-swift build -c release --product mdmconf >/dev/null
+swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null
 BIN="$(swift build -c release --show-bin-path)/mdmconf"
 D=$PWD/.build/bench-fleet; rm -rf "$D"; mkdir -p "$D"
 ADMIN="Authorization: Bearer example-admin-token-c0ffee"

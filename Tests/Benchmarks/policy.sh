@@ -17,7 +17,7 @@ if [ ${#need[@]} -gt 0 ]; then
     $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
 fi
 
-swift build -c release --static-swift-stdlib --product mdmconf >/dev/null
+swift build -c release --static-swift-stdlib --product mdmconf -Xlinker -no-pie >/dev/null
 swift build -c release --product policy-decisions-benchmark >/dev/null
 BIN="$(swift build -c release --show-bin-path)"
 

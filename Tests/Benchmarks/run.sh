@@ -19,7 +19,7 @@ fi
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 PLUTIL=$(command -v plutil || true)
 
-swift build -c release --static-swift-stdlib --product mdmconf >/dev/null
+swift build -c release --static-swift-stdlib --product mdmconf -Xlinker -no-pie >/dev/null
 MDMCONF="$(swift build -c release --show-bin-path)/mdmconf"
 
 DATA=.build/bench-data

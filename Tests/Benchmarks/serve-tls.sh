@@ -15,7 +15,7 @@ if [ ${#need[@]} -gt 0 ]; then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
     $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
 fi
-swift build -c release --product mdmconf >/dev/null
+swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null
 BIN="$(swift build -c release --show-bin-path)"
 DATA=$PWD/.build/bench-serve-tls; rm -rf "$DATA"; mkdir -p "$DATA/www"
 PORT=18381; PLAIN_PORT=18382; NGINX_PORT=18383; NGINX_PLAIN=18384

@@ -21,7 +21,7 @@ if [ ${#need[@]} -gt 0 ]; then
     $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
 fi
 
-swift build -c release --product mdmconf >/dev/null
+swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null
 BIN="$(swift build -c release --show-bin-path)"
 DATA=.build/bench-serve; rm -rf "$DATA"; mkdir -p "$DATA/www"
 PORT=18181; NGINX_PORT=18182

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 bin="${MDMCONF:-$root/.build/debug/mdmconf}"
-[ -x "$bin" ] || swift build --product mdmconf
+[ -x "$bin" ] && [ -x "$(dirname "$bin")/mdmconf-server" ] || { swift build --product mdmconf && swift build --product mdmconf-server; }
 python="${PYTHON:-python3}"
 work=$(mktemp -d)
 pids=()

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin="${MDMCONF:-$PWD/.build/debug/mdmconf}"
-[ -x "$bin" ] || swift build --product mdmconf
+[ -x "$bin" ] && [ -x "$(dirname "$bin")/mdmconf-server" ] || { swift build --product mdmconf && swift build --product mdmconf-server; }
 python="${PYTHON:-python3}"
 examples="${MAX_EXAMPLES:-25}"
 work=$(mktemp -d)

@@ -20,7 +20,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 PY=$(python3 -c 'import sys; print(sys.executable)')
 
-swift build -c release --product mdmconf >/dev/null
+swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null
 BIN="$(swift build -c release --show-bin-path)/mdmconf"
 DATA=.build/load-faults; rm -rf "$DATA"; mkdir -p "$DATA"
 cp -rL Examples/catalog "$DATA/catalog"

@@ -12,7 +12,7 @@ command -v wrk >/dev/null || {
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
     $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wrk curl
 }
-swift build -c release --product mdmconf >/dev/null
+swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null
 BIN="$(swift build -c release --show-bin-path)/mdmconf"
 D=$PWD/.build/load-replicas; rm -rf "$D"; mkdir -p "$D"
 PG="$D/pg"; PG_PORT=18391

@@ -4,6 +4,7 @@ import FleetStores
 import Foundation
 import Logging
 import MDMConf
+import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
 

@@ -5,23 +5,12 @@ import Fleet
 import FleetStores
 import Logging
 import MDMConf
+import MDMConfCommandSupport
 import MDMDiagnostics
 import UpdatePolicy
 
 struct ReportCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "report",
-        abstract: "Show the fleet's compliance from the store, judged against a catalog folder.",
-        discussion: """
-            Reads the store directly (no server needed) and judges every device's latest check-in against the \
-            catalog with the code that answers devices: its update decision now, whether it runs the \
-            configuration it would be served now, and whether it has checked in within silentAfterDays. \
-            Inventory devices that never checked in are listed as 'never'.
-
-            Exit codes: 0 every device shown is compliant, 1 some are not, 64 usage error, 66 catalog missing, \
-            78 the catalog or the store cannot be used.
-            """
-    )
+    static let configuration = ServerCommands.report
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import MDMConfCommandSupport
 
 /// Runs an async command body from a synchronous `run()` (the root command is synchronous, so that the quick
 /// commands start without a concurrency runtime hop) and hands its exit code to the blocked main thread.

@@ -2,24 +2,11 @@ import ArgumentParser
 import Fleet
 import Foundation
 import MDMConf
+import MDMConfCommandSupport
 import MDMDiagnostics
 
 struct PublishCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "publish",
-        abstract: "Store a catalog folder as the next generation in the fleet store.",
-        discussion: """
-            The folder is loaded exactly as `serve` loads it; a catalog with errors is refused with every finding \
-            (exit 78) and nothing is written. Otherwise its files are stored as the next generation with their \
-            content hash, the author ($USER or --author), the message and the time, and the changes against the \
-            previous generation are printed. Content equal to the newest generation is not stored again (exit 0, \
-            it says so). File bytes are stored once per content hash, not once per generation. \
-            `serve --from-store` replicas pick the new generation up.
-
-            Exit codes: 0 published or unchanged, 64 usage error, 66 no such folder, 78 the catalog has errors or \
-            the store cannot be used.
-            """
-    )
+    static let configuration = ServerCommands.publish
 
     @Argument(help: "The catalog folder.") var catalog: String
     @Option(name: .long, help: "The fleet store: sqlite:PATH or postgres://user@host:port/db.") var store: String
@@ -107,11 +94,7 @@ struct PublishCommand: ParsableCommand {
 }
 
 struct HistoryCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "history",
-        abstract: "List the catalog generations in the fleet store, newest first.",
-        discussion: "Exit codes: 0 listed (also when empty), 64 usage error, 78 the store cannot be used."
-    )
+    static let configuration = ServerCommands.history
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
 
@@ -143,18 +126,7 @@ struct HistoryCommand: ParsableCommand {
 }
 
 struct RollbackCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "rollback",
-        abstract: "Publish an earlier generation's content again, as a new generation.",
-        discussion: """
-            History is never rewritten: rolling back to generation N stores N's files as the next generation \
-            (kind rollback, source N, the same content hash), so the audit trail shows who went back and when. \
-            The generation is loaded first, as `serve` would; one that does not load is refused.
-
-            Exit codes: 0 rolled back or already current, 64 usage error, 78 no such generation, it does not load, \
-            or the store cannot be used.
-            """
-    )
+    static let configuration = ServerCommands.rollback
 
     @Argument(help: "The generation to go back to.") var generation: Int
     @Option(name: .long, help: "The fleet store: sqlite:PATH or postgres://user@host:port/db.") var store: String

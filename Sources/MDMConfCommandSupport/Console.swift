@@ -7,10 +7,10 @@
 #endif
 
 /// Standard output and error, and what the terminal allows.
-enum Console {
-    static func out(_ text: String) { write(text, to: 1) }
+package enum Console {
+    package static func out(_ text: String) { write(text, to: 1) }
 
-    static func error(_ text: String) { write(text, to: 2) }
+    package static func error(_ text: String) { write(text, to: 2) }
 
     /// Writes all of `text` with `write(2)`, unbuffered, so nothing is lost at exit.
     private static func write(_ text: String, to descriptor: Int32) {
@@ -29,11 +29,11 @@ enum Console {
     }
 
     /// Colour only when standard output is a terminal and `NO_COLOR` is unset (https://no-color.org).
-    static var colorEnabled: Bool {
+    package static var colorEnabled: Bool {
         isatty(1) != 0 && getenv("NO_COLOR") == nil
     }
 
-    static var stderrColorEnabled: Bool {
+    package static var stderrColorEnabled: Bool {
         isatty(2) != 0 && getenv("NO_COLOR") == nil
     }
 }

@@ -2,14 +2,19 @@ import ArgumentParser
 import PropertyList
 
 /// `--max-size`, shared by every command that reads plists.
-struct ReaderLimitOptions: ParsableArguments {
+package struct ReaderLimitOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
             "Largest input to read, in bytes (suffixes K, M, G allowed).", valueName: "size"))
-    var maxSize: ByteCount = ByteCount(PlistReaderOptions().maxInputSize)
+    package var maxSize: ByteCount = ByteCount(defaultMaxSize)
 
-    var readerOptions: PlistReaderOptions {
+    /// The reader's own limit, the default of `--max-size`.
+    package static let defaultMaxSize = PlistReaderOptions().maxInputSize
+
+    package init() {}
+
+    package var readerOptions: PlistReaderOptions {
         var options = PlistReaderOptions()
         options.maxInputSize = maxSize.bytes
         return options
@@ -17,12 +22,12 @@ struct ReaderLimitOptions: ParsableArguments {
 }
 
 /// A byte count written `65536`, `64K`, `64M` or `1G`.
-struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
-    var bytes: Int
+package struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
+    package var bytes: Int
 
-    init(_ bytes: Int) { self.bytes = bytes }
+    package init(_ bytes: Int) { self.bytes = bytes }
 
-    init?(argument: String) {
+    package init?(argument: String) {
         var digits = Substring(argument)
         var scale = 1
         switch digits.last?.uppercased() {
@@ -38,7 +43,7 @@ struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    var description: String {
+    package var description: String {
         bytes % (1 << 20) == 0 ? "\(bytes >> 20)M" : String(bytes)
     }
 }

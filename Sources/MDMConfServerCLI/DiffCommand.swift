@@ -4,28 +4,12 @@ import ConfigSchema
 import Fleet
 import Foundation
 import MDMConf
+import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
 
 struct DiffCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "diff",
-        abstract: "Show what changes between two plists, two catalog folders or two stored generations.",
-        discussion: """
-            Two plists: key paths added, removed and changed (old → new), arrays of dictionaries matched by an \
-            identifying key (id, PayloadIdentifier, Name, …) with moves recognised, other arrays by position. \
-            Two catalog folders (or, with --store, two generation numbers): the same for every configuration, \
-            group variant, update policy (per policy id), profile (per payload), inventory and settings file, and \
-            who is affected: how many inventory devices get different configuration bytes per app and variant, \
-            and with --store, whose update decision or compliance changes ("4 devices become required"), judging \
-            every device's latest check-in against both catalogs. \
-            Values of sensitive keys (the schema's, and names such as Password or Token) are <redacted>. Needs no \
-            database for files and folders, so a CI job can post the diff of a pull request.
-
-            Exit codes: 0 equal, 1 different (like diff), 64 usage error, 66 an input is missing, 78 an input \
-            cannot be read as a plist or a generation does not exist.
-            """
-    )
+    static let configuration = ServerCommands.diff
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// The exit codes of `mdmconf`, exactly as `cli-conventions.md` lists them. Never change a number.
-enum ExitStatus: Int32 {
+package enum ExitStatus: Int32 {
     case success = 0
     case findings = 1
     case indeterminate = 3
@@ -14,5 +14,5 @@ enum ExitStatus: Int32 {
     case unreadableInput = 66
     case invalidConfiguration = 78
 
-    var exitCode: ExitCode { ExitCode(rawValue) }
+    package var exitCode: ExitCode { ExitCode(rawValue) }
 }

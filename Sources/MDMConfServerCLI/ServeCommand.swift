@@ -4,36 +4,13 @@ import Fleet
 import FleetStores
 import Logging
 import MDMConf
+import MDMConfCommandSupport
 import MDMConfServer
 import MDMDiagnostics
 import ServiceLifecycle
 
 struct ServeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "serve",
-        abstract: "Serve a catalog folder's configurations, schemas, update decisions and policy answers over HTTP.",
-        discussion: """
-            The catalog is loaded and checked as a whole before the first request: a catalog with any error is \
-            refused with every finding (exit 78). SIGHUP reloads it, --watch reloads it when a file changes; a \
-            catalog that fails to reload is logged and the last good one stays in service. SIGTERM and SIGINT \
-            finish the requests in flight, then exit 0.
-
-            Without tokens.plist the server runs in development mode: every caller is trusted, so it listens \
-            only on loopback unless --insecure-no-auth is given.
-
-            Devices check in at POST /v1/checkin; what they run is kept in the fleet store (--store): an SQLite \
-            file by default (its path is printed at start-up, never inside the catalog folder), PostgreSQL when \
-            several replicas serve one fleet, or none.
-
-            HTTPS: --tls-cert PEM --tls-key PEM (TLS 1.2+, HTTP/2 and HTTP/1.1 by ALPN); the pair is checked at \
-            start-up (readable, the key the certificate's, not expired) and read again on SIGHUP, keeping the old \
-            pair when the new one is refused. --dev-cert DIR makes a local certificate authority and a certificate \
-            for this machine's names in DIR once, and serves with them; trust DIR/ca.pem on the test device.
-
-            Exit codes: 0 stopped by a signal, 64 usage error, 78 invalid catalog, a store that cannot be used, a \
-            certificate or key that cannot be used, or the address cannot be used.
-            """
-    )
+    static let configuration = ServerCommands.serve
 
     @Argument(help: "The catalog folder (apps/, profiles/, devices.plist, tokens.plist).")
     var catalog: String = "."

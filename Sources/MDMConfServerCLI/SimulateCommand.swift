@@ -4,29 +4,11 @@ import FleetSimulation
 import Foundation
 import MDMConf
 import MDMConfClientCore
+import MDMConfCommandSupport
 import MDMDiagnostics
 
 struct SimulateCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "simulate",
-        abstract: "Play a fleet of devices against a running mdmconf serve.",
-        discussion: """
-            Every device runs the catalog's apps through MDMConfClient, as the app's start-up sequence does: \
-            check in, fetch the configuration when it is stale (with its ETag), obey the update decision, and now \
-            and then refresh the configuration as an app coming to the foreground. Versions are drawn with the \
-            catalog's own rules so that every decision kind occurs (most devices current; some behind a \
-            recommendation, below a minimum, on a blocked version, on an OS too old). The devices are the \
-            catalog's inventory, or N generated ones (sim-00001, …) with --generate-inventory, which writes them \
-            into the catalog's devices.plist (keeping the real ones; comments are not kept) and waits until the \
-            server has reloaded it (serve it with --watch, or send it SIGHUP).
-
-            A progress line is shown on a terminal; the summary says launches, decisions, configuration outcomes \
-            and the 304 ratio, errors by kind and launch latency.
-
-            Exit codes: 0 every launch was answered, 1 some were not (the summary says why), 64 usage error, \
-            66 catalog missing, 78 the catalog cannot be loaded.
-            """
-    )
+    static let configuration = ServerCommands.simulate
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
 

@@ -1,0 +1,132 @@
+import ArgumentParser
+
+/// What `mdmconf --help` says of the commands that run in the `mdmconf-server` executable, shared by that
+/// executable's commands and the entries that list them in `mdmconf`'s help (which hands them over).
+package enum ServerCommands {
+    package static let serve = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a catalog folder's configurations, schemas, update decisions and policy answers over HTTP.",
+        discussion: """
+            The catalog is loaded and checked as a whole before the first request: a catalog with any error is \
+            refused with every finding (exit 78). SIGHUP reloads it, --watch reloads it when a file changes; a \
+            catalog that fails to reload is logged and the last good one stays in service. SIGTERM and SIGINT \
+            finish the requests in flight, then exit 0.
+
+            Without tokens.plist the server runs in development mode: every caller is trusted, so it listens \
+            only on loopback unless --insecure-no-auth is given.
+
+            Devices check in at POST /v1/checkin; what they run is kept in the fleet store (--store): an SQLite \
+            file by default (its path is printed at start-up, never inside the catalog folder), PostgreSQL when \
+            several replicas serve one fleet, or none.
+
+            HTTPS: --tls-cert PEM --tls-key PEM (TLS 1.2+, HTTP/2 and HTTP/1.1 by ALPN); the pair is checked at \
+            start-up (readable, the key the certificate's, not expired) and read again on SIGHUP, keeping the old \
+            pair when the new one is refused. --dev-cert DIR makes a local certificate authority and a certificate \
+            for this machine's names in DIR once, and serves with them; trust DIR/ca.pem on the test device.
+
+            Exit codes: 0 stopped by a signal, 64 usage error, 78 invalid catalog, a store that cannot be used, a \
+            certificate or key that cannot be used, or the address cannot be used.
+            """
+    )
+
+    package static let report = CommandConfiguration(
+        commandName: "report",
+        abstract: "Show the fleet's compliance from the store, judged against a catalog folder.",
+        discussion: """
+            Reads the store directly (no server needed) and judges every device's latest check-in against the \
+            catalog with the code that answers devices: its update decision now, whether it runs the \
+            configuration it would be served now, and whether it has checked in within silentAfterDays. \
+            Inventory devices that never checked in are listed as 'never'.
+
+            Exit codes: 0 every device shown is compliant, 1 some are not, 64 usage error, 66 catalog missing, \
+            78 the catalog or the store cannot be used.
+            """
+    )
+
+    package static let simulate = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Play a fleet of devices against a running mdmconf serve.",
+        discussion: """
+            Every device runs the catalog's apps through MDMConfClient, as the app's start-up sequence does: \
+            check in, fetch the configuration when it is stale (with its ETag), obey the update decision, and now \
+            and then refresh the configuration as an app coming to the foreground. Versions are drawn with the \
+            catalog's own rules so that every decision kind occurs (most devices current; some behind a \
+            recommendation, below a minimum, on a blocked version, on an OS too old). The devices are the \
+            catalog's inventory, or N generated ones (sim-00001, …) with --generate-inventory, which writes them \
+            into the catalog's devices.plist (keeping the real ones; comments are not kept) and waits until the \
+            server has reloaded it (serve it with --watch, or send it SIGHUP).
+
+            A progress line is shown on a terminal; the summary says launches, decisions, configuration outcomes \
+            and the 304 ratio, errors by kind and launch latency.
+
+            Exit codes: 0 every launch was answered, 1 some were not (the summary says why), 64 usage error, \
+            66 catalog missing, 78 the catalog cannot be loaded.
+            """
+    )
+
+    package static let diff = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Show what changes between two plists, two catalog folders or two stored generations.",
+        discussion: """
+            Two plists: key paths added, removed and changed (old → new), arrays of dictionaries matched by an \
+            identifying key (id, PayloadIdentifier, Name, …) with moves recognised, other arrays by position. \
+            Two catalog folders (or, with --store, two generation numbers): the same for every configuration, \
+            group variant, update policy (per policy id), profile (per payload), inventory and settings file, and \
+            who is affected: how many inventory devices get different configuration bytes per app and variant, \
+            and with --store, whose update decision or compliance changes ("4 devices become required"), judging \
+            every device's latest check-in against both catalogs. \
+            Values of sensitive keys (the schema's, and names such as Password or Token) are <redacted>. Needs no \
+            database for files and folders, so a CI job can post the diff of a pull request.
+
+            Exit codes: 0 equal, 1 different (like diff), 64 usage error, 66 an input is missing, 78 an input \
+            cannot be read as a plist or a generation does not exist.
+            """
+    )
+
+    package static let publish = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Store a catalog folder as the next generation in the fleet store.",
+        discussion: """
+            The folder is loaded exactly as `serve` loads it; a catalog with errors is refused with every finding \
+            (exit 78) and nothing is written. Otherwise its files are stored as the next generation with their \
+            content hash, the author ($USER or --author), the message and the time, and the changes against the \
+            previous generation are printed. Content equal to the newest generation is not stored again (exit 0, \
+            it says so). File bytes are stored once per content hash, not once per generation. \
+            `serve --from-store` replicas pick the new generation up.
+
+            Exit codes: 0 published or unchanged, 64 usage error, 66 no such folder, 78 the catalog has errors or \
+            the store cannot be used.
+            """
+    )
+
+    package static let history = CommandConfiguration(
+        commandName: "history",
+        abstract: "List the catalog generations in the fleet store, newest first.",
+        discussion: "Exit codes: 0 listed (also when empty), 64 usage error, 78 the store cannot be used."
+    )
+
+    package static let rollback = CommandConfiguration(
+        commandName: "rollback",
+        abstract: "Publish an earlier generation's content again, as a new generation.",
+        discussion: """
+            History is never rewritten: rolling back to generation N stores N's files as the next generation \
+            (kind rollback, source N, the same content hash), so the audit trail shows who went back and when. \
+            The generation is loaded first, as `serve` would; one that does not load is refused.
+
+            Exit codes: 0 rolled back or already current, 64 usage error, 78 no such generation, it does not load, \
+            or the store cannot be used.
+            """
+    )
+
+    /// Whether `mdmconf` hands `name` to `mdmconf-server` (a switch: a `Set` would instantiate its generic
+    /// metadata by name at start-up, measurable in `lint`'s 4 ms).
+    package static func contains(_ name: String) -> Bool {
+        switch name {
+        case "serve", "report", "simulate", "diff", "publish", "history", "rollback": true
+        default: false
+        }
+    }
+
+    /// Every configuration above, in `mdmconf --help`'s order.
+    package static let all = [serve, report, simulate, diff, publish, history, rollback]
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Start-up cost of the file commands, side by side with `xmllint --noout` in one hyperfine run (release build,
+# static Swift runtime, position-dependent, stripped: the build the README tells script authors to use).
+#
+#   bash Tests/Benchmarks/startup.sh          # needs hyperfine and xmllint (apt: hyperfine libxml2-utils)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+need=()
+command -v hyperfine >/dev/null || need+=(hyperfine)
+command -v xmllint >/dev/null || need+=(libxml2-utils)
+if [ ${#need[@]} -gt 0 ]; then
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
+fi
+
+SCRATCH=.build-static
+swift build -c release --static-swift-stdlib --scratch-path $SCRATCH --product mdmconf -Xlinker -no-pie >/dev/null
+D=.build/bench-startup; rm -rf "$D"; mkdir -p "$D"
+strip -o "$D/mdmconf" "$SCRATCH/release/mdmconf"
+CONFIG=Examples/app/configs/com.example.field.plist
+SCHEMA=Examples/app/schema.xml
+POLICY=Examples/update-policy/update-policy.plist
+REQUEST=Examples/update-policy/requests/recommended-before-deadline.json
+printf 'binary: %s bytes stripped; configuration: %s bytes\n' "$(stat -c %s "$D/mdmconf")" "$(stat -c %s "$CONFIG")"
+
+hyperfine -N --warmup 30 --runs "${RUNS:-300}" -i \
+    "xmllint --noout $CONFIG" \
+    "$D/mdmconf --version" \
+    "$D/mdmconf lint $CONFIG" \
+    "$D/mdmconf validate --schema $SCHEMA $CONFIG" \
+    "$D/mdmconf update-check --policy $POLICY --request $REQUEST" \
+    --export-markdown "$D/startup.md" >/dev/null
+cat "$D/startup.md"
