@@ -209,8 +209,9 @@ struct ManifestLint {
         -> KeySpec
     {
         checkKeys(dict, path: path)
+        let fields = ManifestFields(dict)
         var spec = KeySpec(name: name, position: position)
-        if let typeEntry = dict.entry("pfm_type") {
+        if let typeEntry = fields[.type] {
             if case .string(let text) = typeEntry.value.value, let type = ManifestImporter.types[text] {
                 spec.types = [type]
             } else {
@@ -221,9 +222,9 @@ struct ManifestLint {
                     hint: "types: string, integer, real, boolean, date, data, array, dictionary")
             }
         }
-        spec.title = string(dict, "pfm_title")
-        spec.description = string(dict, "pfm_description")
-        if case .string(let require)? = dict["pfm_require"]?.value {
+        spec.title = fields.string(.title)
+        spec.description = fields.string(.description)
+        if case .string(let require)? = fields[.require]?.value.value {
             switch require {
             case "always", "always-nested": spec.required = true
             // Required when an MDM pushes the configuration in a profile, not in a local preferences file.
@@ -232,23 +233,23 @@ struct ManifestLint {
                 report(
                     SchemaCode.invalidManifestValue, .error,
                     "pfm_require '\(require)' is not always, always-nested or push",
-                    at: dict["pfm_require"]?.position ?? position, path: path)
+                    at: fields[.require]?.value.position ?? position, path: path)
             }
         }
-        if case .boolean(true)? = dict["pfm_required"]?.value { spec.required = true }
-        if case .boolean(true)? = dict["pfm_sensitive"]?.value { spec.sensitive = true }
-        if case .boolean(true)? = dict["pfm_value_unique"]?.value { spec.uniqueItems = true }
-        spec.defaultValue = dict["pfm_default"]?.value
-        spec.minimum = bound(dict, "pfm_range_min", path: path)
-        spec.maximum = bound(dict, "pfm_range_max", path: path)
+        if case .boolean(true)? = fields[.required]?.value.value { spec.required = true }
+        if case .boolean(true)? = fields[.sensitive]?.value.value { spec.sensitive = true }
+        if case .boolean(true)? = fields[.valueUnique]?.value.value { spec.uniqueItems = true }
+        spec.defaultValue = fields[.defaultValue]?.value.value
+        spec.minimum = bound(fields[.rangeMin], "pfm_range_min", path: path)
+        spec.maximum = bound(fields[.rangeMax], "pfm_range_max", path: path)
         if case .number(let low)? = spec.minimum, case .number(let high)? = spec.maximum, low > high {
             report(
                 SchemaCode.minGreaterThanMax, .error, "pfm_range_min is greater than pfm_range_max", at: position,
                 path: path)
         }
-        spec.minCount = count(dict, "pfm_repetition_min", path: path)
-        spec.maxCount = count(dict, "pfm_repetition_max", path: path)
-        if let format = dict.entry("pfm_format"), case .string(let source) = format.value.value {
+        spec.minCount = count(fields[.repetitionMin], "pfm_repetition_min", path: path)
+        spec.maxCount = count(fields[.repetitionMax], "pfm_repetition_max", path: path)
+        if let format = fields[.format], case .string(let source) = format.value.value {
             do {
                 spec.pattern = try Pattern(source)
             } catch {
@@ -257,14 +258,14 @@ struct ManifestLint {
                     at: format.value.position, path: path)
             }
         }
-        importRangeList(dict, into: &spec, path: path)
-        spec.requiredWhen += conditions(dict, "pfm_conditionals", path: path)
-        spec.excludedWhen = conditions(dict, "pfm_exclude", path: path)
-        spec.availability = availability(dict)
-        if let version = string(dict, "pfm_app_deprecated") {
+        importRangeList(fields, into: &spec, path: path)
+        spec.requiredWhen += conditions(fields[.conditionals], "pfm_conditionals", path: path)
+        spec.excludedWhen = conditions(fields[.exclude], "pfm_exclude", path: path)
+        spec.availability = availability(fields)
+        if let version = fields.string(.appDeprecated) {
             spec.deprecation = "deprecated since app version \(version)"
         }
-        if case .array(let subkeys)? = dict["pfm_subkeys"]?.value {
+        if case .array(let subkeys)? = fields[.subkeys]?.value.value {
             if spec.types.first == .array {
                 // The first subkey describes every item.
                 if let first = subkeys.first, case .dictionary(let itemDict) = first.value {
@@ -286,12 +287,12 @@ struct ManifestLint {
                 spec.children = importMembers(subkeys, path: path)
             }
         }
-        checkDefault(spec, dict: dict, path: path)
+        checkDefault(spec, default: fields[.defaultValue], path: path)
         return spec
     }
 
-    private mutating func importRangeList(_ dict: PlistDictionary, into spec: inout KeySpec, path: KeyPath) {
-        guard let list = dict.entry("pfm_range_list") else { return }
+    private mutating func importRangeList(_ fields: ManifestFields, into spec: inout KeySpec, path: KeyPath) {
+        guard let list = fields[.rangeList] else { return }
         guard case .array(let items) = list.value.value else {
             report(
                 SchemaCode.invalidManifestValue, .error, "pfm_range_list is not an array", at: list.value.position,
@@ -299,13 +300,13 @@ struct ManifestLint {
             return
         }
         var titles: [String?] = []
-        if case .array(let titleNodes)? = dict["pfm_range_list_titles"]?.value {
+        if case .array(let titleNodes)? = fields[.rangeListTitles]?.value.value {
             titles = titleNodes.map { if case .string(let text) = $0.value { text } else { nil } }
         }
         spec.allowedValues = items.enumerated().map { index, node in
             AllowedValue(node.value, title: index < titles.count ? titles[index] : nil)
         }
-        if case .boolean(true)? = dict["pfm_range_list_allow_custom_value"]?.value { spec.allowsCustomValue = true }
+        if case .boolean(true)? = fields[.rangeListAllowCustomValue]?.value.value { spec.allowsCustomValue = true }
         // For an array key the list constrains its items.
         if spec.types.first == .array {
             var item = spec.items.first ?? KeySpec(name: spec.name)
@@ -316,9 +317,9 @@ struct ManifestLint {
         }
     }
 
-    private mutating func checkDefault(_ spec: KeySpec, dict: PlistDictionary, path: KeyPath) {
+    private mutating func checkDefault(_ spec: KeySpec, default entry: PlistDictionary.Entry?, path: KeyPath) {
         // An empty string is "no default" in every editor (ProfileCreator fills PayloadUUID at creation).
-        guard let entry = dict.entry("pfm_default"), entry.value.value != .string("") else { return }
+        guard let entry, entry.value.value != .string("") else { return }
         var probe = spec
         probe.required = false
         probe.children = nil
@@ -333,8 +334,8 @@ struct ManifestLint {
         }
     }
 
-    private mutating func bound(_ dict: PlistDictionary, _ key: String, path: KeyPath) -> Bound? {
-        guard let entry = dict.entry(key) else { return nil }
+    private mutating func bound(_ entry: PlistDictionary.Entry?, _ key: String, path: KeyPath) -> Bound? {
+        guard let entry else { return nil }
         switch entry.value.value {
         case .integer(let value): return .number(Double(value))
         case .real(let value): return .number(value)
@@ -351,8 +352,8 @@ struct ManifestLint {
         }
     }
 
-    private mutating func count(_ dict: PlistDictionary, _ key: String, path: KeyPath) -> Int? {
-        guard let entry = dict.entry(key) else { return nil }
+    private mutating func count(_ entry: PlistDictionary.Entry?, _ key: String, path: KeyPath) -> Int? {
+        guard let entry else { return nil }
         if case .integer(let value) = entry.value.value, value >= 0 { return Int(value) }
         report(
             SchemaCode.invalidManifestValue, .error, "\(key) is not a non-negative integer", at: entry.value.position,
@@ -361,8 +362,8 @@ struct ManifestLint {
     }
 
     /// `pfm_conditionals` / `pfm_exclude`: any entry whose target conditions all hold.
-    private mutating func conditions(_ dict: PlistDictionary, _ key: String, path: KeyPath) -> [[Condition]] {
-        guard let entry = dict.entry(key) else { return [] }
+    private mutating func conditions(_ entry: PlistDictionary.Entry?, _ key: String, path: KeyPath) -> [[Condition]] {
+        guard let entry else { return [] }
         guard case .array(let entries) = entry.value.value else {
             report(
                 SchemaCode.invalidManifestValue, .error, "\(key) is not an array", at: entry.value.position, path: path)
@@ -431,13 +432,13 @@ struct ManifestLint {
         return result
     }
 
-    private func availability(_ dict: PlistDictionary) -> Availability {
+    private func availability(_ fields: ManifestFields) -> Availability {
         var availability = Availability()
-        if case .array(let platforms)? = dict["pfm_platforms"]?.value {
+        if case .array(let platforms)? = fields[.platforms]?.value.value {
             availability.platforms = platforms.compactMap { if case .string(let text) = $0.value { text } else { nil } }
         }
         // One pass over the entries (not 15 lookups of built key names per key: that was a tenth of a lint).
-        for entry in dict.entries
+        for entry in fields.dict.entries
         where entry.key.hasSuffix("_min") || entry.key.hasSuffix("_max") || entry.key.hasSuffix("_deprecated") {
             guard case .string(let value) = entry.value.value else { continue }
             let parts = entry.key.split(separator: "_")
