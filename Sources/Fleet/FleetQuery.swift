@@ -21,7 +21,10 @@ public struct FleetFilter: Sendable, Equatable {
     }
 
     /// The device as this filter shows it (its apps narrowed to `app`), or nil when the filter leaves it out.
+    var isEmpty: Bool { app == nil && status == nil && decision == nil }
+
     func apply(_ row: DeviceCompliance) -> DeviceCompliance? {
+        if isEmpty { return row }
         var row = row
         if let app {
             row.apps = row.apps.filter { $0.app == app }
@@ -84,7 +87,11 @@ public struct FleetQuery: Sendable {
     public func summary(_ filter: FleetFilter) async throws -> FleetSummary {
         var summary = FleetSummary(app: filter.app)
         try await scan(after: nil) { row in
-            if let shown = filter.apply(row) { summary.add(shown) }
+            if filter.isEmpty {
+                summary.add(row)
+            } else if let shown = filter.apply(row) {
+                summary.add(shown)
+            }
             return true
         }
         return summary
@@ -116,14 +123,15 @@ public struct FleetQuery: Sendable {
             let evaluated = await evaluate(states)
             var merged: [DeviceCompliance] = []
             merged.reserveCapacity(evaluated.count)
-            var stored = Set<String>()
-            for state in states { stored.insert(state.device) }
+            // The chunk's ids, to skip inventory devices it holds; built only when an inventory id falls in the chunk.
+            var stored: Set<String>?
             for row in evaluated {
                 while inventoryIndex < inventory.count,
                     inventory[inventoryIndex].utf8.lexicographicallyPrecedes(row.device.utf8)
                 {
                     let id = inventory[inventoryIndex]
-                    if !stored.contains(id) { merged.append(evaluator.neverSeen(id)) }
+                    if stored == nil { stored = Set(states.map(\.device)) }
+                    if stored?.contains(id) != true { merged.append(evaluator.neverSeen(id)) }
                     inventoryIndex += 1
                 }
                 if inventoryIndex < inventory.count, inventory[inventoryIndex] == row.device { inventoryIndex += 1 }

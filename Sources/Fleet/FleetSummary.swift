@@ -7,15 +7,33 @@ public struct FleetSummary: Sendable, Equatable {
     public struct AppCounts: Sendable, Equatable {
         public var devices = 0
         public var compliant = 0
-        public var decisions: [String: Int] = [:]
-        public var config: [String: Int] = [:]
         public var versions: [String: Int] = [:]
+        /// By `Outcome` in `allCases` order, then unreported; by `ConfigStatus` in `allCases` order: counted by
+        /// index, not by hashing a name per app and device.
+        private var decisionCounts = [Int](repeating: 0, count: Outcome.allCases.count + 1)
+        private var configCounts = [Int](repeating: 0, count: ConfigStatus.allCases.count)
+
+        /// Devices by decision (`ok` … `required`, and `unreported`), only those with at least one.
+        public var decisions: [String: Int] {
+            Self.named(decisionCounts, Outcome.allCases.map(\.rawValue) + ["unreported"])
+        }
+
+        /// Devices by config status, only those with at least one.
+        public var config: [String: Int] { Self.named(configCounts, ConfigStatus.allCases.map(\.rawValue)) }
+
+        private static func named(_ counts: [Int], _ names: [String]) -> [String: Int] {
+            var named: [String: Int] = [:]
+            for (name, count) in zip(names, counts) where count > 0 { named[name] = count }
+            return named
+        }
 
         mutating func add(_ app: AppCompliance, active: Bool) {
             devices += 1
             if app.compliant && active { compliant += 1 }
-            decisions[app.decision?.decision.rawValue ?? "unreported", default: 0] += 1
-            config[app.config.rawValue, default: 0] += 1
+            let decision =
+                app.decision.flatMap { Outcome.allCases.firstIndex(of: $0.decision) } ?? Outcome.allCases.count
+            decisionCounts[decision] += 1
+            configCounts[ConfigStatus.allCases.firstIndex(of: app.config) ?? 0] += 1
             versions[app.reported?.version ?? "unreported", default: 0] += 1
         }
     }
@@ -34,9 +52,10 @@ public struct FleetSummary: Sendable, Equatable {
         devices += 1
         if row.compliant { compliant += 1 }
         seen[row.seen.rawValue, default: 0] += 1
-        for app in row.apps {
-            // Counted in place: a copy taken out of `apps` would copy its three dictionaries on every add.
-            apps[app.app, default: AppCounts()].add(app, active: row.seen == .active)
+        let active = row.seen == .active
+        for index in row.apps.indices {
+            // Counted in place: a copy taken out of `apps` would copy its dictionaries on every add.
+            apps[row.apps[index].app, default: AppCounts()].add(row.apps[index], active: active)
         }
     }
 
@@ -139,8 +158,9 @@ public enum FleetCSV {
     /// A field quoted when it holds a comma, quote, line break, or starts like a spreadsheet formula.
     public static func quote(_ field: String) -> String {
         var field = field
-        if let first = field.utf8.first, first == UInt8(ascii: "=") || first == UInt8(ascii: "+")
-            || first == UInt8(ascii: "-") || first == UInt8(ascii: "@")
+        if let first = field.utf8.first,
+            first == UInt8(ascii: "=") || first == UInt8(ascii: "+")
+                || first == UInt8(ascii: "-") || first == UInt8(ascii: "@")
         {
             field = "'" + field
         }

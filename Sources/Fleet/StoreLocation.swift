@@ -115,7 +115,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             default: return bad("unsupported parameter '\(parts[0])' (host, port, sslmode=disable)")
             }
         }
-        guard let userName = decode(user), !userName.isEmpty else { return bad("no user name (postgres://user@host/db)") }
+        guard let userName = decode(user), !userName.isEmpty else {
+            return bad("no user name (postgres://user@host/db)")
+        }
         if host.isEmpty && socket == nil { host = "localhost" }
         guard let hostName = decode(host) else { return bad("the host is not valid") }
         return .success(

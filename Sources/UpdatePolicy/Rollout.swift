@@ -43,7 +43,18 @@ public enum Rollout {
 
     /// A device id as buckets use it: trimmed of ASCII whitespace and ASCII-lowercased.
     public static func normalize(_ deviceID: String) -> String {
-        String(deviceID.trimmingASCIIWhitespace()).asciiLowercased()
+        // Most ids are already normal: no copy for them (a fleet summary normalizes one per device and app).
+        let bytes = deviceID.utf8
+        if let first = bytes.first, let last = bytes.last, !isASCIIWhitespace(first), !isASCIIWhitespace(last),
+            !bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+        {
+            return deviceID
+        }
+        return String(deviceID.trimmingASCIIWhitespace()).asciiLowercased()
+    }
+
+    private static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0B || byte == 0x0C
     }
 
     /// The bucket of an id already normalized, as UTF-8 (requests normalize theirs once, not once per policy).
