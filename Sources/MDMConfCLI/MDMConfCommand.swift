@@ -22,7 +22,7 @@ struct MDMConfCommand: ParsableCommand {
 
     /// `mdmconf --version` is answered before parsing: the parser's own version flag (and any root flag) would
     /// also claim `--version` after a subcommand, where `update-check --version` is the app's version. The
-    /// server's commands go to `mdmconf-server`; plain `lint` and `validate` runs skip ArgumentParser.
+    /// server's commands go to `mdmconf-server`; plain `lint`, `validate` and `update-check` runs skip ArgumentParser.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments == ["--version"] {

@@ -13,8 +13,8 @@ import PropertyList
     import Darwin
 #endif
 
-/// The plain invocations scripts make most — `mdmconf lint FILE…`, `mdmconf validate --schema S FILE…` with long
-/// options — read without ArgumentParser, whose first parse in a process costs about 2.5 ms of runtime
+/// The plain invocations scripts make most — `mdmconf lint FILE…`, `mdmconf validate --schema S FILE…`,
+/// `mdmconf update-check --policy P …` with long options — read without ArgumentParser, whose first parse in a process costs about 2.5 ms of runtime
 /// reflection (Mirror over the command's property wrappers and protocol-conformance lookups), longer than the
 /// check itself. Anything else (help, short or unknown options, `--`, a repeated option, a value ArgumentParser
 /// would refuse, a missing argument) is declined and goes through ArgumentParser, which gives the usual help and
@@ -54,7 +54,9 @@ struct QuickArguments {
                 if let inline {
                     values[key] = inline
                 } else {
-                    guard index < arguments.endIndex, !arguments[index].hasPrefix("-") else { return nil }
+                    guard index < arguments.endIndex,
+                        arguments[index] == "-" || !arguments[index].hasPrefix("-")
+                    else { return nil }
                     values[key] = arguments[index]
                     index += 1
                 }
@@ -112,7 +114,49 @@ struct QuickArguments {
             report: report, maxSize: maxSize)
     }
 
-    /// Runs `mdmconf ARGUMENTS` when it is a plain `lint` or `validate`; returns only when it is not.
+    /// The request flags of `update-check`, by option name, and the JSON field each sets.
+    private static let requestFlags: [(option: String, field: String)] = [
+        ("app", "app"), ("version", "version"), ("build", "build"), ("platform", "platform"),
+        ("os-version", "osVersion"), ("device-model", "deviceModel"), ("device-id", "deviceId"),
+        ("channel", "channel"), ("locale", "locale"), ("time-zone", "timeZone"), ("now", "now"),
+        ("deferrals-used", "deferralsUsed"), ("enrolled-at", "enrolledAt"),
+    ]
+
+    /// `mdmconf update-check …` (without the subcommand name), or nil to let ArgumentParser read it.
+    static func updateCheck(_ arguments: ArraySlice<String>) -> UpdateCheck? {
+        var options: [String: Kind] = ["policy": .value, "request": .value, "format": .value, "max-size": .value]
+        options["explain"] = .flag
+        for flag in requestFlags { options[flag.option] = .value }
+        guard let quick = QuickArguments(arguments, options: options), quick.positional.isEmpty,
+            let policy = quick.values["policy"]
+        else { return nil }
+        var check = UpdateCheck(policy: policy, flags: [:], maxSize: ReaderLimitOptions.defaultMaxSize)
+        check.request = quick.values["request"]
+        check.now = quick.values["now"]
+        for flag in requestFlags { if let value = quick.values[flag.option] { check.flags[flag.field] = value } }
+        if let text = quick.values["format"] {
+            guard let format = UpdateCheckCommand.OutputFormat(argument: text) else { return nil }
+            check.format = format
+        }
+        check.explain = quick.flags.contains("explain")
+        if let text = quick.values["max-size"] {
+            guard let parsed = ByteCount(argument: text) else { return nil }
+            check.maxSize = parsed.bytes
+        }
+        // UpdateCheckCommand.validate's rules: anything it would refuse is left to it.
+        if check.request != nil && !check.flags.isEmpty { return nil }
+        if check.request == nil
+            && (check.flags["app"] == nil || check.flags["version"] == nil
+                || check.flags["platform"] == nil)
+        {
+            return nil
+        }
+        if check.request == "-" && policy == "-" { return nil }
+        return check
+    }
+
+    /// Runs `mdmconf ARGUMENTS` when it is a plain `lint`, `validate` or `update-check`; returns only when it is
+    /// not.
     static func runIfPlain(_ arguments: [String]) {
         guard let command = arguments.first else { return }
         let rest = arguments.dropFirst()
@@ -120,6 +164,7 @@ struct QuickArguments {
         switch command {
         case "lint": run = lint(rest).map { lint in { try lint.run() } }
         case "validate": run = validate(rest).map { validate in { try validate.run() } }
+        case "update-check": run = updateCheck(rest).map { check in { try check.run() } }
         default: run = nil
         }
         guard let run else { return }

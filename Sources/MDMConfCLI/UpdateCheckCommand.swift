@@ -51,7 +51,7 @@ struct UpdateCheckCommand: ParsableCommand {
     @Flag(name: .long, help: "Add a per-policy trace of every check.") var explain = false
     @OptionGroup var limits: ReaderLimitOptions
 
-    private var flagValues: [String: String] {
+    var flagValues: [String: String] {
         var values: [String: String] = [:]
         let pairs: [(String, String?)] = [
             ("app", app), ("version", version), ("build", build), ("platform", platform), ("osVersion", osVersion),
@@ -74,6 +74,32 @@ struct UpdateCheckCommand: ParsableCommand {
         }
     }
 
+    var settings: UpdateCheck {
+        UpdateCheck(
+            policy: policy, request: request, flags: flagValues, now: now, format: format, explain: explain,
+            maxSize: limits.maxSize.bytes)
+    }
+
+    func run() throws { try settings.run() }
+}
+
+/// What `mdmconf update-check` was asked, however its arguments were read (``QuickArguments`` or ArgumentParser).
+struct UpdateCheck: Equatable {
+    var policy: String
+    var request: String?
+    /// The request's fields given as flags, by JSON field name (`osVersion`), including `now`.
+    var flags: [String: String]
+    var now: String?
+    var format: UpdateCheckCommand.OutputFormat = .text
+    var explain = false
+    var maxSize: Int
+
+    private var readerOptions: PlistReaderOptions {
+        var options = PlistReaderOptions()
+        options.maxInputSize = maxSize
+        return options
+    }
+
     func run() throws {
         let document = try loadPolicy()
         let clock = Instant.now
@@ -81,7 +107,7 @@ struct UpdateCheckCommand: ParsableCommand {
         if let request {
             let bytes: [UInt8]
             do {
-                guard case .bytes(let contents) = try InputFile.read(request, limit: limits.readerOptions.maxInputSize)
+                guard case .bytes(let contents) = try InputFile.read(request, limit: readerOptions.maxInputSize)
                 else {
                     throw ExitStatus.invalidRequest.exitCode
                 }
@@ -90,13 +116,13 @@ struct UpdateCheckCommand: ParsableCommand {
                 Console.error("error: cannot read \(error.path): \(error.reason)\n")
                 throw ExitStatus.unreadableInput.exitCode
             }
-            let json = JSONPlistReader(options: limits.readerOptions, nullMembersAreAbsent: true).read(
+            let json = JSONPlistReader(options: readerOptions, nullMembersAreAbsent: true).read(
                 bytes, file: request)
             parsed =
                 json.hasErrors
                 ? .failure(RequestErrors(reasons: ["malformed_request"])) : UpdateRequest.parse(json.root)
         } else {
-            parsed = UpdateRequest.parse(flagValues)
+            parsed = UpdateRequest.parse(flags)
         }
         let decision: Decision
         switch parsed {
@@ -121,7 +147,7 @@ struct UpdateCheckCommand: ParsableCommand {
     private func loadPolicy() throws -> PolicyDocument {
         let contents: InputFile.Contents
         do {
-            contents = try InputFile.read(policy, limit: limits.readerOptions.maxInputSize)
+            contents = try InputFile.read(policy, limit: readerOptions.maxInputSize)
         } catch {
             Console.error("error: cannot read \(error.path): \(error.reason)\n")
             throw ExitStatus.unreadableInput.exitCode
@@ -132,11 +158,11 @@ struct UpdateCheckCommand: ParsableCommand {
         case .bytes(let read): bytes = read
         case .tooLarge(let size):
             report(
-                [PlistCode.fileTooLarge(size: size, limit: limits.readerOptions.maxInputSize, file: name)], source: [],
+                [PlistCode.fileTooLarge(size: size, limit: readerOptions.maxInputSize, file: name)], source: [],
                 file: name)
             throw ExitStatus.invalidConfiguration.exitCode
         }
-        let loaded = PolicyLoader(readerOptions: limits.readerOptions).load(bytes, file: name)
+        let loaded = PolicyLoader(readerOptions: readerOptions).load(bytes, file: name)
         guard let document = loaded.document else {
             report(loaded.diagnostics.filter { $0.severity == .error }, source: bytes, file: name)
             throw ExitStatus.invalidConfiguration.exitCode

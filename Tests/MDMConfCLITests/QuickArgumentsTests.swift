@@ -41,6 +41,7 @@ struct QuickArgumentsTests {
         ["--schema", "s.xml", "a.plist"],
         ["--unknown", "a.plist"],
         ["a.plist", "--format", "-"],
+        ["a.plist", "--max-size", "-1"],
     ]
 
     @Test(arguments: lintCases)
@@ -59,6 +60,7 @@ struct QuickArgumentsTests {
         ["a.plist"],
         ["--schema", "Examples/app/schema.xml", "a.plist", "b.plist"],
         ["--app", "com.example.field", "--mdm", "jamf", "-", "--strict"],
+        ["--resolve", "-", "c.plist"],
         ["--schema=s.plist", "--platform", "macOS", "--os-version", "14.4", "c.plist"],
         ["--resolve", "values.plist", "--mdm=intune", "--format", "json", "--max-size", "2M", "c.plist"],
         ["c.plist", "--platform", "iOS"],
@@ -86,6 +88,44 @@ struct QuickArgumentsTests {
     @Test(arguments: validateDeclined)
     func validateLeavesTheRestToArgumentParser(_ arguments: [String]) {
         #expect(QuickArguments.validate(arguments[...]) == nil)
+    }
+
+    static let updateCheckCases: [[String]] = [
+        ["--policy", "p.plist", "--request", "r.json"],
+        ["--policy=p.plist", "--request", "-", "--format", "json", "--explain"],
+        ["--policy", "p.plist", "--app", "com.example.field", "--version", "3.1.0", "--platform", "ios"],
+        [
+            "--policy", "p.plist", "--app", "a", "--version", "1", "--platform", "macos", "--os-version", "14.4",
+            "--device-model", "Mac14,2", "--device-id", "X", "--channel", "beta", "--locale", "de", "--time-zone",
+            "Europe/Berlin", "--now", "2026-12-01T00:00:00Z", "--deferrals-used", "2", "--enrolled-at",
+            "2026-01-01T00:00:00Z", "--max-size", "1M",
+        ],
+        ["--policy", "p.plist", "--app", "a", "--version", "not a version", "--platform", "ios"],
+    ]
+
+    static let updateCheckDeclined: [[String]] = [
+        [],
+        ["--request", "r.json"],
+        ["--policy", "p.plist"],
+        ["--policy", "p.plist", "--request", "r.json", "--app", "a"],
+        ["--policy", "-", "--request", "-"],
+        ["--policy", "p.plist", "--app", "a", "--version", "1"],
+        ["--policy", "p.plist", "--request", "r.json", "--format", "sarif"],
+        ["--policy", "p.plist", "--request", "r.json", "extra"],
+        ["--policy", "p.plist", "--request", "r.json", "--help"],
+        ["--policy", "p.plist", "--request", "r.json", "--explain", "--explain"],
+    ]
+
+    @Test(arguments: updateCheckCases)
+    func updateCheckMeansWhatArgumentParserMeans(_ arguments: [String]) throws {
+        let quick = try #require(QuickArguments.updateCheck(arguments[...]))
+        let parsed = try UpdateCheckCommand.parse(arguments)
+        #expect(quick == parsed.settings)
+    }
+
+    @Test(arguments: updateCheckDeclined)
+    func updateCheckLeavesTheRestToArgumentParser(_ arguments: [String]) {
+        #expect(QuickArguments.updateCheck(arguments[...]) == nil)
     }
 
     /// `mdmconf` lists and hands over exactly the commands `mdmconf-server` has.
