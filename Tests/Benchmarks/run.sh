@@ -9,13 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-need=()
-command -v hyperfine >/dev/null || need+=(hyperfine)
-command -v xmllint >/dev/null || need+=(libxml2-utils)
-if [ ${#need[@]} -gt 0 ]; then
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
-fi
+source Tests/Benchmarks/need.sh
+need hyperfine:hyperfine xmllint:libxml2-utils
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 PLUTIL=$(command -v plutil || true)
 

@@ -5,13 +5,8 @@
 #   bash Tests/Benchmarks/startup.sh          # needs hyperfine and xmllint (apt: hyperfine libxml2-utils)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-need=()
-command -v hyperfine >/dev/null || need+=(hyperfine)
-command -v xmllint >/dev/null || need+=(libxml2-utils)
-if [ ${#need[@]} -gt 0 ]; then
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
-fi
+source Tests/Benchmarks/need.sh
+need hyperfine:hyperfine xmllint:libxml2-utils
 
 SCRATCH=.build-static
 swift build -c release --static-swift-stdlib --scratch-path $SCRATCH --product mdmconf -Xlinker -no-pie >/dev/null
