@@ -74,6 +74,8 @@ import Testing
             encoding: .utf8)
         #expect(workflow.contains("check-catalog.sh catalog github"))
         #expect(workflow.contains("diff /tmp/base/catalog catalog"))
+        // `diff` runs in mdmconf-server, which must be built beside mdmconf.
+        #expect(workflow.contains("--product mdmconf-server"))
         let annotations = try Self.run(["bash", Self.check, "Examples/catalog", "github"], in: CLIProcess.packageRoot)
         #expect(annotations.status == 0, "\(annotations.stderr)")
         #expect(
