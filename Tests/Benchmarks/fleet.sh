@@ -14,14 +14,9 @@ RUN=${SECONDS_PER_RUN:-10}
 DEVICES=${DEVICES:-100000}
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')  # the real interpreter, not a shim
 
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-command -v curl >/dev/null || need+=(curl)
-ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || command -v pgbench >/dev/null || need+=(postgresql postgresql-contrib)
-if [ ${#need[@]} -gt 0 ]; then
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
-fi
+source Tests/Benchmarks/need.sh
+need wrk:wrk curl:curl
+ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || command -v pgbench >/dev/null || need pgbench:postgresql pgbench:postgresql-contrib
 
 swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null
 BIN="$(swift build -c release --show-bin-path)/mdmconf"

@@ -12,14 +12,8 @@ cd "$(dirname "$0")/../.."
 RUN=${SECONDS_PER_RUN:-10}
 SOAK=${SOAK:-300}
 
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-command -v nginx >/dev/null || need+=(nginx)
-command -v curl >/dev/null || need+=(curl)
-if [ ${#need[@]} -gt 0 ]; then
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
-fi
+source Tests/Benchmarks/need.sh
+need wrk:wrk nginx:nginx curl:curl
 
 swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null
 BIN="$(swift build -c release --show-bin-path)"

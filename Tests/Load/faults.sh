@@ -11,13 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-command -v curl >/dev/null || need+=(curl)
-if [ ${#need[@]} -gt 0 ]; then
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
-fi
+source Tests/Benchmarks/need.sh
+need wrk:wrk curl:curl
 PY=$(python3 -c 'import sys; print(sys.executable)')
 
 swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null
