@@ -14,11 +14,11 @@ import PropertyList
 #endif
 
 /// The plain invocations scripts make most — `mdmconf lint FILE…`, `mdmconf validate --schema S FILE…`,
-/// `mdmconf update-check --policy P …` with long options — read without ArgumentParser, whose first parse in a process costs about 2.5 ms of runtime
-/// reflection (Mirror over the command's property wrappers and protocol-conformance lookups), longer than the
-/// check itself. Anything else (help, short or unknown options, `--`, a repeated option, a value ArgumentParser
-/// would refuse, a missing argument) is declined and goes through ArgumentParser, which gives the usual help and
-/// errors. `QuickArgumentsTests` proves that every invocation read here gives exactly what ArgumentParser gives.
+/// `mdmconf update-check --policy P …` with long options — read without ArgumentParser, whose first parse in a
+/// process costs about 2.5 ms of runtime reflection (Mirror over the command's property wrappers and
+/// protocol-conformance lookups), longer than the check itself. Anything else (help, short or unknown options,
+/// `--`, a repeated option, a value ArgumentParser would refuse, a missing argument) is declined and goes through
+/// ArgumentParser, which gives the usual help and errors. `QuickArgumentsTests` proves that every invocation read here gives exactly what ArgumentParser gives.
 struct QuickArguments {
     enum Kind { case flag, value }
 

@@ -179,11 +179,4 @@ struct ReportTable {
         }
         bytes.withUnsafeBufferPointer(write)
     }
-
-    /// The whole table as one string (tests, small fleets).
-    func render() -> String {
-        var bytes: [UInt8] = []
-        render { bytes.append(contentsOf: $0) }
-        return String(decoding: bytes, as: UTF8.self)
-    }
 }
