@@ -12,6 +12,12 @@ public protocol FleetStore: Sendable {
     /// is.
     func write(_ batch: [CheckInRecord]) async throws
 
+    /// Devices in id order (byte order), after `after`, at most `limit` of them, each with every app it reported.
+    func devices(after: String?, limit: Int) async throws -> [DeviceState]
+
+    /// One device's latest state, or nil when it never checked in.
+    func device(_ id: String) async throws -> DeviceState?
+
     /// A device's most recent check-ins, newest first.
     func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn]
 
@@ -47,32 +53,6 @@ public protocol FleetStore: Sendable {
 
 extension FleetStore {
     public func catalogNotifications() -> AsyncStream<Int>? { nil }
-
-    /// Devices in id order (byte order), after `after`, at most `limit` of them, each with every app it reported:
-    /// the same two reads on either store, through `rows`.
-    public func devices(after: String?, limit: Int) async throws -> [DeviceState] {
-        var devices = try await rows(
-            FleetSQL.Statement(
-                sql: FleetSQL.devices(dialect: dialect), values: [.text(after ?? ""), .integer(Int64(limit))])
-        ).compactMap(FleetSQL.deviceState)
-        guard let last = devices.last?.device else { return devices }
-        let apps = try await rows(
-            FleetSQL.Statement(sql: FleetSQL.apps(dialect: dialect), values: [.text(after ?? ""), .text(last)]))
-        FleetSQL.attach(apps.compactMap(FleetSQL.appState), to: &devices)
-        return devices
-    }
-
-    /// One device's latest state, or nil when it never checked in.
-    public func device(_ id: String) async throws -> DeviceState? {
-        guard
-            var device = try await rows(FleetSQL.Statement(sql: FleetSQL.device(dialect: dialect), values: [.text(id)]))
-                .first.flatMap(FleetSQL.deviceState)
-        else { return nil }
-        device.apps = try await rows(
-            FleetSQL.Statement(sql: FleetSQL.appsOfDevice(dialect: dialect), values: [.text(id)])
-        ).compactMap(FleetSQL.appState).map(\.app)
-        return device
-    }
 }
 
 /// One check-in as it is stored: what the device sent, when the server took it, which replica took it.

@@ -183,6 +183,27 @@ public final class PostgresFleetStore: FleetStore {
         }
     }
 
+    public func devices(after: String?, limit: Int) async throws -> [DeviceState] {
+        var devices = try await rows(
+            FleetSQL.devices(dialect: .postgres), [.text(after ?? ""), .integer(Int64(limit))]
+        )
+        .compactMap(FleetSQL.deviceState)
+        guard let last = devices.last?.device else { return devices }
+        let apps = try await rows(FleetSQL.apps(dialect: .postgres), [.text(after ?? ""), .text(last)])
+        FleetSQL.attach(apps.compactMap(FleetSQL.appState), to: &devices)
+        return devices
+    }
+
+    public func device(_ id: String) async throws -> DeviceState? {
+        guard
+            var device = try await rows(FleetSQL.device(dialect: .postgres), [.text(id)]).first
+                .flatMap(FleetSQL.deviceState)
+        else { return nil }
+        device.apps = try await rows(FleetSQL.appsOfDevice(dialect: .postgres), [.text(id)])
+            .compactMap(FleetSQL.appState).map(\.app)
+        return device
+    }
+
     public func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn] {
         try await rows(FleetSQL.checkIns(dialect: .postgres), [.text(device), .integer(Int64(limit))]).compactMap {
             columns in

@@ -143,6 +143,25 @@ public final class SQLiteFleetStore: FleetStore {
 
     // MARK: Reading
 
+    public func devices(after: String?, limit: Int) async throws -> [DeviceState] {
+        let rows = try await reader.query(FleetSQL.devices(dialect: .sqlite), [.text(after ?? ""), .integer(limit)])
+        var devices = rows.compactMap { FleetSQL.deviceState(Self.values($0)) }
+        guard let last = devices.last?.device else { return devices }
+        let apps = try await reader.query(FleetSQL.apps(dialect: .sqlite), [.text(after ?? ""), .text(last)])
+        FleetSQL.attach(apps.compactMap { FleetSQL.appState(Self.values($0)) }, to: &devices)
+        return devices
+    }
+
+    public func device(_ id: String) async throws -> DeviceState? {
+        let rows = try await reader.query(FleetSQL.device(dialect: .sqlite), [.text(id)])
+        guard var devices = rows.first.flatMap({ FleetSQL.deviceState(Self.values($0)) }).map({ [$0] }) else {
+            return nil
+        }
+        let apps = try await reader.query(FleetSQL.appsOfDevice(dialect: .sqlite), [.text(id)])
+        FleetSQL.attach(apps.compactMap { FleetSQL.appState(Self.values($0)) }, to: &devices)
+        return devices.first
+    }
+
     public func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn] {
         let rows = try await reader.query(FleetSQL.checkIns(dialect: .sqlite), [.text(device), .integer(limit)])
         return rows.compactMap { row in
