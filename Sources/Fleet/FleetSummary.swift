@@ -10,16 +10,19 @@ public struct FleetSummary: Sendable, Equatable {
         public var versions: [String: Int] = [:]
         /// By `Outcome` in `allCases` order, then unreported; by `ConfigStatus` in `allCases` order: counted by
         /// index, not by hashing a name per app and device.
-        private var decisionCounts = [Int](repeating: 0, count: Outcome.allCases.count + 1)
-        private var configCounts = [Int](repeating: 0, count: ConfigStatus.allCases.count)
+        private var decisionCounts = [Int](repeating: 0, count: Self.outcomes.count + 1)
+        private var configCounts = [Int](repeating: 0, count: Self.statuses.count)
+        // `allCases` builds its array on every use.
+        private static let outcomes = Outcome.allCases
+        private static let statuses = ConfigStatus.allCases
 
         /// Devices by decision (`ok` … `required`, and `unreported`), only those with at least one.
         public var decisions: [String: Int] {
-            Self.named(decisionCounts, Outcome.allCases.map(\.rawValue) + ["unreported"])
+            Self.named(decisionCounts, Self.outcomes.map(\.rawValue) + ["unreported"])
         }
 
         /// Devices by config status, only those with at least one.
-        public var config: [String: Int] { Self.named(configCounts, ConfigStatus.allCases.map(\.rawValue)) }
+        public var config: [String: Int] { Self.named(configCounts, Self.statuses.map(\.rawValue)) }
 
         private static func named(_ counts: [Int], _ names: [String]) -> [String: Int] {
             var named: [String: Int] = [:]
@@ -30,10 +33,9 @@ public struct FleetSummary: Sendable, Equatable {
         mutating func add(_ app: AppCompliance, active: Bool) {
             devices += 1
             if app.compliant && active { compliant += 1 }
-            let decision =
-                app.decision.flatMap { Outcome.allCases.firstIndex(of: $0.decision) } ?? Outcome.allCases.count
+            let decision = app.decision.flatMap { Self.outcomes.firstIndex(of: $0.decision) } ?? Self.outcomes.count
             decisionCounts[decision] += 1
-            configCounts[ConfigStatus.allCases.firstIndex(of: app.config) ?? 0] += 1
+            configCounts[Self.statuses.firstIndex(of: app.config) ?? 0] += 1
             versions[app.reported?.version ?? "unreported", default: 0] += 1
         }
     }
