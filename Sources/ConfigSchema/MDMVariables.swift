@@ -123,16 +123,34 @@ public enum MDMVariables {
 }
 
 extension String {
-    /// Every occurrence of `target` replaced (no Foundation needed).
+    /// Every occurrence of `target` replaced, matched by UTF-8 bytes as `MDMVariables.tokens` finds tokens (the
+    /// standard library's `firstRange(of:)` was a sixth of loading a catalog with 2,000 inventory devices).
     func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var result = ""
-        var rest = self[...]
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound]
-            result += replacement
-            rest = rest[range.upperBound...]
+        let pattern = Array(target.utf8)
+        guard let first = pattern.first else { return self }
+        return withContiguousUTF8 { text in
+            var result: [UInt8] = []
+            var copied = 0
+            var index = 0
+            while index + pattern.count <= text.count {
+                if text[index] == first && text[index..<index + pattern.count].elementsEqual(pattern) {
+                    result.append(contentsOf: text[copied..<index])
+                    result.append(contentsOf: replacement.utf8)
+                    index += pattern.count
+                    copied = index
+                } else {
+                    index += 1
+                }
+            }
+            guard copied > 0 else { return self }
+            result.append(contentsOf: text[copied...])
+            return String(decoding: result, as: UTF8.self)
         }
-        return result + rest
+    }
+
+    /// The UTF-8 of the string as one buffer (a copy only for a bridged or non-contiguous string).
+    private func withContiguousUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var text = self
+        return text.withUTF8(body)
     }
 }

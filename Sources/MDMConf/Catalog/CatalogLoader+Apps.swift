@@ -45,7 +45,8 @@ extension CatalogRun {
         let configFile = join(folder, "config.plist")
         guard InputPaths.isFile(configFile) else {
             if let target = InputPaths.danglingLinkTarget(configFile) {
-                reportDanglingLink("apps/\(id)/config.plist", target: target, code: CatalogCode.missingConfig, file: configFile)
+                reportDanglingLink(
+                    "apps/\(id)/config.plist", target: target, code: CatalogCode.missingConfig, file: configFile)
             } else {
                 report(
                     CatalogCode.missingConfig, "apps/\(id) has no config.plist", file: folder,
@@ -78,20 +79,32 @@ extension CatalogRun {
         }
         guard let schema, let config, policy != .invalid else { return nil }
         guard let defaultConfig = serve(config, values: nil, variant: nil) else { return nil }
-        var deviceConfigs: [String: ServedConfig] = [:]
-        for device in devices.values.sorted(by: { $0.id < $1.id }) {
-            let group = device.groups.first { variants[$0] != nil }
-            let document = group.flatMap { variants[$0] } ?? config
+        // Every inventory device's configuration, checked and rendered on every core (a large inventory made this
+        // loop most of a catalog load); findings keep device order.
+        let variantDocuments = variants
+        let perDevice = ParallelMap.map(devices.values.sorted(by: { $0.id < $1.id })) { device in
+            let group = device.groups.first { variantDocuments[$0] != nil }
+            let document = group.flatMap { variantDocuments[$0] } ?? config
             let values = device.variableValues
-            let options = ValidationOptions(resolvedVariables: values)
-            for diagnostic in Validator.validate(document, against: schema, options: options)
+            var deviceFindings: [Diagnostic] = []
+            for diagnostic in Validator.validate(
+                document, against: schema, options: ValidationOptions(resolvedVariables: values))
             where diagnostic.severity == .error {
                 var finding = diagnostic
                 finding.code = CatalogCode.deviceConfigInvalid
                 finding.message = "for device '\(device.id)': \(diagnostic.message) [\(diagnostic.code.code)]"
-                findings.append(finding)
+                deviceFindings.append(finding)
             }
-            deviceConfigs[device.id] = serve(document, values: values, variant: group)
+            return (device.id, deviceFindings, Self.render(document, values: values, variant: group))
+        }
+        var deviceConfigs: [String: ServedConfig] = [:]
+        for (id, deviceFindings, rendered) in perDevice {
+            findings += deviceFindings
+            switch rendered {
+            case .served(let served)?: deviceConfigs[id] = served
+            case .refused(let diagnostic)?: findings.append(diagnostic)
+            case nil: break
+            }
         }
         return CatalogApp(
             id: id, schema: schema, defaultConfig: defaultConfig, deviceConfigs: deviceConfigs,
@@ -103,7 +116,8 @@ extension CatalogRun {
         if candidates.isEmpty {
             for name in ["schema.xml", "schema.plist"] {
                 guard let target = InputPaths.danglingLinkTarget(join(folder, name)) else { continue }
-                reportDanglingLink("apps/\(id)/\(name)", target: target, code: CatalogCode.missingSchema, file: join(folder, name))
+                reportDanglingLink(
+                    "apps/\(id)/\(name)", target: target, code: CatalogCode.missingSchema, file: join(folder, name))
                 return nil
             }
         }
@@ -171,15 +185,32 @@ extension CatalogRun {
     private mutating func serve(_ document: PlistDocument, values: [String: String]?, variant: String?)
         -> ServedConfig?
     {
+        switch Self.render(document, values: values, variant: variant) {
+        case .served(let served)?: return served
+        case .refused(let diagnostic)?:
+            findings.append(diagnostic)
+            return nil
+        case nil: return nil
+        }
+    }
+
+    /// `document` with `values` substituted, in both served forms; the finding of a value a form cannot carry; nil
+    /// for a document without a root.
+    private static func render(_ document: PlistDocument, values: [String: String]?, variant: String?) -> Rendered? {
         guard let root = document.root else { return nil }
         let value = values.map { MDMVariables.substitute(in: root.value, values: $0) } ?? root.value
         do {
-            return ServedConfig(xml: try PlistWriter.xml(value), json: PlistWriter.json(value), variant: variant)
+            let served = ServedConfig(xml: try PlistWriter.xml(value), json: PlistWriter.json(value), variant: variant)
+            return .served(served)
         } catch {
             var diagnostic = error.diagnostic
             diagnostic.location = SourceLocation(file: document.file)
-            findings.append(diagnostic)
-            return nil
+            return .refused(diagnostic)
         }
+    }
+
+    private enum Rendered: Sendable {
+        case served(ServedConfig)
+        case refused(Diagnostic)
     }
 }
