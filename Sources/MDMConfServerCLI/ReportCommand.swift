@@ -107,16 +107,6 @@ struct ReportTable {
 
     static let header = ["DEVICE", "SEEN", "LAST CHECK-IN", "APP", "VERSION", "UPDATE", "CONFIG", "COMPLIANT"]
 
-    /// The eight cells of one device's `index`th app line (`app` nil for a device with no apps).
-    private static func cells(_ row: DeviceCompliance, _ app: AppCompliance?, first: Bool) -> [String] {
-        [
-            first ? row.device : "", first ? row.seen.rawValue : "",
-            first ? (row.state?.lastCheckIn.description ?? "-") : "", app?.app ?? "-",
-            app?.reported?.version ?? "-", app?.decision?.decision.rawValue ?? "-",
-            app?.config.rawValue ?? "-", first ? (row.compliant ? "yes" : "no") : "",
-        ]
-    }
-
     /// Widths in characters; cells are ASCII but for unusual ids, whose characters are counted.
     private static func width(_ cell: String) -> Int {
         cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count
@@ -125,56 +115,71 @@ struct ReportTable {
     /// Calls `write` with the table and the reasons, in order, a piece at a time.
     func render(_ write: (UnsafeBufferPointer<UInt8>) -> Void) {
         var widths = Self.header.map(Self.width)
-        var compliant = [Bool]()
+        var compliant: [Bool] = []
         compliant.reserveCapacity(rows.count)
+        var checkIns: [String] = []
+        checkIns.reserveCapacity(rows.count)
         for row in rows {
-            let isCompliant = row.compliant
-            compliant.append(isCompliant)
+            compliant.append(row.compliant)
+            checkIns.append(row.state?.lastCheckIn.description ?? "-")
             widths[0] = max(widths[0], Self.width(row.device))
             widths[1] = max(widths[1], row.seen.rawValue.utf8.count)
-            widths[2] = max(widths[2], row.state?.lastCheckIn.description.utf8.count ?? 1)
+            widths[2] = max(widths[2], Self.width(checkIns[checkIns.count - 1]))
             widths[7] = max(widths[7], 3)
             if row.apps.isEmpty { for column in 3...6 { widths[column] = max(widths[column], 1) } }
-            for app in row.apps {
-                widths[3] = max(widths[3], Self.width(app.app))
-                widths[4] = max(widths[4], app.reported.map { Self.width($0.version) } ?? 1)
-                widths[5] = max(widths[5], app.decision?.decision.rawValue.utf8.count ?? 1)
-                widths[6] = max(widths[6], app.config.rawValue.utf8.count)
+            for index in row.apps.indices {
+                widths[3] = max(widths[3], Self.width(row.apps[index].app))
+                widths[4] = max(widths[4], row.apps[index].reported.map { Self.width($0.version) } ?? 1)
+                widths[5] = max(widths[5], row.apps[index].decision?.decision.rawValue.utf8.count ?? 1)
+                widths[6] = max(widths[6], row.apps[index].config.rawValue.utf8.count)
             }
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(1 << 20 + 4096)
-        func flushIfFull() {
+        var pending = 0  // spaces owed before the next non-empty cell, so no line ends in spaces
+        func cell(_ text: String, _ column: Int) {
+            if !text.isEmpty {
+                bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pending))
+                bytes.append(contentsOf: text.utf8)
+                pending = 0
+            }
+            if column < widths.count - 1 { pending += widths[column] - Self.width(text) + 2 }
+        }
+        func endLine() {
+            bytes.append(UInt8(ascii: "\n"))
+            pending = 0
             guard bytes.count >= 1 << 20 else { return }
             bytes.withUnsafeBufferPointer(write)
             bytes.removeAll(keepingCapacity: true)
         }
-        func line(_ cells: [String]) {
-            var pending = 0  // spaces owed before the next non-empty cell, so no line ends in spaces
-            for (index, cell) in cells.enumerated() {
-                if !cell.isEmpty {
-                    bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pending))
-                    bytes.append(contentsOf: cell.utf8)
-                    pending = 0
-                }
-                if index < cells.count - 1 { pending += widths[index] - Self.width(cell) + 2 }
-            }
-            bytes.append(UInt8(ascii: "\n"))
-            flushIfFull()
-        }
-        line(Self.header)
-        for row in rows {
+        for (column, title) in Self.header.enumerated() { cell(title, column) }
+        endLine()
+        for (index, row) in rows.enumerated() {
+            cell(row.device, 0)
+            cell(row.seen.rawValue, 1)
+            cell(checkIns[index], 2)
             if row.apps.isEmpty {
-                line(Self.cells(row, nil, first: true))
-            } else {
-                for index in row.apps.indices { line(Self.cells(row, row.apps[index], first: index == 0)) }
+                for column in 3...6 { cell("-", column) }
             }
+            for app in row.apps.indices {
+                if app > 0 {
+                    endLine()
+                    for column in 0...2 { cell("", column) }
+                }
+                cell(row.apps[app].app, 3)
+                cell(row.apps[app].reported?.version ?? "-", 4)
+                cell(row.apps[app].decision?.decision.rawValue ?? "-", 5)
+                cell(row.apps[app].config.rawValue, 6)
+                if app == 0 { cell(compliant[index] ? "yes" : "no", 7) }
+            }
+            if row.apps.isEmpty { cell(compliant[index] ? "yes" : "no", 7) }
+            endLine()
         }
         if compliant.contains(false) {
             bytes.append(contentsOf: "\nwhy not compliant:\n".utf8)
             for (row, isCompliant) in zip(rows, compliant) where !isCompliant {
-                bytes.append(contentsOf: "  \(row.device): \(row.why.joined(separator: "; "))\n".utf8)
-                flushIfFull()
+                bytes.append(contentsOf: "  \(row.device): \(row.why.joined(separator: "; "))".utf8)
+                endLine()
             }
         }
         bytes.withUnsafeBufferPointer(write)
