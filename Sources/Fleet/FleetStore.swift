@@ -115,9 +115,9 @@ public struct DeviceState: Sendable, Equatable {
 
     /// The device's fields as a check-in, for the update requests compliance makes.
     public var checkIn: CheckIn {
-        CheckIn(
-            device: device, at: reportedAt, platform: platform, osVersion: osVersion, deviceModel: deviceModel,
-            locale: locale, timeZone: timeZone, enrolledAt: enrolledAt, apps: apps.map(\.app))
+        var checkIn = deviceFields
+        checkIn.apps = apps.map(\.app)
+        return checkIn
     }
 
     /// The device's fields as a check-in without its apps: what an update request for one app reads (compliance

@@ -44,8 +44,7 @@ struct Lint: Equatable {
     var maxSize: Int
 
     func run() throws {
-        var readerOptions = PlistReaderOptions()
-        readerOptions.maxInputSize = maxSize
+        let readerOptions = ReaderLimitOptions.readerOptions(maxSize: maxSize)
         let paths = InputPaths.expand(files)
         let results = Linter(readerOptions: readerOptions, discovery: .standard()).lint(paths)
         let diagnosticReport = DiagnosticReport(files: results.map(\.report))

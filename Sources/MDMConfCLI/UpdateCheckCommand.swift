@@ -94,11 +94,7 @@ struct UpdateCheck: Equatable {
     var explain = false
     var maxSize: Int
 
-    private var readerOptions: PlistReaderOptions {
-        var options = PlistReaderOptions()
-        options.maxInputSize = maxSize
-        return options
-    }
+    private var readerOptions: PlistReaderOptions { ReaderLimitOptions.readerOptions(maxSize: maxSize) }
 
     func run() throws {
         let document = try loadPolicy()

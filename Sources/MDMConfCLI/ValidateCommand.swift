@@ -77,11 +77,7 @@ struct Validate: Equatable {
     var report: ReportSettings
     var maxSize: Int
 
-    private var readerOptions: PlistReaderOptions {
-        var options = PlistReaderOptions()
-        options.maxInputSize = maxSize
-        return options
-    }
+    private var readerOptions: PlistReaderOptions { ReaderLimitOptions.readerOptions(maxSize: maxSize) }
 
     func run() throws {
         var options = ValidationOptions(mdm: mdm, platform: platform, osVersion: osVersion)

@@ -14,9 +14,12 @@ package struct ReaderLimitOptions: ParsableArguments {
 
     package init() {}
 
-    package var readerOptions: PlistReaderOptions {
+    package var readerOptions: PlistReaderOptions { Self.readerOptions(maxSize: maxSize.bytes) }
+
+    /// The reader's options with `--max-size` applied.
+    package static func readerOptions(maxSize: Int) -> PlistReaderOptions {
         var options = PlistReaderOptions()
-        options.maxInputSize = maxSize.bytes
+        options.maxInputSize = maxSize
         return options
     }
 }

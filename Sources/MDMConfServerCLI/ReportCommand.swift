@@ -101,7 +101,7 @@ extension Outcome: ExpressibleByArgument {}
 
 /// One line per device and app: what it runs, its decision, its config status and why it is not compliant.
 /// Written in pieces of about 1 MiB as it is made: 100,000 devices are 44 MB of table, which as cells, lines and one
-/// string took as long as judging the fleet.
+/// string took about 0.6 s of CPU.
 struct ReportTable {
     let rows: [DeviceCompliance]
 

@@ -14,7 +14,7 @@ RUN=${SECONDS_PER_RUN:-10}
 DEVICES=${DEVICES:-100000}
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')  # the real interpreter, not a shim
 
-source Tests/Benchmarks/need.sh
+source Tests/Benchmarks/common.sh
 need wrk:wrk curl:curl
 ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || command -v pgbench >/dev/null || need pgbench:postgresql pgbench:postgresql-contrib
 

@@ -7,12 +7,10 @@
 #   (without it, the repository is cloned into .build/bench-schema-library)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source Tests/Benchmarks/need.sh
+source Tests/Benchmarks/common.sh
 need hyperfine:hyperfine xmllint:libxml2-utils
-SCRATCH=.build-static
-swift build -c release --static-swift-stdlib --scratch-path $SCRATCH --product mdmconf -Xlinker -no-pie >/dev/null
 D=$PWD/.build/bench-manifest-lint; mkdir -p "$D"
-strip -o "$D/mdmconf" "$SCRATCH/release/mdmconf"
+script_mdmconf "$D/mdmconf"
 LIB=${PROFILEMANIFESTS:-}
 if [ -z "$LIB" ]; then
     clone=$PWD/.build/bench-schema-library/ProfileManifests

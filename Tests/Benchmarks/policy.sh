@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-source Tests/Benchmarks/need.sh
+source Tests/Benchmarks/common.sh
 need hyperfine:hyperfine xmllint:libxml2-utils
 
 swift build -c release --static-swift-stdlib --product mdmconf -Xlinker -no-pie >/dev/null

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUN=${SECONDS_PER_RUN:-10}
-source Tests/Benchmarks/need.sh
+source Tests/Benchmarks/common.sh
 need wrk:wrk nginx:nginx curl:curl
 swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null
 BIN="$(swift build -c release --show-bin-path)"

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 RUN=${SECONDS_PER_RUN:-10}
 SOAK=${SOAK:-300}
 
-source Tests/Benchmarks/need.sh
+source Tests/Benchmarks/common.sh
 need wrk:wrk nginx:nginx curl:curl
 
 swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null

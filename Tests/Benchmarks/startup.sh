@@ -5,13 +5,11 @@
 #   bash Tests/Benchmarks/startup.sh          # needs hyperfine and xmllint (apt: hyperfine libxml2-utils)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source Tests/Benchmarks/need.sh
+source Tests/Benchmarks/common.sh
 need hyperfine:hyperfine xmllint:libxml2-utils
 
-SCRATCH=.build-static
-swift build -c release --static-swift-stdlib --scratch-path $SCRATCH --product mdmconf -Xlinker -no-pie >/dev/null
 D=.build/bench-startup; rm -rf "$D"; mkdir -p "$D"
-strip -o "$D/mdmconf" "$SCRATCH/release/mdmconf"
+script_mdmconf "$D/mdmconf"
 CONFIG=Examples/app/configs/com.example.field.plist
 SCHEMA=Examples/app/schema.xml
 POLICY=Examples/update-policy/update-policy.plist

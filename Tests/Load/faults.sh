@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-source Tests/Benchmarks/need.sh
+source Tests/Benchmarks/common.sh
 need wrk:wrk curl:curl
 PY=$(python3 -c 'import sys; print(sys.executable)')
 
