@@ -4,6 +4,12 @@ import MDMConf
 import PropertyList
 import UpdatePolicy
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One device's report at app launch (fleet.md, Check-in): what it runs, validated with the grammars of
 /// update-policy.md. Fields keep the text the device sent (trimmed), so what is stored is what was checked.
 public struct CheckIn: Sendable, Equatable {
@@ -130,8 +136,9 @@ public struct CheckInErrors: Error, Sendable, Equatable {
     }
 }
 
-/// What compliance over a whole fleet reads again and again, read once: time zones by name, and parsed update
-/// requests by their texts.
+/// What compliance over a whole fleet, and a server taking check-ins, read again and again, read once: time zones by
+/// name, and parsed update requests by their texts. Safe to share between threads (one lock around each look-up);
+/// at most 100,000 parses are kept, so texts a hostile client makes up cannot grow it without bound.
 public final class ParseCache: @unchecked Sendable {
     private var zones: [String: ZoneInfo?] = [:]
     /// The texts a parse depends on.
@@ -147,22 +154,39 @@ public final class ParseCache: @unchecked Sendable {
     }
 
     private var requests: [RequestKey: Result<UpdateRequest, RequestErrors>] = [:]
+    /// Guards `zones` and `requests`; freed with the cache.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        return mutex
+    }()
 
     public init() {}
 
-    /// Not thread-safe: one cache per evaluation pass.
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    /// The zone of that name, or nil when there is none.
     public func zone(named name: String) -> ZoneInfo? {
-        if let cached = zones[name] { return cached }
+        if let cached = locked({ zones[name] }) { return cached }
         let zone = ZoneInfo(named: name)
-        zones[name] = zone
+        locked { if zones.count < 4_096 { zones[name] = zone } }
         return zone
     }
 
     /// `UpdateRequest.parse(values())`, parsed once per `key` (the texts the values are made of).
     func request(_ key: RequestKey, _ values: () -> [String: String]) -> Result<UpdateRequest, RequestErrors> {
-        if let cached = requests[key] { return cached }
+        if let cached = locked({ requests[key] }) { return cached }
         let parsed = UpdateRequest.parse(values())
-        if requests.count < 100_000 { requests[key] = parsed }
+        locked { if requests.count < 100_000 { requests[key] = parsed } }
         return parsed
     }
 }
@@ -175,8 +199,9 @@ extension CheckIn {
     }
 
     /// `parse`, and the update request of each app (in the check-in's order) as that parse read it, for the answer.
-    /// The requests' rollout id is the body's `device`; whoever names the device afterwards sets it on both.
-    public static func parseWithRequests(_ root: PlistNode) -> Result<
+    /// The requests' rollout id is the body's `device`; whoever names the device afterwards sets it on both. A server
+    /// passes one `cache` for all its check-ins: a fleet reports the same few versions and models again and again.
+    public static func parseWithRequests(_ root: PlistNode, cache: ParseCache? = nil) -> Result<
         (checkIn: CheckIn, requests: [UpdateRequest]), CheckInErrors
     > {
         guard case .dictionary(let dict) = root.value else {
@@ -269,7 +294,11 @@ extension CheckIn {
         if reasons.isEmpty, platform != nil, !apps.isEmpty {
             var requests: [UpdateRequest] = []
             for app in apps {
-                guard case .success(let request) = checkIn.updateRequest(for: app) else { break }
+                // Through a cache the device's own fields (zone, deferrals, enrolment) are not parsed again: a zone
+                // that does not resolve goes the slow way below, which names the field.
+                guard case .success(let request) = checkIn.updateRequest(for: app, cache: cache),
+                    timeZone == nil || request.timeZone != nil
+                else { break }
                 requests.append(request)
             }
             if requests.count == apps.count { return .success((checkIn, requests)) }

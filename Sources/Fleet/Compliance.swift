@@ -83,13 +83,14 @@ public struct ComplianceEvaluator: Sendable {
         catalog.devices[device] == nil ? [] : catalog.appIDs
     }
 
-    /// A stored device's compliance. `zones` is shared across one pass over the fleet.
-    public func evaluate(_ state: DeviceState, cache: ParseCache) -> DeviceCompliance {
+    /// A stored device's compliance. `cache` is shared across one pass over the fleet; `memo`, when given, holds
+    /// this evaluator's decisions for reuse (one per thread: it is not locked).
+    public func evaluate(_ state: DeviceState, cache: ParseCache, memo: DecisionMemo? = nil) -> DeviceCompliance {
         let checkIn = state.deviceFields
         var apps: [AppCompliance] = []
         apps.reserveCapacity(max(state.apps.count, catalog.appIDs.count))
         for stored in state.apps {
-            apps.append(evaluate(stored.app, of: checkIn, cache: cache))
+            apps.append(evaluate(stored.app, of: checkIn, cache: cache, memo: memo))
         }
         // A handful of apps: a linear search, not a hashed set per device.
         for app in assignedApps(state.device) where !state.apps.contains(where: { $0.app.app == app }) {
@@ -107,17 +108,24 @@ public struct ComplianceEvaluator: Sendable {
             device: device, state: nil, seen: .never, apps: assignedApps(device).map { unreported($0, device: device) })
     }
 
-    func evaluate(_ app: CheckIn.App, of checkIn: CheckIn, cache: ParseCache) -> AppCompliance {
+    func evaluate(_ app: CheckIn.App, of checkIn: CheckIn, cache: ParseCache, memo: DecisionMemo?) -> AppCompliance {
         guard let catalogApp = catalog.apps[app.app] else {
             return AppCompliance(
                 app: app.app, reported: app, decision: nil, config: .none, currentETag: nil, managed: false)
         }
         let served = catalogApp.config(forDevice: checkIn.device)
-        let decision: Decision =
+        func decide() -> Decision {
             switch checkIn.updateRequest(for: app, cache: cache) {
             case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now)
             case .failure(let errors): Decision.invalidRequest(errors, evaluatedAt: now)
             }
+        }
+        let decision: Decision
+        if let memo, let rollout = catalogApp.updatePolicy.rolloutMembership(app: app.app, deviceID: checkIn.device) {
+            decision = memo.decision(DecisionMemo.Key(app, of: checkIn, rollout: rollout), decide)
+        } else {
+            decision = decide()
+        }
         return AppCompliance(
             app: app.app, reported: app, decision: decision,
             config: ConfigStatus.of(reported: app.configETag, error: app.configError, served: served),
@@ -128,5 +136,52 @@ public struct ComplianceEvaluator: Sendable {
         AppCompliance(
             app: app, reported: nil, decision: nil, config: .unknown,
             currentETag: catalog.apps[app]?.config(forDevice: device).xml.etag, managed: true)
+    }
+}
+
+/// Decisions of one compliance pass (one catalog, one instant) by everything they depend on: the texts of the
+/// request, the device's zone, deferrals and enrolment, and which rollouts its id falls in. A fleet reports a few
+/// versions, OS versions and models thousands of times, so most devices' decisions are looked up, not evaluated.
+/// Not locked: one memo per thread of a pass, and never shared between evaluators.
+public final class DecisionMemo: @unchecked Sendable {
+    struct Key: Hashable {
+        var app: String
+        var version: String
+        var build: String?
+        var channel: String?
+        var platform: String
+        var osVersion: String?
+        var deviceModel: String?
+        var locale: String?
+        var timeZone: String?
+        var deferralsUsed: Int64?
+        var enrolledAt: Instant?
+        var rollout: UInt64
+
+        init(_ app: CheckIn.App, of checkIn: CheckIn, rollout: UInt64) {
+            self.app = app.app
+            version = app.version
+            build = app.build
+            channel = app.channel
+            platform = checkIn.platform
+            osVersion = checkIn.osVersion
+            deviceModel = checkIn.deviceModel
+            locale = checkIn.locale
+            timeZone = checkIn.timeZone
+            deferralsUsed = app.deferralsUsed
+            enrolledAt = checkIn.enrolledAt
+            self.rollout = rollout
+        }
+    }
+
+    private var decisions: [Key: Decision] = [:]
+
+    public init() {}
+
+    func decision(_ key: Key, _ evaluate: () -> Decision) -> Decision {
+        if let known = decisions[key] { return known }
+        let decision = evaluate()
+        if decisions.count < 100_000 { decisions[key] = decision }
+        return decision
     }
 }

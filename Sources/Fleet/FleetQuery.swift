@@ -109,6 +109,7 @@ public struct FleetQuery: Sendable {
                     ?? inventory.count
             } ?? 0
         let store = self.store
+        let memory = Memory()
         var size = max(1, min(firstChunk ?? chunkSize, chunkSize))
         // The next chunk is read while this one is evaluated.
         var next: Task<[DeviceState], any Error>? = Task { [size] in try await store.devices(after: after, limit: size)
@@ -120,7 +121,7 @@ public struct FleetQuery: Sendable {
             let asked = size
             size = min(size * 2, chunkSize)
             next = states.count < asked ? nil : Task { [size] in try await store.devices(after: last, limit: size) }
-            let evaluated = await evaluate(states)
+            let evaluated = await evaluate(states, memory: memory)
             var merged: [DeviceCompliance] = []
             merged.reserveCapacity(evaluated.count)
             // The chunk's ids, to skip inventory devices it holds; built only when an inventory id falls in the chunk.
@@ -149,21 +150,29 @@ public struct FleetQuery: Sendable {
         }
     }
 
+    /// What one scan reuses from chunk to chunk: parses, and each part's decisions.
+    struct Memory {
+        let cache = ParseCache()
+        let memos = (0..<Self.parts).map { _ in DecisionMemo() }
+        static let parts = max(1, min(8, activeProcessorCount()))
+    }
+
     /// Compliance of `states`, in their order, split over the machine's cores.
-    func evaluate(_ states: [DeviceState]) async -> [DeviceCompliance] {
+    func evaluate(_ states: [DeviceState], memory: Memory = Memory()) async -> [DeviceCompliance] {
         let evaluator = self.evaluator
-        let parts = states.count < 512 ? 1 : max(1, min(8, activeProcessorCount()))
+        let cache = memory.cache
+        let parts = states.count < 512 ? 1 : Memory.parts
         if parts == 1 {
-            let cache = ParseCache()
-            return states.map { evaluator.evaluate($0, cache: cache) }
+            let memo = memory.memos[0]
+            return states.map { evaluator.evaluate($0, cache: cache, memo: memo) }
         }
         let size = (states.count + parts - 1) / parts
         return await withTaskGroup(of: (Int, [DeviceCompliance]).self) { group in
             for part in 0..<parts {
                 let slice = Array(states[min(states.count, part * size)..<min(states.count, (part + 1) * size)])
+                let memo = memory.memos[part]
                 group.addTask {
-                    let cache = ParseCache()
-                    return (part, slice.map { evaluator.evaluate($0, cache: cache) })
+                    (part, slice.map { evaluator.evaluate($0, cache: cache, memo: memo) })
                 }
             }
             var results = [[DeviceCompliance]](repeating: [], count: parts)

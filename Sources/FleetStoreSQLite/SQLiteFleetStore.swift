@@ -30,6 +30,9 @@ public final class SQLiteFleetStore: FleetStore {
             for pragma in [
                 "PRAGMA busy_timeout = \(busyTimeoutMilliseconds)", "PRAGMA journal_mode = WAL",
                 "PRAGMA synchronous = FULL",
+                // A batch's multi-row upserts keep a statement journal; in memory it costs no file writes (it was
+                // a sixth of SQLite's time per check-in).
+                "PRAGMA temp_store = MEMORY",
             ] {
                 _ = try await writer.query(pragma)
             }

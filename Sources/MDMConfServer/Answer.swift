@@ -30,7 +30,7 @@ enum Answer {
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: JSONValue, generation: Int? = nil) -> Response {
-        bytes(status, Array(value.serialized().utf8), generation: generation)
+        bytes(status, value.serializedBytes(), generation: generation)
     }
 
     /// `{"error": {"code", "message", "diagnostics"}}`; `code` is the snake_case reason (`not_found`), the MC code

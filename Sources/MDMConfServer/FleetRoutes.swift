@@ -52,7 +52,7 @@ struct FleetRoutes: Sendable {
         }
         var checkIn: CheckIn
         var requests: [UpdateRequest]
-        switch CheckIn.parseWithRequests(root) {
+        switch CheckIn.parseWithRequests(root, cache: fleet.parseCache) {
         case .success(let parsed): (checkIn, requests) = parsed
         case .failure(let errors) where errors.malformed:
             return Answer.error(.badRequest, CatalogCode.badRequest, "a check-in is a JSON object")

@@ -14,6 +14,8 @@ public final class FleetService: Sendable {
     public let replica: String
     /// Check-in history older than this many days is deleted.
     public let historyDays: Int
+    /// Check-ins' update requests parsed once per distinct texts, for the life of the process.
+    public let parseCache = ParseCache()
 
     public init(store: (any FleetStore)?, replica: String, historyDays: Int = 90, maxBatch: Int = 2_000) {
         self.store = store

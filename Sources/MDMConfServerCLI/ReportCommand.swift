@@ -100,88 +100,124 @@ extension FleetFilter.Status: ExpressibleByArgument {}
 extension Outcome: ExpressibleByArgument {}
 
 /// One line per device and app: what it runs, its decision, its config status and why it is not compliant.
-/// Written in pieces of about 1 MiB as it is made: 100,000 devices are 44 MB of table, which as cells, lines and one
-/// string took about 0.6 s of CPU.
-struct ReportTable {
+/// Rows are laid out in blocks on every core and written a batch of blocks at a time: 100,000 devices are 44 MB of
+/// table, which as cells, lines and one string took about 0.6 s of CPU, and on one core still 0.35 s.
+struct ReportTable: Sendable {
     let rows: [DeviceCompliance]
 
     static let header = ["DEVICE", "SEEN", "LAST CHECK-IN", "APP", "VERSION", "UPDATE", "CONFIG", "COMPLIANT"]
+    /// Rows laid out by one task, and blocks laid out before their bytes are written.
+    private static let blockRows = 2_048
+    private static let batchBlocks = 8
 
     /// Widths in characters; cells are ASCII but for unusual ids, whose characters are counted.
     private static func width(_ cell: String) -> Int {
         cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count
     }
 
+    private static func checkIn(_ row: DeviceCompliance) -> String { row.state?.lastCheckIn.description ?? "-" }
+
     /// Calls `write` with the table and the reasons, in order, a piece at a time.
     func render(_ write: (UnsafeBufferPointer<UInt8>) -> Void) {
+        let blocks = (0..<(rows.count + Self.blockRows - 1) / Self.blockRows).map {
+            $0 * Self.blockRows..<min(rows.count, ($0 + 1) * Self.blockRows)
+        }
         var widths = Self.header.map(Self.width)
-        var compliant: [Bool] = []
-        compliant.reserveCapacity(rows.count)
-        var checkIns: [String] = []
-        checkIns.reserveCapacity(rows.count)
-        for row in rows {
-            compliant.append(row.compliant)
-            checkIns.append(row.state?.lastCheckIn.description ?? "-")
+        for blockWidths in ParallelMap.map(blocks, widths(of:)) {
+            for column in widths.indices { widths[column] = max(widths[column], blockWidths[column]) }
+        }
+        let table = Layout(widths: widths)
+        var header = table
+        for (column, title) in Self.header.enumerated() { header.cell(title, column) }
+        header.endLine()
+        header.bytes.withUnsafeBufferPointer(write)
+        var reasons: [[UInt8]] = []
+        var start = 0
+        while start < blocks.count {
+            let batch = Array(blocks[start..<min(blocks.count, start + Self.batchBlocks)])
+            for (lines, why) in ParallelMap.map(batch, { lay(out: $0, table) }) {
+                lines.withUnsafeBufferPointer(write)
+                if !why.isEmpty { reasons.append(why) }
+            }
+            start += Self.batchBlocks
+        }
+        guard !reasons.isEmpty else { return }
+        Array("\nwhy not compliant:\n".utf8).withUnsafeBufferPointer(write)
+        for why in reasons { why.withUnsafeBufferPointer(write) }
+    }
+
+    private func widths(of block: Range<Int>) -> [Int] {
+        var widths = [Int](repeating: 0, count: Self.header.count)
+        for index in block {
+            let row = rows[index]
             widths[0] = max(widths[0], Self.width(row.device))
             widths[1] = max(widths[1], row.seen.rawValue.utf8.count)
-            widths[2] = max(widths[2], Self.width(checkIns[checkIns.count - 1]))
+            widths[2] = max(widths[2], Self.width(Self.checkIn(row)))
             widths[7] = max(widths[7], 3)
             if row.apps.isEmpty { for column in 3...6 { widths[column] = max(widths[column], 1) } }
-            for index in row.apps.indices {
-                widths[3] = max(widths[3], Self.width(row.apps[index].app))
-                widths[4] = max(widths[4], row.apps[index].reported.map { Self.width($0.version) } ?? 1)
-                widths[5] = max(widths[5], row.apps[index].decision?.decision.rawValue.utf8.count ?? 1)
-                widths[6] = max(widths[6], row.apps[index].config.rawValue.utf8.count)
+            for app in row.apps.indices {
+                widths[3] = max(widths[3], Self.width(row.apps[app].app))
+                widths[4] = max(widths[4], row.apps[app].reported.map { Self.width($0.version) } ?? 1)
+                widths[5] = max(widths[5], row.apps[app].decision?.decision.rawValue.utf8.count ?? 1)
+                widths[6] = max(widths[6], row.apps[app].config.rawValue.utf8.count)
             }
         }
+        return widths
+    }
+
+    /// The table lines of the rows in `block`, and the reasons of those not compliant.
+    private func lay(out block: Range<Int>, _ table: Layout) -> ([UInt8], [UInt8]) {
+        var lines = table
+        lines.bytes.reserveCapacity(block.count * 3 * 120)
+        var why: [UInt8] = []
+        for index in block {
+            let row = rows[index]
+            let compliant = row.compliant
+            lines.cell(row.device, 0)
+            lines.cell(row.seen.rawValue, 1)
+            lines.cell(Self.checkIn(row), 2)
+            if row.apps.isEmpty {
+                for column in 3...6 { lines.cell("-", column) }
+                lines.cell(compliant ? "yes" : "no", 7)
+            }
+            for app in row.apps.indices {
+                if app > 0 {
+                    lines.endLine()
+                    for column in 0...2 { lines.cell("", column) }
+                }
+                lines.cell(row.apps[app].app, 3)
+                lines.cell(row.apps[app].reported?.version ?? "-", 4)
+                lines.cell(row.apps[app].decision?.decision.rawValue ?? "-", 5)
+                lines.cell(row.apps[app].config.rawValue, 6)
+                if app == 0 { lines.cell(compliant ? "yes" : "no", 7) }
+            }
+            lines.endLine()
+            if !compliant { why.append(contentsOf: "  \(row.device): \(row.why.joined(separator: "; "))\n".utf8) }
+        }
+        return (lines.bytes, why)
+    }
+
+    /// Lines of cells padded to the columns' widths.
+    private struct Layout {
+        let widths: [Int]
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(1 << 20 + 4096)
-        var pending = 0  // spaces owed before the next non-empty cell, so no line ends in spaces
-        func cell(_ text: String, _ column: Int) {
+        /// Spaces owed before the next non-empty cell, so no line ends in spaces.
+        private var pending = 0
+
+        init(widths: [Int]) { self.widths = widths }
+
+        mutating func cell(_ text: String, _ column: Int) {
             if !text.isEmpty {
                 bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pending))
                 bytes.append(contentsOf: text.utf8)
                 pending = 0
             }
-            if column < widths.count - 1 { pending += widths[column] - Self.width(text) + 2 }
+            if column < widths.count - 1 { pending += widths[column] - ReportTable.width(text) + 2 }
         }
-        func endLine() {
+
+        mutating func endLine() {
             bytes.append(UInt8(ascii: "\n"))
             pending = 0
-            guard bytes.count >= 1 << 20 else { return }
-            bytes.withUnsafeBufferPointer(write)
-            bytes.removeAll(keepingCapacity: true)
         }
-        for (column, title) in Self.header.enumerated() { cell(title, column) }
-        endLine()
-        for (index, row) in rows.enumerated() {
-            cell(row.device, 0)
-            cell(row.seen.rawValue, 1)
-            cell(checkIns[index], 2)
-            if row.apps.isEmpty {
-                for column in 3...6 { cell("-", column) }
-            }
-            for app in row.apps.indices {
-                if app > 0 {
-                    endLine()
-                    for column in 0...2 { cell("", column) }
-                }
-                cell(row.apps[app].app, 3)
-                cell(row.apps[app].reported?.version ?? "-", 4)
-                cell(row.apps[app].decision?.decision.rawValue ?? "-", 5)
-                cell(row.apps[app].config.rawValue, 6)
-                if app == 0 { cell(compliant[index] ? "yes" : "no", 7) }
-            }
-            if row.apps.isEmpty { cell(compliant[index] ? "yes" : "no", 7) }
-            endLine()
-        }
-        if compliant.contains(false) {
-            bytes.append(contentsOf: "\nwhy not compliant:\n".utf8)
-            for (row, isCompliant) in zip(rows, compliant) where !isCompliant {
-                bytes.append(contentsOf: "  \(row.device): \(row.why.joined(separator: "; "))".utf8)
-                endLine()
-            }
-        }
-        bytes.withUnsafeBufferPointer(write)
     }
 }

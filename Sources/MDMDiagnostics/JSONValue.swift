@@ -48,91 +48,101 @@ public enum JSONValue: Sendable, Hashable {
 
     /// The JSON text, indented by two spaces per level when `pretty`, with a final newline when pretty.
     public func serialized(pretty: Bool = true) -> String {
-        var out = ""
-        write(into: &out, pretty: pretty, indent: 0)
-        if pretty { out.append("\n") }
+        String(decoding: serializedBytes(pretty: pretty), as: UTF8.self)
+    }
+
+    /// `serialized(pretty:)` as UTF-8 bytes, for writers that send bytes (HTTP bodies, the store): written byte by
+    /// byte into one buffer, which is several times faster than appending to a `String` (a check-in answer was 15 %
+    /// of the server's CPU that way).
+    public func serializedBytes(pretty: Bool = true) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(into: &out, pretty: pretty)
         return out
     }
 
-    private func write(into out: inout String, pretty: Bool, indent: Int) {
+    /// Appends the JSON text to `out` (no final newline when pretty), for documents written in pieces.
+    public func write(into out: inout [UInt8], pretty: Bool) {
+        write(into: &out, pretty: pretty, indent: 0)
+        if pretty { out.append(UInt8(ascii: "\n")) }
+    }
+
+    private func write(into out: inout [UInt8], pretty: Bool, indent: Int) {
         switch self {
-        case .null: out.append("null")
-        case .bool(let value): out.append(value ? "true" : "false")
-        case .number(let text): out.append(text)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(let text): out.append(contentsOf: text.utf8)
         case .string(let text): JSONValue.appendQuoted(text, to: &out)
         case .array(let items):
             if items.isEmpty {
-                out.append("[]")
+                out.append(contentsOf: "[]".utf8)
                 return
             }
-            out.append("[")
-            for (index, item) in items.enumerated() {
-                if index > 0 { out.append(",") }
+            out.append(UInt8(ascii: "["))
+            for index in items.indices {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.newline(&out, pretty: pretty, indent: indent + 1)
-                item.write(into: &out, pretty: pretty, indent: indent + 1)
+                items[index].write(into: &out, pretty: pretty, indent: indent + 1)
             }
             JSONValue.newline(&out, pretty: pretty, indent: indent)
-            out.append("]")
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
             if members.isEmpty {
-                out.append("{}")
+                out.append(contentsOf: "{}".utf8)
                 return
             }
-            out.append("{")
-            for (index, (key, value)) in members.enumerated() {
-                if index > 0 { out.append(",") }
+            out.append(UInt8(ascii: "{"))
+            for index in members.indices {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.newline(&out, pretty: pretty, indent: indent + 1)
-                JSONValue.appendQuoted(key, to: &out)
-                out.append(pretty ? ": " : ":")
-                value.write(into: &out, pretty: pretty, indent: indent + 1)
+                JSONValue.appendQuoted(members[index].0, to: &out)
+                out.append(UInt8(ascii: ":"))
+                if pretty { out.append(UInt8(ascii: " ")) }
+                members[index].1.write(into: &out, pretty: pretty, indent: indent + 1)
             }
             JSONValue.newline(&out, pretty: pretty, indent: indent)
-            out.append("}")
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func newline(_ out: inout String, pretty: Bool, indent: Int) {
+    private static func newline(_ out: inout [UInt8], pretty: Bool, indent: Int) {
         guard pretty else { return }
-        out.append("\n")
-        out.append(String(repeating: "  ", count: indent))
+        out.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
     }
 
-    /// Appends `text` as a JSON string literal: quotes, backslashes and control characters escaped.
-    public static func appendQuoted(_ text: String, to out: inout String) {
-        out.append("\"")
-        var needsEscaping = false
-        for byte in text.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            needsEscaping = true
-            break
-        }
-        if !needsEscaping {
-            out.append(text)
-            out.append("\"")
-            return
-        }
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out.append("\\\"")
-            case "\\": out.append("\\\\")
-            case "\n": out.append("\\n")
-            case "\r": out.append("\\r")
-            case "\t": out.append("\\t")
-            case "\u{08}": out.append("\\b")
-            case "\u{0C}": out.append("\\f")
-            default:
-                if scalar.value < 0x20 {
-                    out.append("\\u00")
-                    out.append(hexDigit(scalar.value >> 4))
-                    out.append(hexDigit(scalar.value & 0xF))
-                } else {
-                    out.unicodeScalars.append(scalar)
+    /// Appends `text` as a JSON string literal in UTF-8: quotes, backslashes and control characters escaped.
+    public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                start = index + 1
+                out.append(UInt8(ascii: "\\"))
+                switch byte {
+                case 0x22: out.append(0x22)
+                case 0x5C: out.append(0x5C)
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                case 0x08: out.append(UInt8(ascii: "b"))
+                case 0x0C: out.append(UInt8(ascii: "f"))
+                default:
+                    out.append(contentsOf: "u00".utf8)
+                    out.append(hexDigit(UInt32(byte >> 4)))
+                    out.append(hexDigit(UInt32(byte & 0xF)))
                 }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
-        out.append("\"")
+        out.append(UInt8(ascii: "\""))
     }
 
-    private static func hexDigit(_ value: UInt32) -> Character {
-        Character(Unicode.Scalar(UInt8(value < 10 ? 0x30 + value : 0x61 + value - 10)))
+    private static func hexDigit(_ value: UInt32) -> UInt8 {
+        UInt8(value < 10 ? 0x30 + value : 0x61 + value - 10)
     }
 }

@@ -95,6 +95,33 @@ public struct Evaluator: Sendable {
         }
     }
 
+    /// Which rollouts of the app a device is in, one bit per policy with a rollout (in document order):
+    /// everything a decision reads of the device id. Two requests that differ only in their device ids and have the
+    /// same bits get the same decision, so a fleet's decisions can be reused across devices. nil when the document
+    /// has more than 64 rollouts.
+    public func rolloutMembership(app appID: String, deviceID: String?) -> UInt64? {
+        let app = compiled.tokens.number(of: appID)
+        var bits: UInt64 = 0
+        var bit = 0
+        let normalized = Array(Rollout.normalize(deviceID ?? "").utf8)
+        return normalized.withUnsafeBufferPointer { id -> UInt64? in
+            for index in 0..<compiled.policies.count {
+                let rule = compiled.rule(index)
+                guard let hundredths = rule.pointee.rolloutHundredths else { continue }
+                guard bit < 64 else { return nil }
+                if rule.pointee.app.map({ $0 == app }) ?? true,
+                    Rollout.includes(hundredths: hundredths, hasID: !id.isEmpty, bucket: {
+                        compiled.bucket(rule.pointee.seed, id: id)
+                    })
+                {
+                    bits |= 1 << UInt64(bit)
+                }
+                bit += 1
+            }
+            return bits
+        }
+    }
+
     // MARK: One policy
 
     private func evaluate(
