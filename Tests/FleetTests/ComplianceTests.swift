@@ -107,6 +107,47 @@ struct ComplianceTests {
             apps: apps.sorted { $0.app.app < $1.app.app })
     }
 
+    /// Decisions reused across devices (`DecisionMemo`) are exactly the decisions evaluated one by one: 2,000
+    /// devices whose texts repeat, on both sides of the field app's 50 % rollout, in several zones and locales,
+    /// with deferrals and enrolment dates.
+    @Test func reusedDecisionsEqualEvaluatedOnes() throws {
+        let catalog = try TestStores.catalog()
+        let evaluator = ComplianceEvaluator(catalog: catalog, now: Self.now)
+        let memo = DecisionMemo()
+        var generator = SystemRandomNumberGenerator()
+        var rolloutOutcomes = Set<String>()
+        for index in 0..<2_000 {
+            func pick<T>(_ choices: [T]) -> T { choices[Int(generator.next() % UInt64(choices.count))] }
+            let apps = [
+                DeviceState.App(
+                    app: CheckIn.App(
+                        app: Self.field, version: pick(["3.2.1", "3.2.0", "3.1.0", "3.0.2", "2.3.1", "3.2.0-beta.1"]),
+                        build: pick([nil, "320", "99"]), channel: pick([nil, "stable", "beta"]),
+                        deferralsUsed: pick([nil, 0, 2, 5])),
+                    lastCheckIn: Self.now),
+                DeviceState.App(
+                    app: CheckIn.App(app: Self.sync, version: pick(["1.0", "0.9"])), lastCheckIn: Self.now),
+            ]
+            let state = DeviceState(
+                device: "device-\(index)", platform: pick(["ios", "ipados"]),
+                osVersion: pick(["17.4.1", "16.7.8", "15.8", nil]), deviceModel: pick(["iPhone15,2", "iPad13,1"]),
+                locale: pick(["en", "de", "pt-BR"]), timeZone: pick(["Europe/Berlin", "America/Sao_Paulo", nil]),
+                enrolledAt: pick([nil, Self.now.adding(seconds: -86_400)]), reportedAt: Self.now, lastCheckIn: Self.now,
+                replica: "test", apps: apps)
+            let reused = evaluator.evaluate(state, cache: ParseCache(), memo: memo)
+            let evaluated = evaluator.evaluate(state, cache: ParseCache())
+            #expect(reused.compliant == evaluated.compliant)
+            for (one, other) in zip(reused.apps, evaluated.apps) {
+                #expect(one.decision?.json == other.decision?.json, "\(state.device) \(one.app)")
+            }
+            if apps[0].app.version == "3.2.0", state.osVersion == "17.4.1" {
+                rolloutOutcomes.insert(evaluated.apps[0].decision?.decision.rawValue ?? "-")
+            }
+        }
+        // The data crosses the rollout: devices with the same texts get different decisions by their ids.
+        #expect(rolloutOutcomes.isSuperset(of: ["ok", "recommended"]), "\(rolloutOutcomes)")
+    }
+
     /// Tightening a minimum in the catalog makes a stored device non-compliant without any check-in; the same
     /// store, judged against the old and the new catalog.
     @Test(arguments: StoreKind.available)
