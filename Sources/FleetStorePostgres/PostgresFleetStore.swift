@@ -190,29 +190,70 @@ public final class PostgresFleetStore: FleetStore {
         }
     }
 
-    /// A row of `FleetSQL.devices`/`device`, decoded by column type in one pass (cell by cell, through
-    /// `FleetSQL.Value`, it was a third of the CPU of a fleet summary).
+    /// A row of `FleetSQL.devices`/`device`, read cell by cell from the wire bytes (through `FleetSQL.Value`, or
+    /// through PostgresNIO's generic decoding, this was a third of the CPU of a fleet summary).
     static func deviceState(_ row: PostgresRow) throws -> DeviceState {
-        let (device, platform, os, model, locale, zone, enrolled, reported, last, replica) = try row.decode(
-            (String, String, String?, String?, String?, String?, Int64?, Int64?, Int64, String).self)
+        var cells = Cells(row)
         return DeviceState(
-            device: device, platform: platform, osVersion: os, deviceModel: model, locale: locale, timeZone: zone,
-            enrolledAt: enrolled.map { Instant(seconds: $0) }, reportedAt: reported.map { Instant(seconds: $0) },
-            lastCheckIn: Instant(seconds: last), replica: replica, apps: [])
+            device: try cells.text(), platform: try cells.text(), osVersion: try cells.optionalText(),
+            deviceModel: try cells.optionalText(), locale: try cells.optionalText(), timeZone: try cells.optionalText(),
+            enrolledAt: try cells.optionalInteger().map { Instant(seconds: $0) },
+            reportedAt: try cells.optionalInteger().map { Instant(seconds: $0) },
+            lastCheckIn: Instant(seconds: try cells.integer()), replica: try cells.text(), apps: [])
     }
 
     /// A row of `FleetSQL.apps`/`appsOfDevice`: its device and state.
     static func appState(_ row: PostgresRow) throws -> (device: String, app: DeviceState.App) {
-        let (device, app, version, build, channel, etag, error, deferrals, last) = try row.decode(
-            (String, String, String, String?, String?, String?, String?, Int64?, Int64).self)
-        return (
-            device,
-            DeviceState.App(
-                app: CheckIn.App(
-                    app: app, version: version, build: build, channel: channel, configETag: etag, configError: error,
-                    deferralsUsed: deferrals),
-                lastCheckIn: Instant(seconds: last))
-        )
+        var cells = Cells(row)
+        let device = try cells.text()
+        let app = CheckIn.App(
+            app: try cells.text(), version: try cells.text(), build: try cells.optionalText(),
+            channel: try cells.optionalText(), configETag: try cells.optionalText(),
+            configError: try cells.optionalText(), deferralsUsed: try cells.optionalInteger())
+        return (device, DeviceState.App(app: app, lastCheckIn: Instant(seconds: try cells.integer())))
+    }
+
+    /// A row's cells in column order, as text and integers read straight from their bytes.
+    struct Cells {
+        var cells: PostgresRow.Iterator
+
+        init(_ row: PostgresRow) { cells = row.makeIterator() }
+
+        private mutating func next() throws -> PostgresCell {
+            guard let cell = cells.next() else { throw FleetStoreError(.unavailable, "a row has too few columns") }
+            return cell
+        }
+
+        mutating func optionalText() throws -> String? {
+            try next().bytes.map { String(buffer: $0) }
+        }
+
+        mutating func text() throws -> String {
+            guard let text = try optionalText() else { throw FleetStoreError(.unavailable, "a NOT NULL column is null") }
+            return text
+        }
+
+        mutating func optionalInteger() throws -> Int64? {
+            let cell = try next()
+            guard let bytes = cell.bytes else { return nil }
+            let number: Int64? =
+                switch (cell.format, bytes.readableBytes) {
+                case (.binary, 8): bytes.getInteger(at: bytes.readerIndex, as: Int64.self)
+                case (.binary, 4): bytes.getInteger(at: bytes.readerIndex, as: Int32.self).map(Int64.init)
+                case (.binary, 2): bytes.getInteger(at: bytes.readerIndex, as: Int16.self).map(Int64.init)
+                case (.text, _): Int64(String(buffer: bytes))
+                default: nil
+                }
+            guard let number else { throw FleetStoreError(.unavailable, "\(cell.columnName) is not an integer") }
+            return number
+        }
+
+        mutating func integer() throws -> Int64 {
+            guard let number = try optionalInteger() else {
+                throw FleetStoreError(.unavailable, "a NOT NULL column is null")
+            }
+            return number
+        }
     }
 
     public func devices(after: String?, limit: Int) async throws -> [DeviceState] {
