@@ -47,8 +47,10 @@ public struct FleetFilter: Sendable, Equatable {
 public struct FleetQuery: Sendable {
     public let store: any FleetStore
     public let evaluator: ComplianceEvaluator
-    /// Devices read from the store at a time.
-    public var chunkSize = 5_000
+    /// Devices read from the store at a time (2,500 judged a 100,000-device SQLite report 10 % faster than 5,000:
+    /// a chunk's states and rows stay in the caches, and the first read and the last judging, which nothing
+    /// overlaps, are shorter).
+    public var chunkSize = 2_500
 
     public init(store: any FleetStore, evaluator: ComplianceEvaluator) {
         self.store = store

@@ -1,3 +1,4 @@
+import MDMConf
 import MDMDiagnostics
 import UpdatePolicy
 
@@ -30,6 +31,14 @@ public struct FleetSummary: Sendable, Equatable {
             return named
         }
 
+        mutating func merge(_ other: AppCounts) {
+            devices += other.devices
+            compliant += other.compliant
+            versions.merge(other.versions, uniquingKeysWith: +)
+            for index in decisionCounts.indices { decisionCounts[index] += other.decisionCounts[index] }
+            for index in configCounts.indices { configCounts[index] += other.configCounts[index] }
+        }
+
         mutating func add(_ app: AppCompliance, active: Bool) {
             devices += 1
             if app.compliant && active { compliant += 1 }
@@ -49,6 +58,28 @@ public struct FleetSummary: Sendable, Equatable {
     public init(app: String? = nil) { self.app = app }
 
     public var noncompliant: Int { devices - compliant }
+
+    /// The counts of `rows`, taken in blocks on every core and added up.
+    public init(rows: [DeviceCompliance], app: String? = nil) {
+        self.init(app: app)
+        let block = 4_096
+        let blocks = (0..<(rows.count + block - 1) / block).map { $0 * block..<min(rows.count, ($0 + 1) * block) }
+        for part in ParallelMap.map(blocks, { range -> FleetSummary in
+            var summary = FleetSummary(app: app)
+            for index in range { summary.add(rows[index]) }
+            return summary
+        }) {
+            merge(part)
+        }
+    }
+
+    /// Adds another summary's counts to these.
+    public mutating func merge(_ other: FleetSummary) {
+        devices += other.devices
+        compliant += other.compliant
+        seen.merge(other.seen, uniquingKeysWith: +)
+        for (id, counts) in other.apps { apps[id, default: AppCounts()].merge(counts) }
+    }
 
     public mutating func add(_ row: DeviceCompliance) {
         devices += 1

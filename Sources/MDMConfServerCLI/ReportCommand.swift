@@ -72,8 +72,7 @@ struct ReportCommand: ParsableCommand {
                 "error: the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
             return ExitStatus.invalidConfiguration.rawValue
         }
-        var summary = FleetSummary(app: app)
-        for row in rows { summary.add(row) }
+        let summary = FleetSummary(rows: rows, app: app)
         switch format {
         case .json:
             let document: JSONValue = .object([

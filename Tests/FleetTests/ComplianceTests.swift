@@ -116,6 +116,7 @@ struct ComplianceTests {
         let memo = DecisionMemo()
         var generator = SystemRandomNumberGenerator()
         var rolloutOutcomes = Set<String>()
+        var rows: [DeviceCompliance] = []
         for index in 0..<2_000 {
             func pick<T>(_ choices: [T]) -> T { choices[Int(generator.next() % UInt64(choices.count))] }
             let apps = [
@@ -136,6 +137,7 @@ struct ComplianceTests {
                 replica: "test", apps: apps)
             let reused = evaluator.evaluate(state, cache: ParseCache(), memo: memo)
             let evaluated = evaluator.evaluate(state, cache: ParseCache())
+            rows.append(reused)
             #expect(reused.compliant == evaluated.compliant)
             for (one, other) in zip(reused.apps, evaluated.apps) {
                 #expect(one.decision?.json == other.decision?.json, "\(state.device) \(one.app)")
@@ -146,6 +148,12 @@ struct ComplianceTests {
         }
         // The data crosses the rollout: devices with the same texts get different decisions by their ids.
         #expect(rolloutOutcomes.isSuperset(of: ["ok", "recommended"]), "\(rolloutOutcomes)")
+        // Counts taken in blocks on every core and added up equal counts taken one row at a time.
+        rows += rows + rows
+        var oneByOne = FleetSummary()
+        for row in rows { oneByOne.add(row) }
+        #expect(FleetSummary(rows: rows) == oneByOne)
+        #expect(oneByOne.devices == 6_000)
     }
 
     /// Tightening a minimum in the catalog makes a stored device non-compliant without any check-in; the same
