@@ -75,16 +75,17 @@ struct ReportCommand: ParsableCommand {
         let summary = FleetSummary(rows: rows, app: app)
         switch format {
         case .json:
-            let document: JSONValue = .object([
-                ("generatedAt", .string(Instant.now.description)), ("now", .string(instant.description)),
-                ("summary", summary.json(generation: nil, now: instant.description)),
-                ("devices", .array(rows.map(\.json))),
-            ])
-            Console.out(document.serialized())
+            ReportDocument(
+                head: [
+                    ("generatedAt", .string(Instant.now.description)), ("now", .string(instant.description)),
+                    ("summary", summary.json(generation: nil, now: instant.description)),
+                ], rows: rows
+            ).render(Console.out(bytes:))
         case .csv:
-            var text = FleetCSV.header
-            for row in rows { text += FleetCSV.lines(row) }
-            Console.out(text)
+            Console.out(FleetCSV.header)
+            inBlocks(of: rows.count, size: 4_096, { range in range.map { FleetCSV.lines(rows[$0]) }.joined() }) {
+                Console.out($0)
+            }
         case .text:
             ReportTable(rows: rows).render(Console.out(bytes:))
             Console.error(
@@ -99,15 +100,14 @@ extension FleetFilter.Status: ExpressibleByArgument {}
 extension Outcome: ExpressibleByArgument {}
 
 /// One line per device and app: what it runs, its decision, its config status and why it is not compliant.
-/// Rows are laid out in blocks on every core and written a batch of blocks at a time: 100,000 devices are 44 MB of
+/// Rows are laid out in blocks on every core (`inBlocks`) and written as they are made: 100,000 devices are 44 MB of
 /// table, which as cells, lines and one string took about 0.6 s of CPU, and on one core still 0.35 s.
 struct ReportTable: Sendable {
     let rows: [DeviceCompliance]
 
     static let header = ["DEVICE", "SEEN", "LAST CHECK-IN", "APP", "VERSION", "UPDATE", "CONFIG", "COMPLIANT"]
-    /// Rows laid out by one task, and blocks laid out before their bytes are written.
+    /// Rows laid out by one task.
     private static let blockRows = 2_048
-    private static let batchBlocks = 8
 
     /// Widths in characters; cells are ASCII but for unusual ids, whose characters are counted.
     private static func width(_ cell: String) -> Int {
@@ -118,11 +118,8 @@ struct ReportTable: Sendable {
 
     /// Calls `write` with the table and the reasons, in order, a piece at a time.
     func render(_ write: (UnsafeBufferPointer<UInt8>) -> Void) {
-        let blocks = (0..<(rows.count + Self.blockRows - 1) / Self.blockRows).map {
-            $0 * Self.blockRows..<min(rows.count, ($0 + 1) * Self.blockRows)
-        }
         var widths = Self.header.map(Self.width)
-        for blockWidths in ParallelMap.map(blocks, widths(of:)) {
+        inBlocks(of: rows.count, size: Self.blockRows, widths(of:)) { blockWidths in
             for column in widths.indices { widths[column] = max(widths[column], blockWidths[column]) }
         }
         let table = Layout(widths: widths)
@@ -131,14 +128,9 @@ struct ReportTable: Sendable {
         header.endLine()
         header.bytes.withUnsafeBufferPointer(write)
         var reasons: [[UInt8]] = []
-        var start = 0
-        while start < blocks.count {
-            let batch = Array(blocks[start..<min(blocks.count, start + Self.batchBlocks)])
-            for (lines, why) in ParallelMap.map(batch, { lay(out: $0, table) }) {
-                lines.withUnsafeBufferPointer(write)
-                if !why.isEmpty { reasons.append(why) }
-            }
-            start += Self.batchBlocks
+        inBlocks(of: rows.count, size: Self.blockRows, { lay(out: $0, table) }) { lines, why in
+            lines.withUnsafeBufferPointer(write)
+            if !why.isEmpty { reasons.append(why) }
         }
         guard !reasons.isEmpty else { return }
         Array("\nwhy not compliant:\n".utf8).withUnsafeBufferPointer(write)
@@ -218,5 +210,55 @@ struct ReportTable: Sendable {
             bytes.append(UInt8(ascii: "\n"))
             pending = 0
         }
+    }
+}
+
+/// `report --format json`: `{<head members>, "devices": [<device document>…]}`, pretty-printed exactly as
+/// `JSONValue.serialized()` would print the whole, but with the device documents written in blocks on every core
+/// and a batch of blocks at a time (as one value, 100,000 devices took 4.4 s and 1.4 GB).
+struct ReportDocument: Sendable {
+    let head: [(String, JSONValue)]
+    let rows: [DeviceCompliance]
+
+    func render(_ write: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var out = Array("{\n".utf8)
+        for (key, value) in head {
+            out.append(contentsOf: "  ".utf8)
+            JSONValue.appendQuoted(key, to: &out)
+            out.append(contentsOf: ": ".utf8)
+            value.write(into: &out, pretty: true, indent: 1)
+            out.append(contentsOf: ",\n".utf8)
+        }
+        out.append(contentsOf: "  \"devices\": ".utf8)
+        guard !rows.isEmpty else {
+            out.append(contentsOf: "[]\n}\n".utf8)
+            out.withUnsafeBufferPointer(write)
+            return
+        }
+        out.append(contentsOf: "[\n".utf8)
+        out.withUnsafeBufferPointer(write)
+        let rows = self.rows
+        inBlocks(of: rows.count, size: 1_024, { block -> [UInt8] in
+            var bytes: [UInt8] = []
+            for index in block {
+                bytes.append(contentsOf: "    ".utf8)
+                rows[index].json.write(into: &bytes, pretty: true, indent: 2)
+                bytes.append(contentsOf: (index == rows.count - 1 ? "\n" : ",\n").utf8)
+            }
+            return bytes
+        }) { $0.withUnsafeBufferPointer(write) }
+        Array("  ]\n}\n".utf8).withUnsafeBufferPointer(write)
+    }
+}
+
+/// Calls `make` for the blocks of `size` indices that `0..<count` splits into, on every core, a batch of eight
+/// blocks at a time, and `take` with each block's result in order: a 100,000-device report is made in parallel,
+/// and only a batch of it is held at once.
+func inBlocks<Made: Sendable>(
+    of count: Int, size: Int, _ make: @Sendable (Range<Int>) -> Made, _ take: (Made) -> Void
+) {
+    let blocks = stride(from: 0, to: count, by: size).map { $0..<min(count, $0 + size) }
+    for start in stride(from: 0, to: blocks.count, by: 8) {
+        for made in ParallelMap.map(Array(blocks[start..<min(blocks.count, start + 8)]), make) { take(made) }
     }
 }

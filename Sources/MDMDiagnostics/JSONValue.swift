@@ -67,7 +67,9 @@ public enum JSONValue: Sendable, Hashable {
         if pretty { out.append(UInt8(ascii: "\n")) }
     }
 
-    private func write(into out: inout [UInt8], pretty: Bool, indent: Int) {
+    /// Appends the JSON text as it stands `indent` levels deep in a pretty document (no final newline), for
+    /// documents written in pieces.
+    public func write(into out: inout [UInt8], pretty: Bool, indent: Int) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
