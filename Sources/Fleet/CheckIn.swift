@@ -94,10 +94,7 @@ public struct CheckIn: Sendable, Equatable {
             values["enrolledAt"] = enrolledAt?.description
             return UpdateRequest.parse(values)
         }
-        let key = ParseCache.RequestKey(
-            app: app.app, version: app.version, platform: platform, build: app.build, channel: app.channel,
-            osVersion: osVersion, deviceModel: deviceModel, locale: locale)
-        var parsed = cache.request(key, values)
+        var parsed = cache.request(ParseCache.RequestKey(app, of: self), values)
         if case .success(var request) = parsed {
             // The fields that differ from device to device, already checked when the check-in was taken.
             if !device.isEmpty { request.deviceID = device }
@@ -151,6 +148,17 @@ public final class ParseCache: @unchecked Sendable {
         var osVersion: String?
         var deviceModel: String?
         var locale: String?
+
+        init(_ app: CheckIn.App, of checkIn: CheckIn) {
+            self.app = app.app
+            version = app.version
+            platform = checkIn.platform
+            build = app.build
+            channel = app.channel
+            osVersion = checkIn.osVersion
+            deviceModel = checkIn.deviceModel
+            locale = checkIn.locale
+        }
     }
 
     private var requests: [RequestKey: Result<UpdateRequest, RequestErrors>] = [:]

@@ -145,28 +145,15 @@ public struct ComplianceEvaluator: Sendable {
 /// Not locked: one memo per thread of a pass, and never shared between evaluators.
 public final class DecisionMemo: @unchecked Sendable {
     struct Key: Hashable {
-        var app: String
-        var version: String
-        var build: String?
-        var channel: String?
-        var platform: String
-        var osVersion: String?
-        var deviceModel: String?
-        var locale: String?
+        /// The texts the request is parsed from.
+        var request: ParseCache.RequestKey
         var timeZone: String?
         var deferralsUsed: Int64?
         var enrolledAt: Instant?
         var rollout: UInt64
 
         init(_ app: CheckIn.App, of checkIn: CheckIn, rollout: UInt64) {
-            self.app = app.app
-            version = app.version
-            build = app.build
-            channel = app.channel
-            platform = checkIn.platform
-            osVersion = checkIn.osVersion
-            deviceModel = checkIn.deviceModel
-            locale = checkIn.locale
+            request = ParseCache.RequestKey(app, of: checkIn)
             timeZone = checkIn.timeZone
             deferralsUsed = app.deferralsUsed
             enrolledAt = checkIn.enrolledAt
