@@ -64,11 +64,14 @@ public struct FleetSummary: Sendable, Equatable {
         self.init(app: app)
         let block = 4_096
         let blocks = (0..<(rows.count + block - 1) / block).map { $0 * block..<min(rows.count, ($0 + 1) * block) }
-        for part in ParallelMap.map(blocks, { range -> FleetSummary in
-            var summary = FleetSummary(app: app)
-            for index in range { summary.add(rows[index]) }
-            return summary
-        }) {
+        for part in ParallelMap.map(
+            blocks,
+            { range -> FleetSummary in
+                var summary = FleetSummary(app: app)
+                for index in range { summary.add(rows[index]) }
+                return summary
+            })
+        {
             merge(part)
         }
     }

@@ -229,7 +229,9 @@ public final class PostgresFleetStore: FleetStore {
         }
 
         mutating func text() throws -> String {
-            guard let text = try optionalText() else { throw FleetStoreError(.unavailable, "a NOT NULL column is null") }
+            guard let text = try optionalText() else {
+                throw FleetStoreError(.unavailable, "a NOT NULL column is null")
+            }
             return text
         }
 
@@ -260,7 +262,8 @@ public final class PostgresFleetStore: FleetStore {
         var devices = try await decoded(
             FleetSQL.devices(dialect: .postgres), [.text(after ?? ""), .integer(Int64(limit))], Self.deviceState)
         guard let last = devices.last?.device else { return devices }
-        let apps = try await decoded(FleetSQL.apps(dialect: .postgres), [.text(after ?? ""), .text(last)], Self.appState)
+        let apps = try await decoded(
+            FleetSQL.apps(dialect: .postgres), [.text(after ?? ""), .text(last)], Self.appState)
         FleetSQL.attach(apps, to: &devices)
         return devices
     }
@@ -268,7 +271,8 @@ public final class PostgresFleetStore: FleetStore {
     public func device(_ id: String) async throws -> DeviceState? {
         guard var device = try await decoded(FleetSQL.device(dialect: .postgres), [.text(id)], Self.deviceState).first
         else { return nil }
-        device.apps = try await decoded(FleetSQL.appsOfDevice(dialect: .postgres), [.text(id)], Self.appState).map(\.app)
+        device.apps = try await decoded(FleetSQL.appsOfDevice(dialect: .postgres), [.text(id)], Self.appState).map(
+            \.app)
         return device
     }
 

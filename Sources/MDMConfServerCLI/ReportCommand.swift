@@ -238,15 +238,18 @@ struct ReportDocument: Sendable {
         out.append(contentsOf: "[\n".utf8)
         out.withUnsafeBufferPointer(write)
         let rows = self.rows
-        inBlocks(of: rows.count, size: 1_024, { block -> [UInt8] in
-            var bytes: [UInt8] = []
-            for index in block {
-                bytes.append(contentsOf: "    ".utf8)
-                rows[index].json.write(into: &bytes, pretty: true, indent: 2)
-                bytes.append(contentsOf: (index == rows.count - 1 ? "\n" : ",\n").utf8)
+        inBlocks(
+            of: rows.count, size: 1_024,
+            { block -> [UInt8] in
+                var bytes: [UInt8] = []
+                for index in block {
+                    bytes.append(contentsOf: "    ".utf8)
+                    rows[index].json.write(into: &bytes, pretty: true, indent: 2)
+                    bytes.append(contentsOf: (index == rows.count - 1 ? "\n" : ",\n").utf8)
+                }
+                return bytes
             }
-            return bytes
-        }) { $0.withUnsafeBufferPointer(write) }
+        ) { $0.withUnsafeBufferPointer(write) }
         Array("  ]\n}\n".utf8).withUnsafeBufferPointer(write)
     }
 }

@@ -110,9 +110,11 @@ public struct Evaluator: Sendable {
                 guard let hundredths = rule.pointee.rolloutHundredths else { continue }
                 guard bit < 64 else { return nil }
                 if rule.pointee.app.map({ $0 == app }) ?? true,
-                    Rollout.includes(hundredths: hundredths, hasID: !id.isEmpty, bucket: {
-                        compiled.bucket(rule.pointee.seed, id: id)
-                    })
+                    Rollout.includes(
+                        hundredths: hundredths, hasID: !id.isEmpty,
+                        bucket: {
+                            compiled.bucket(rule.pointee.seed, id: id)
+                        })
                 {
                     bits |= 1 << UInt64(bit)
                 }
