@@ -77,39 +77,66 @@ public struct FleetQuery: Sendable {
 
     /// Every device that passes `filter`.
     public func all(_ filter: FleetFilter) async throws -> [DeviceCompliance] {
-        var rows: [DeviceCompliance] = []
-        try await scan(after: nil) { row in
-            if let shown = filter.apply(row) { rows.append(shown) }
-            return true
-        }
-        return rows
+        try await halves { after, through in
+            var rows: [DeviceCompliance] = []
+            try await scan(after: after, through: through) { row in
+                if let shown = filter.apply(row) { rows.append(shown) }
+                return true
+            }
+            return rows
+        }.reduce([], +)
     }
 
     /// Counts over every device that passes `filter`.
     public func summary(_ filter: FleetFilter) async throws -> FleetSummary {
-        var summary = FleetSummary(app: filter.app)
-        try await scan(after: nil) { row in
-            if filter.isEmpty {
-                summary.add(row)
-            } else if let shown = filter.apply(row) {
-                summary.add(shown)
+        try await halves { after, through in
+            var summary = FleetSummary(app: filter.app)
+            try await scan(after: after, through: through) { row in
+                if filter.isEmpty {
+                    summary.add(row)
+                } else if let shown = filter.apply(row) {
+                    summary.add(shown)
+                }
+                return true
             }
-            return true
-        }
-        return summary
+            return summary
+        }.reduce(into: FleetSummary(app: filter.app)) { $0.merge($1) }
     }
 
-    /// Calls `visit` with every device after `after` in id order until it returns false. Chunks are evaluated on
-    /// every core; they start at `firstChunk` devices and double up to `chunkSize`.
-    public func scan(after: String?, firstChunk: Int? = nil, _ visit: (DeviceCompliance) throws -> Bool)
-        async throws
+    /// `work` over the whole key space, or over its two halves at once (devices up to the middle stored one, and
+    /// after it) when the store holds more than two chunks: reading the store is the slowest step of a scan, and two
+    /// reads go on two connections. The results in key order.
+    func halves<Part: Sendable>(_ work: @escaping @Sendable (String?, String?) async throws -> Part) async throws
+        -> [Part]
     {
+        let count =
+            try await store.rows(FleetSQL.Statement(sql: FleetSQL.deviceCount, values: [])).first?.first?
+            .integer ?? 0
+        guard count > 2 * Int64(chunkSize),
+            let middle = try await store.rows(
+                FleetSQL.Statement(sql: FleetSQL.deviceAt(dialect: store.dialect), values: [.integer(count / 2)])
+            ).first?.first?.text
+        else { return [try await work(nil, nil)] }
+        async let upper = work(middle, nil)
+        let lower = try await work(nil, middle)
+        return [lower, try await upper]
+    }
+
+    /// Calls `visit` with every device after `after` (and up to `through`, when given) in id order until it returns
+    /// false. Chunks are evaluated on every core; they start at `firstChunk` devices and double up to `chunkSize`.
+    public func scan(
+        after: String?, through: String? = nil, firstChunk: Int? = nil, _ visit: (DeviceCompliance) throws -> Bool
+    ) async throws {
         let inventory = evaluator.catalog.devices.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         var inventoryIndex =
             after.map { cursor in
                 inventory.firstIndex { !$0.utf8.lexicographicallyPrecedes(cursor.utf8) && $0 != cursor }
                     ?? inventory.count
             } ?? 0
+        let inventoryEnd =
+            through.map { bound in
+                inventory.firstIndex { bound.utf8.lexicographicallyPrecedes($0.utf8) } ?? inventory.count
+            } ?? inventory.count
         let store = self.store
         let memory = Memory()
         var size = max(1, min(firstChunk ?? chunkSize, chunkSize))
@@ -118,18 +145,25 @@ public struct FleetQuery: Sendable {
         }
         defer { next?.cancel() }
         while let reading = next {
-            let states = try await reading.value
-            let last = states.last?.device
+            var states = try await reading.value
             let asked = size
+            var finished = states.count < asked
+            if let through,
+                let cut = states.firstIndex(where: { through.utf8.lexicographicallyPrecedes($0.device.utf8) })
+            {
+                states.removeSubrange(cut...)
+                finished = true
+            }
+            let last = states.last?.device
             size = min(size * 2, chunkSize)
-            next = states.count < asked ? nil : Task { [size] in try await store.devices(after: last, limit: size) }
+            next = finished ? nil : Task { [size] in try await store.devices(after: last, limit: size) }
             let evaluated = await evaluate(states, memory: memory)
             var merged: [DeviceCompliance] = []
             merged.reserveCapacity(evaluated.count)
             // The chunk's ids, to skip inventory devices it holds; built only when an inventory id falls in the chunk.
             var stored: Set<String>?
             for row in evaluated {
-                while inventoryIndex < inventory.count,
+                while inventoryIndex < inventoryEnd,
                     inventory[inventoryIndex].utf8.lexicographicallyPrecedes(row.device.utf8)
                 {
                     let id = inventory[inventoryIndex]
@@ -137,12 +171,11 @@ public struct FleetQuery: Sendable {
                     if stored?.contains(id) != true { merged.append(evaluator.neverSeen(id)) }
                     inventoryIndex += 1
                 }
-                if inventoryIndex < inventory.count, inventory[inventoryIndex] == row.device { inventoryIndex += 1 }
+                if inventoryIndex < inventoryEnd, inventory[inventoryIndex] == row.device { inventoryIndex += 1 }
                 merged.append(row)
             }
-            let finished = states.count < asked
             if finished {
-                while inventoryIndex < inventory.count {
+                while inventoryIndex < inventoryEnd {
                     merged.append(evaluator.neverSeen(inventory[inventoryIndex]))
                     inventoryIndex += 1
                 }

@@ -277,6 +277,13 @@ public enum FleetSQL {
         "DELETE FROM compliance_daily WHERE day < \(dialect.parameter(1))"
     }
 
+    public static let deviceCount = "SELECT COUNT(*) FROM devices"
+
+    /// The id of the device at a 0-based position in id order.
+    public static func deviceAt(dialect: Dialect) -> String {
+        "SELECT device FROM devices ORDER BY device LIMIT 1 OFFSET \(dialect.parameter(1))"
+    }
+
     public static let counts =
         "SELECT (SELECT COUNT(*) FROM devices), (SELECT COUNT(*) FROM device_apps), (SELECT COUNT(*) FROM checkins)"
 

@@ -224,6 +224,13 @@ struct ComplianceTests {
         #expect(required.first?.apps.map(\.app) == [Self.field])
 
         let summary = try await query.summary(FleetFilter())
+        // With chunks of one device the store holds more than two chunks, so the fleet is read in two halves at
+        // once (up to the middle stored device, and after it): the same rows in the same order, the same counts.
+        var halved = query
+        halved.chunkSize = 1
+        #expect(try await halved.all(FleetFilter()).map(\.device) == all.map(\.device))
+        #expect(try await halved.all(FleetFilter(status: .silent)).map(\.device) == ["ipad-0042", "ipad-0300", "iphone-0400"])
+        #expect(try await halved.summary(FleetFilter()) == summary)
         #expect(summary.devices == 6)
         #expect(summary.compliant == 1)
         #expect(summary.seen == ["active": 3, "silent": 1, "never": 2])
