@@ -57,14 +57,9 @@ public enum JSONValue: Sendable, Hashable {
     public func serializedBytes(pretty: Bool = true) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256)
-        write(into: &out, pretty: pretty)
-        return out
-    }
-
-    /// Appends the JSON text to `out` (no final newline when pretty), for documents written in pieces.
-    public func write(into out: inout [UInt8], pretty: Bool) {
         write(into: &out, pretty: pretty, indent: 0)
         if pretty { out.append(UInt8(ascii: "\n")) }
+        return out
     }
 
     /// Appends the JSON text as it stands `indent` levels deep in a pretty document (no final newline), for
