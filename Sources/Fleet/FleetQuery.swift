@@ -104,8 +104,8 @@ public struct FleetQuery: Sendable {
     }
 
     /// `work` over the whole key space, or over its two halves at once (devices up to the middle stored one, and
-    /// after it) when the store holds more than two chunks: reading the store is the slowest step of a scan, and two
-    /// reads go on two connections. The results in key order.
+    /// after it) when the store holds more than two chunks: reading the store is the slowest step of a scan, and
+    /// PostgreSQL reads the halves on two connections. The results in key order.
     func halves<Part: Sendable>(_ work: @escaping @Sendable (String?, String?) async throws -> Part) async throws
         -> [Part]
     {
@@ -193,7 +193,7 @@ public struct FleetQuery: Sendable {
     }
 
     /// Compliance of `states`, in their order, split over the machine's cores.
-    func evaluate(_ states: [DeviceState], memory: Memory = Memory()) async -> [DeviceCompliance] {
+    func evaluate(_ states: [DeviceState], memory: Memory) async -> [DeviceCompliance] {
         let evaluator = self.evaluator
         let cache = memory.cache
         let parts = states.count < 512 ? 1 : Memory.parts

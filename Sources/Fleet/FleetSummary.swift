@@ -62,18 +62,14 @@ public struct FleetSummary: Sendable, Equatable {
     /// The counts of `rows`, taken in blocks on every core and added up.
     public init(rows: [DeviceCompliance], app: String? = nil) {
         self.init(app: app)
-        let block = 4_096
-        let blocks = (0..<(rows.count + block - 1) / block).map { $0 * block..<min(rows.count, ($0 + 1) * block) }
-        for part in ParallelMap.map(
-            blocks,
-            { range -> FleetSummary in
+        ParallelMap.inBlocks(
+            of: rows.count, size: 4_096,
+            { block in
                 var summary = FleetSummary(app: app)
-                for index in range { summary.add(rows[index]) }
+                for index in block { summary.add(rows[index]) }
                 return summary
-            })
-        {
-            merge(part)
-        }
+            }
+        ) { merge($0) }
     }
 
     /// Adds another summary's counts to these.

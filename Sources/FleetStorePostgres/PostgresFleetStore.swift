@@ -191,7 +191,7 @@ public final class PostgresFleetStore: FleetStore {
     }
 
     /// A row of `FleetSQL.devices`/`device`, read cell by cell from the wire bytes (through `FleetSQL.Value`, or
-    /// through PostgresNIO's generic decoding, this was a third of the CPU of a fleet summary).
+    /// through PostgresNIO's generic decoding, this was a sixth of the CPU of a fleet scan).
     static func deviceState(_ row: PostgresRow) throws -> DeviceState {
         var cells = Cells(row)
         return DeviceState(

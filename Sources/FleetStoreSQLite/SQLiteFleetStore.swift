@@ -31,7 +31,7 @@ public final class SQLiteFleetStore: FleetStore {
                 "PRAGMA busy_timeout = \(busyTimeoutMilliseconds)", "PRAGMA journal_mode = WAL",
                 "PRAGMA synchronous = FULL",
                 // A batch's multi-row upserts keep a statement journal; in memory it costs no file writes (it was
-                // a sixth of SQLite's time per check-in).
+                // a fifth of SQLite's time per check-in).
                 "PRAGMA temp_store = MEMORY",
             ] {
                 _ = try await writer.query(pragma)

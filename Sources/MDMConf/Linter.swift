@@ -129,6 +129,18 @@ public enum ParallelMap {
         }
         return results.values()
     }
+
+    /// Calls `make` for the blocks of `size` indices that `0..<count` splits into, on every core, a batch of eight
+    /// blocks at a time, and `take` with each block's result in order: a large output is made in parallel, and only
+    /// a batch of it is held at once.
+    public static func inBlocks<Made: Sendable>(
+        of count: Int, size: Int, _ make: @Sendable (Range<Int>) -> Made, _ take: (Made) -> Void
+    ) {
+        let blocks = stride(from: 0, to: count, by: size).map { $0..<min(count, $0 + size) }
+        for start in stride(from: 0, to: blocks.count, by: 8) {
+            for made in map(Array(blocks[start..<min(blocks.count, start + 8)]), make) { take(made) }
+        }
+    }
 }
 
 /// Slots written by exactly one task each, read after all tasks have finished.
