@@ -89,7 +89,7 @@ let package = Package(
             name: "FleetStoreSQLite",
             dependencies: [
                 "Fleet", "CivilTime", .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(

@@ -4,12 +4,6 @@ import MDMConf
 import PropertyList
 import UpdatePolicy
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// One device's report at app launch (fleet.md, Check-in): what it runs, validated with the grammars of
 /// update-policy.md. Fields keep the text the device sent (trimmed), so what is stored is what was checked.
 public struct CheckIn: Sendable, Equatable {
@@ -136,8 +130,8 @@ public struct CheckInErrors: Error, Sendable, Equatable {
 /// What compliance over a whole fleet, and a server taking check-ins, read again and again, read once: time zones by
 /// name, and parsed update requests by their texts. Safe to share between threads (one lock around each look-up);
 /// at most 100,000 parses are kept, so texts a hostile client makes up cannot grow it without bound.
-public final class ParseCache: @unchecked Sendable {
-    private var zones: [String: ZoneInfo?] = [:]
+public final class ParseCache: Sendable {
+    private let zones = Locked<[String: ZoneInfo?]>([:])
     /// The texts a parse depends on.
     struct RequestKey: Hashable {
         var app: String
@@ -161,40 +155,23 @@ public final class ParseCache: @unchecked Sendable {
         }
     }
 
-    private var requests: [RequestKey: Result<UpdateRequest, RequestErrors>] = [:]
-    /// Guards `zones` and `requests`; freed with the cache.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
-        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        return mutex
-    }()
+    private let requests = Locked<[RequestKey: Result<UpdateRequest, RequestErrors>]>([:])
 
     public init() {}
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
-    }
-
     /// The zone of that name, or nil when there is none.
     public func zone(named name: String) -> ZoneInfo? {
-        if let cached = locked({ zones[name] }) { return cached }
+        if let cached = zones.withLock({ $0[name] }) { return cached }
         let zone = ZoneInfo(named: name)
-        locked { if zones.count < 4_096 { zones[name] = zone } }
+        zones.withLock { if $0.count < 4_096 { $0[name] = zone } }
         return zone
     }
 
     /// `UpdateRequest.parse(values())`, parsed once per `key` (the texts the values are made of).
     func request(_ key: RequestKey, _ values: () -> [String: String]) -> Result<UpdateRequest, RequestErrors> {
-        if let cached = locked({ requests[key] }) { return cached }
+        if let cached = requests.withLock({ $0[key] }) { return cached }
         let parsed = UpdateRequest.parse(values())
-        locked { if requests.count < 100_000 { requests[key] = parsed } }
+        requests.withLock { if $0.count < 100_000 { $0[key] = parsed } }
         return parsed
     }
 }

@@ -5,21 +5,31 @@ import CivilTime
 /// check-in has committed, and throws when that batch failed. After a failure, check-ins are refused at once for
 /// `retryAfter` seconds (the 503's `Retry-After`) instead of piling up behind a store that is down; the next batch
 /// after that tries the store again, so the server reconnects by itself.
-public actor CheckInWriter {
-    public nonisolated let store: any FleetStore
-    public nonisolated let maxBatch: Int
+///
+/// The writer is the one serial part of taking check-ins, so nothing on its path waits for a task to be scheduled
+/// that it can do without: check-ins are queued under a lock (no hop to an actor), one task writes batch after
+/// batch, and a batch's check-ins are resumed straight from it. A write that takes longer than `writeTimeout` is
+/// abandoned: its check-ins fail, and the next check-in starts a new writing task.
+public final class CheckInWriter: Sendable {
+    public let store: any FleetStore
+    public let maxBatch: Int
     /// Seconds to refuse check-ins after a failed write.
-    public nonisolated let retryAfter: Int
+    public let retryAfter: Int
     /// A write that takes longer than this many seconds counts as failed.
-    public nonisolated let writeTimeout: Double
+    public let writeTimeout: Double
 
-    private var pending: [(record: CheckInRecord, done: CheckedContinuation<Void, any Error>)] = []
-    private var writing = false
-    private var refusingUntil: Instant?
-    /// The last failure, cleared by the next successful write.
-    public private(set) var lastFailure: (at: Instant, message: String)?
-    public private(set) var batches = 0
-    public private(set) var written = 0
+    private typealias Entry = (record: CheckInRecord, done: CheckedContinuation<Void, any Error>)
+    private struct State {
+        var pending: [Entry] = []
+        /// Whether a writing task runs; `generation` names it, and a task whose write timed out finds a newer one.
+        var writing = false
+        var generation = 0
+        var refusingUntil: Instant?
+        var lastFailure: (at: Instant, message: String)?
+        var batches = 0
+        var written = 0
+    }
+    private let state = Locked(State())
 
     public init(store: any FleetStore, maxBatch: Int = 2_000, retryAfter: Int = 2, writeTimeout: Double = 10) {
         self.store = store
@@ -28,51 +38,96 @@ public actor CheckInWriter {
         self.writeTimeout = writeTimeout
     }
 
+    /// The last failure, cleared by the next successful write.
+    public var lastFailure: (at: Instant, message: String)? { state.withLock { $0.lastFailure } }
+    public var batches: Int { state.withLock { $0.batches } }
+    public var written: Int { state.withLock { $0.written } }
+
     /// Stores `record` durably, together with whatever else is waiting.
     public func submit(_ record: CheckInRecord) async throws {
-        if let until = refusingUntil, Instant.now < until, let failure = lastFailure {
-            throw FleetStoreError(.unavailable, failure.message)
-        }
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-            pending.append((record, done))
-            if !writing {
-                writing = true
-                Task { await self.drain() }
+            enum Next { case wait, write(generation: Int), refuse(String) }
+            let next = state.withLock { state -> Next in
+                if let until = state.refusingUntil, Instant.now < until, let failure = state.lastFailure {
+                    return .refuse(failure.message)
+                }
+                state.pending.append((record, done))
+                guard !state.writing else { return .wait }
+                state.writing = true
+                return .write(generation: state.generation)
+            }
+            switch next {
+            case .wait: break
+            case .write(let generation): Task { await self.drain(generation) }
+            case .refuse(let message): done.resume(throwing: FleetStoreError(.unavailable, message))
             }
         }
     }
 
-    private func drain() async {
-        while !pending.isEmpty {
-            let count = min(maxBatch, pending.count)
-            let batch = Array(pending.prefix(count))
-            pending.removeFirst(count)
-            do {
-                try await write(batch.map(\.record))
-                batches += 1
-                written += batch.count
-                lastFailure = nil
-                refusingUntil = nil
-                for entry in batch { entry.done.resume() }
-            } catch {
-                let message = (error as? FleetStoreError)?.message ?? "the store refused the write: \(error)"
-                lastFailure = (Instant.now, message)
-                refusingUntil = Instant.now.adding(seconds: Int64(retryAfter))
-                let failure = FleetStoreError(.unavailable, message)
-                for entry in batch { entry.done.resume(throwing: failure) }
-                for entry in pending { entry.done.resume(throwing: failure) }
-                pending.removeAll()
+    /// Writes batches while check-ins wait; `generation` is this task's, until a time-out hands over to a new one.
+    private func drain(_ generation: Int) async {
+        while true {
+            let batch = state.withLock { state -> [Entry]? in
+                guard state.generation == generation else { return nil }
+                guard !state.pending.isEmpty else {
+                    state.writing = false
+                    return nil
+                }
+                let count = min(maxBatch, state.pending.count)
+                defer { state.pending.removeFirst(count) }
+                return Array(state.pending.prefix(count))
+            }
+            guard let batch else { return }
+            let timer = Task {
+                try await Task.sleep(for: .milliseconds(Int(writeTimeout * 1000)))
+                self.abandon(generation, batch, "the store did not answer within \(Int(writeTimeout)) s")
+            }
+            let outcome = await Result { try await store.write(batch.map(\.record)) }
+            timer.cancel()
+            enum Answer { case stored, failed(FleetStoreError, waiting: [Entry]), timedOut }
+            let answer = state.withLock { state -> Answer in
+                guard state.generation == generation else { return .timedOut }  // answered by `abandon`
+                switch outcome {
+                case .success:
+                    state.batches += 1
+                    state.written += batch.count
+                    state.lastFailure = nil
+                    state.refusingUntil = nil
+                    return .stored
+                case .failure(let error):
+                    let message = (error as? FleetStoreError)?.message ?? "the store refused the write: \(error)"
+                    return .failed(FleetStoreError(.unavailable, message), waiting: fail(&state, message))
+                }
+            }
+            switch answer {
+            case .stored: for entry in batch { entry.done.resume() }
+            case .failed(let failure, let waiting): for entry in batch + waiting { entry.done.resume(throwing: failure) }
+            case .timedOut: return
             }
         }
-        writing = false
     }
 
-    /// The store's write, or a failure when it takes longer than `writeTimeout`.
-    private func write(_ batch: [CheckInRecord]) async throws {
-        let store = self.store
-        try await withTimeout(seconds: writeTimeout, "the store did not answer within \(Int(writeTimeout)) s") {
-            try await store.write(batch)
+    /// A write that has not answered in time: its check-ins and those waiting fail, and the writing task is
+    /// replaced (the next check-in starts one), whatever the stuck write does later.
+    private func abandon(_ generation: Int, _ batch: [Entry], _ message: String) {
+        let waiting = state.withLock { state -> [Entry]? in
+            guard state.generation == generation else { return nil }
+            let waiting = fail(&state, message)
+            state.generation += 1
+            state.writing = false
+            return waiting
         }
+        guard let waiting else { return }
+        let failure = FleetStoreError(.unavailable, message)
+        for entry in batch + waiting { entry.done.resume(throwing: failure) }
+    }
+
+    /// Records a failure, starts refusing, and takes the check-ins that were waiting (to fail them too).
+    private func fail(_ state: inout State, _ message: String) -> [Entry] {
+        state.lastFailure = (Instant.now, message)
+        state.refusingUntil = Instant.now.adding(seconds: Int64(retryAfter))
+        defer { state.pending.removeAll() }
+        return state.pending
     }
 }
 
@@ -130,36 +185,5 @@ private actor TimeoutRace<T: Sendable> {
 extension Result where Failure == any Error {
     init(catching body: () async throws -> Success) async {
         do { self = .success(try await body()) } catch { self = .failure(error) }
-    }
-}
-
-/// A lock for async code: one holder at a time, waiters in arrival order. Drivers use it to keep one
-/// connection's transactions apart.
-public actor AsyncLock {
-    private var held = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    public init() {}
-
-    public func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        await acquire()
-        defer { release() }
-        return try await body()
-    }
-
-    private func acquire() async {
-        if !held {
-            held = true
-            return
-        }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    private func release() {
-        if waiters.isEmpty {
-            held = false
-        } else {
-            waiters.removeFirst().resume()
-        }
     }
 }

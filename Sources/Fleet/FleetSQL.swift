@@ -116,8 +116,10 @@ public enum FleetSQL {
     // MARK: Writing a batch
 
     /// The statements that store `batch` (to run in one transaction): device and app states upserted (a state
-    /// never replaces a newer one, so replicas may commit in any order), one history row per check-in.
-    public static func write(_ batch: [CheckInRecord], dialect: Dialect) -> [Statement] {
+    /// never replaces a newer one, so replicas may commit in any order), one history row per check-in. Rows go
+    /// as many to a statement as the dialect takes, or `rowsPerStatement` (a driver that keeps statements prepared
+    /// wants few statement texts).
+    public static func write(_ batch: [CheckInRecord], dialect: Dialect, rowsPerStatement: Int? = nil) -> [Statement] {
         var latestDevice: [String: Int] = [:]
         var latestApp: [String: (record: Int, app: Int)] = [:]
         var deviceOrder: [String] = []
@@ -146,7 +148,7 @@ public enum FleetSQL {
             columns: [
                 "device", "platform", "os_version", "device_model", "locale", "time_zone", "enrolled_at",
                 "reported_at", "last_checkin", "replica",
-            ], rows: deviceRows, conflict: ["device"], dialect: dialect)
+            ], rows: deviceRows, conflict: ["device"], dialect: dialect, rowsPerStatement: rowsPerStatement)
         let appRows: [[Value]] = appOrder.compactMap { latestApp[$0] }.map { position in
             let record = batch[position.record]
             let app = record.checkIn.apps[position.app]
@@ -161,40 +163,38 @@ public enum FleetSQL {
             columns: [
                 "device", "app", "version", "build", "channel", "config_etag", "config_error", "deferrals_used",
                 "last_checkin",
-            ], rows: appRows, conflict: ["device", "app"], dialect: dialect)
+            ], rows: appRows, conflict: ["device", "app"], dialect: dialect, rowsPerStatement: rowsPerStatement)
         let historyRows: [[Value]] = batch.map { record in
             [
                 .text(record.checkIn.device), .integer(record.receivedAt.seconds), .text(record.replica),
-                .text(record.checkIn.json.serialized(pretty: false)),
+                .text(record.body),
             ]
         }
         statements += insert(
             into: "checkins", columns: ["device", "received_at", "replica", "body"], rows: historyRows, conflict: nil,
-            dialect: dialect)
+            dialect: dialect, rowsPerStatement: rowsPerStatement)
         return statements
     }
 
-    /// Multi-row `INSERT`s of at most `maxParameters` values each; with `conflict`, an upsert that keeps the row
-    /// with the later `last_checkin`.
+    /// Multi-row `INSERT`s of at most `maxParameters` values (or `rowsPerStatement` rows) each; with `conflict`, an
+    /// upsert that keeps the row with the later `last_checkin`.
     static func insert(
-        into table: String, columns: [String], rows: [[Value]], conflict: [String]?, dialect: Dialect
+        into table: String, columns: [String], rows: [[Value]], conflict: [String]?, dialect: Dialect,
+        rowsPerStatement: Int? = nil
     ) -> [Statement] {
         guard !rows.isEmpty else { return [] }
-        let perStatement = max(1, dialect.maxParameters / columns.count)
-        var statements: [Statement] = []
-        var start = 0
-        while start < rows.count {
-            let chunk = rows[start..<min(rows.count, start + perStatement)]
+        let perStatement = max(1, min(rowsPerStatement ?? .max, dialect.maxParameters / columns.count))
+        /// The text of a statement of `count` rows; every full chunk has the same one.
+        func text(rows count: Int) -> String {
             var sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
-            var values: [Value] = []
-            values.reserveCapacity(chunk.count * columns.count)
-            for (rowIndex, row) in chunk.enumerated() {
-                if rowIndex > 0 { sql += ", " }
+            var parameter = 0
+            for row in 0..<count {
+                if row > 0 { sql += ", " }
                 sql += "("
-                for (columnIndex, value) in row.enumerated() {
-                    if columnIndex > 0 { sql += ", " }
-                    values.append(value)
-                    sql += dialect.parameter(values.count)
+                for column in columns.indices {
+                    if column > 0 { sql += ", " }
+                    parameter += 1
+                    sql += dialect.parameter(parameter)
                 }
                 sql += ")"
             }
@@ -204,6 +204,23 @@ public enum FleetSQL {
                 sql += updates.joined(separator: ", ")
                 sql += " WHERE excluded.last_checkin >= \(table).last_checkin"
             }
+            return sql
+        }
+        var full: String?
+        var statements: [Statement] = []
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(rows.count, start + perStatement)]
+            let sql: String
+            if chunk.count == perStatement {
+                if full == nil { full = text(rows: perStatement) }
+                sql = full!
+            } else {
+                sql = text(rows: chunk.count)
+            }
+            var values: [Value] = []
+            values.reserveCapacity(chunk.count * columns.count)
+            for row in chunk { values += row }
             statements.append(Statement(sql: sql, values: values))
             start += perStatement
         }

@@ -57,14 +57,18 @@ extension FleetStore {
 
 /// One check-in as it is stored: what the device sent, when the server took it, which replica took it.
 public struct CheckInRecord: Sendable, Equatable {
-    public var checkIn: CheckIn
-    public var receivedAt: Instant
-    public var replica: String
+    public let checkIn: CheckIn
+    public let receivedAt: Instant
+    public let replica: String
+    /// The check-in as the history keeps it (compact JSON), made here, by the request's task, so that the writer,
+    /// which is serial, does not spend its time on it.
+    public let body: String
 
     public init(checkIn: CheckIn, receivedAt: Instant, replica: String) {
         self.checkIn = checkIn
         self.receivedAt = receivedAt
         self.replica = replica
+        self.body = checkIn.json.serialized(pretty: false)
     }
 }
 

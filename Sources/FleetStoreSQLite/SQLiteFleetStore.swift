@@ -1,16 +1,16 @@
 import CivilTime
 import Fleet
 import Logging
+import NIOPosix
 import SQLiteNIO
 
 /// The embedded store: one SQLite file in WAL mode with `synchronous=FULL`, so a committed batch survives a crash
-/// of the process or the machine. One connection writes (transactions kept apart by a lock), another reads, so
-/// reports do not wait for check-ins.
+/// of the process or the machine. One connection writes (``SQLiteWriter``, on a thread of its own, a transaction
+/// at a time), another reads through sqlite-nio, so reports do not wait for check-ins.
 public final class SQLiteFleetStore: FleetStore {
     public let path: String
-    private let writer: SQLiteConnection
+    private let writer: SQLiteWriter
     private let reader: SQLiteConnection
-    private let writeLock = AsyncLock()
 
     public var description: String { "sqlite:\(path)" }
 
@@ -19,22 +19,24 @@ public final class SQLiteFleetStore: FleetStore {
     public static func open(
         path: String, logger: Logger, busyTimeoutMilliseconds: Int = 5_000, upTo: Int = FleetSQL.latestVersion
     ) async throws -> SQLiteFleetStore {
-        let writer: SQLiteConnection
+        let writer: SQLiteWriter
         let reader: SQLiteConnection
         do {
-            writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            writer = try await SQLiteWriter.open(path: path)
         } catch {
             throw FleetStoreError(.unusable, "cannot open the SQLite store \(path): \(Self.reason(error))")
         }
         do {
-            for pragma in [
-                "PRAGMA busy_timeout = \(busyTimeoutMilliseconds)", "PRAGMA journal_mode = WAL",
-                "PRAGMA synchronous = FULL",
-                // A batch's multi-row upserts keep a statement journal; in memory it costs no file writes (it was
-                // a fifth of SQLite's time per check-in).
-                "PRAGMA temp_store = MEMORY",
-            ] {
-                _ = try await writer.query(pragma)
+            try await writer.run { connection in
+                for pragma in [
+                    "PRAGMA busy_timeout = \(busyTimeoutMilliseconds)", "PRAGMA journal_mode = WAL",
+                    "PRAGMA synchronous = FULL",
+                    // A batch's upserts keep a statement journal; in memory it costs no file writes (it was a fifth
+                    // of SQLite's time per check-in).
+                    "PRAGMA temp_store = MEMORY",
+                ] {
+                    try connection.execute(pragma)
+                }
             }
             reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
             _ = try await reader.query("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
@@ -52,7 +54,7 @@ public final class SQLiteFleetStore: FleetStore {
         return store
     }
 
-    private init(path: String, writer: SQLiteConnection, reader: SQLiteConnection) {
+    private init(path: String, writer: SQLiteWriter, reader: SQLiteConnection) {
         self.path = path
         self.writer = writer
         self.reader = reader
@@ -60,28 +62,29 @@ public final class SQLiteFleetStore: FleetStore {
 
     static func reason(_ error: any Error) -> String {
         if let error = error as? SQLiteError { return error.message }
+        if let error = error as? SQLiteWriterError { return error.message }
         return "\(error)"
     }
 
     // MARK: Migrations
 
     private func migrate(upTo target: Int) async throws {
-        try await transaction("BEGIN IMMEDIATE") {
-            _ = try await self.writer.query(FleetSQL.migrationsTable(.sqlite))
-            let rows = try await self.writer.query("SELECT COALESCE(MAX(version), 0) FROM mdmconf_migrations")
-            let current = rows.first.flatMap { Self.values($0).first?.integer } ?? 0
+        try await transaction { connection in
+            try connection.execute(FleetSQL.migrationsTable(.sqlite))
+            let rows = try connection.execute("SELECT COALESCE(MAX(version), 0) FROM mdmconf_migrations")
+            let current = rows.first?.first?.integer ?? 0
             if current > FleetSQL.latestVersion {
                 throw FleetStoreError(
                     .tooNew,
-                    "the store \(self.path) is at schema version \(current), newer than this mdmconf (\(FleetSQL.latestVersion)); use a newer mdmconf"
+                    "the store \(connection.path) is at schema version \(current), newer than this mdmconf (\(FleetSQL.latestVersion)); use a newer mdmconf"
                 )
             }
             for migration in FleetSQL.migrations(.sqlite)
             where migration.version > current && migration.version <= target {
-                for statement in migration.statements { _ = try await self.writer.query(statement) }
-                _ = try await self.writer.query(
+                for statement in migration.statements { try connection.execute(statement) }
+                try connection.execute(
                     "INSERT INTO mdmconf_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
-                    [.integer(migration.version), .text(migration.name), .integer(Int(Instant.now.seconds))])
+                    [.integer(Int64(migration.version)), .text(migration.name), .integer(Instant.now.seconds)])
             }
         }
     }
@@ -96,7 +99,13 @@ public final class SQLiteFleetStore: FleetStore {
 
     public func write(_ batch: [CheckInRecord]) async throws {
         guard !batch.isEmpty else { return }
-        try await run(FleetSQL.write(batch, dialect: .sqlite))
+        // One row a statement: the few statement texts stay prepared, where multi-row ones were compiled anew for
+        // every batch size.
+        try await transaction { connection in
+            for statement in FleetSQL.write(batch, dialect: .sqlite, rowsPerStatement: 1) {
+                try connection.execute(statement.sql, statement.values, keep: true)
+            }
+        }
     }
 
     public func saveRollup(day: String, rows: [RollupRow]) async throws {
@@ -104,43 +113,37 @@ public final class SQLiteFleetStore: FleetStore {
     }
 
     public func prune(checkInsBefore cutoff: Instant, rollupsBefore rollupCutoffDay: String) async throws -> Int {
-        try await transaction("BEGIN IMMEDIATE") {
-            _ = try await self.writer.query(FleetSQL.pruneCheckIns(dialect: .sqlite), [.integer(Int(cutoff.seconds))])
-            let changes = try await self.writer.query("SELECT changes()")
-            _ = try await self.writer.query(FleetSQL.pruneRollups(dialect: .sqlite), [.text(rollupCutoffDay)])
-            return Int(changes.first.flatMap { Self.values($0).first?.integer } ?? 0)
+        try await transaction { connection in
+            try connection.execute(FleetSQL.pruneCheckIns(dialect: .sqlite), [.integer(cutoff.seconds)])
+            let changes = connection.changes
+            try connection.execute(FleetSQL.pruneRollups(dialect: .sqlite), [.text(rollupCutoffDay)])
+            return changes
         }
     }
 
     private func run(_ statements: [FleetSQL.Statement]) async throws {
-        try await transaction("BEGIN IMMEDIATE") {
-            for statement in statements {
-                _ = try await self.writer.query(statement.sql, statement.values.map(Self.data))
-            }
+        try await transaction { connection in
+            for statement in statements { try connection.execute(statement.sql, statement.values) }
         }
     }
 
-    /// `body` between `begin` and `COMMIT` on the writing connection, rolled back when it throws; one at a time.
-    private func transaction<T: Sendable>(_ begin: String, _ body: @Sendable @escaping () async throws -> T)
-        async throws -> T
-    {
-        try await writeLock.withLock {
-            do {
-                _ = try await self.writer.query(begin)
-            } catch {
-                throw FleetStoreError(
-                    .unavailable, "the SQLite store \(self.path) cannot start a write: \(Self.reason(error))")
+    /// `body` in one `BEGIN IMMEDIATE` transaction on the writing connection's thread, rolled back when it throws.
+    private func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteWriter) throws -> T) async throws -> T {
+        let path = self.path
+        do {
+            return try await writer.run { connection in
+                do {
+                    try connection.execute("BEGIN IMMEDIATE")
+                } catch {
+                    throw FleetStoreError(
+                        .unavailable, "the SQLite store \(path) cannot start a write: \(Self.reason(error))")
+                }
+                return try connection.commit { try body(connection) }
             }
-            do {
-                let result = try await body()
-                _ = try await self.writer.query("COMMIT")
-                return result
-            } catch {
-                _ = try? await self.writer.query("ROLLBACK")
-                if error is FleetStoreError { throw error }
-                throw FleetStoreError(
-                    .unavailable, "the SQLite store \(self.path) refused a write: \(Self.reason(error))")
-            }
+        } catch let error as FleetStoreError {
+            throw error
+        } catch {
+            throw FleetStoreError(.unavailable, "the SQLite store \(path) refused a write: \(Self.reason(error))")
         }
     }
 

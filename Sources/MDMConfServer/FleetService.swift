@@ -30,11 +30,11 @@ public final class FleetService: Sendable {
             guard let store, let writer else {
                 return .object([("url", .string("none")), ("status", .string("disabled"))])
             }
-            let failure = await writer.lastFailure
+            let failure = writer.lastFailure
             return .object([
                 ("url", .string(store.description)), ("status", .string(failure == nil ? "ok" : "unavailable")),
-                ("replica", .string(replica)), ("checkinsStored", .integer(await writer.written)),
-                ("batches", .integer(await writer.batches)),
+                ("replica", .string(replica)), ("checkinsStored", .integer(writer.written)),
+                ("batches", .integer(writer.batches)),
                 ("lastError", .optional(failure.map { "\($0.at): \($0.message)" })),
             ])
         }

@@ -1,0 +1,153 @@
+import Fleet
+import NIOPosix
+// SQLite's C API as sqlite-nio bundles it (its `VaporCSQLite` module, which `SQLiteNIO` itself imports): the one
+// copy of SQLite in the process, so this connection and sqlite-nio's reading one share SQLite's file locks. Two
+// copies of SQLite in one process must never open the same file.
+import VaporCSQLite
+
+/// The store's writing connection, driven through SQLite's C API on a thread of its own. A whole transaction is one
+/// job on that thread. Through sqlite-nio every statement was a hop to its thread pool and back to a task, and a
+/// batch of check-ins waited for five of them in turn, each behind the server's request tasks: the writer, which
+/// is serial, spent more time waiting for a CPU than writing. Statements of a batch are prepared once and kept.
+///
+/// Only the one thread of `thread` touches `handle` and `prepared`, which is what makes the class sendable.
+final class SQLiteWriter: @unchecked Sendable {
+    private let thread: NIOThreadPool
+    private var handle: OpaquePointer?
+    /// Statements kept prepared, by SQL text (the batch writes' few single-row statements).
+    private var prepared: [String: OpaquePointer] = [:]
+    let path: String
+
+    /// Opens (creating when missing) the database at `path` on a new thread.
+    static func open(path: String) async throws -> SQLiteWriter {
+        let thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+        let writer = SQLiteWriter(path: path, thread: thread)
+        do {
+            try await writer.run { connection in try connection.open() }
+        } catch {
+            try? await thread.shutdownGracefully()
+            throw error
+        }
+        return writer
+    }
+
+    private init(path: String, thread: NIOThreadPool) {
+        self.path = path
+        self.thread = thread
+    }
+
+    /// `body` on the connection's thread.
+    func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteWriter) throws -> T) async throws -> T {
+        try await thread.runIfActive { try body(self) }
+    }
+
+    /// `body`, then `COMMIT`; `ROLLBACK` when either throws. Call from `run`, after a `BEGIN`.
+    func commit<T>(after body: () throws -> T) throws -> T {
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            // After some errors (a full disk, I/O) SQLite has already rolled back; ROLLBACK then fails harmlessly.
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `sql` with `values` bound (`?1`…) to its end, returning its rows. With `keep`, the prepared statement is
+    /// kept for the next time the same text runs. Call from `run`.
+    @discardableResult
+    func execute(_ sql: String, _ values: [FleetSQL.Value] = [], keep: Bool = false) throws -> [[FleetSQL.Value]] {
+        let statement: OpaquePointer
+        if keep, let kept = prepared[sql] {
+            statement = kept
+        } else {
+            var made: OpaquePointer?
+            let flags = keep ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+            try check(sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, flags, &made, nil))
+            guard let made else { return [] }  // only white space or a comment
+            statement = made
+            if keep { prepared[sql] = made }
+        }
+        defer {
+            if keep {
+                sqlite_nio_sqlite3_reset(statement)
+                sqlite_nio_sqlite3_clear_bindings(statement)
+            } else {
+                sqlite_nio_sqlite3_finalize(statement)
+            }
+        }
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            switch value {
+            case .text(let text):
+                try check(
+                    sqlite_nio_sqlite3_bind_text64(
+                        statement, index, text, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8)))
+            case .integer(let number): try check(sqlite_nio_sqlite3_bind_int64(statement, index, number))
+            case .null: try check(sqlite_nio_sqlite3_bind_null(statement, index))
+            }
+        }
+        var rows: [[FleetSQL.Value]] = []
+        while true {
+            let step = sqlite_nio_sqlite3_step(statement)
+            if step == SQLITE_DONE { return rows }
+            guard step == SQLITE_ROW else { throw failure(step) }
+            rows.append(
+                (0..<sqlite_nio_sqlite3_column_count(statement)).map { column in
+                    switch sqlite_nio_sqlite3_column_type(statement, column) {
+                    case SQLITE_INTEGER, SQLITE_FLOAT: .integer(sqlite_nio_sqlite3_column_int64(statement, column))
+                    case SQLITE_TEXT: .text(String(cString: sqlite_nio_sqlite3_column_text(statement, column)))
+                    default: .null
+                    }
+                })
+        }
+    }
+
+    /// Rows changed by the last `INSERT`, `UPDATE` or `DELETE`. Call from `run`.
+    var changes: Int { Int(sqlite_nio_sqlite3_changes64(handle)) }
+
+    /// Closes the connection and stops its thread.
+    func close() async throws {
+        try await run { connection in connection.closeHandle() }
+        try await thread.shutdownGracefully()
+    }
+
+    private func open() throws {
+        let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let status = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK else {
+            let error = failure(status)
+            closeHandle()
+            throw error
+        }
+    }
+
+    private func closeHandle() {
+        for statement in prepared.values { sqlite_nio_sqlite3_finalize(statement) }
+        prepared.removeAll()
+        sqlite_nio_sqlite3_close_v2(handle)
+        handle = nil
+    }
+
+    private func check(_ status: Int32) throws {
+        guard status == SQLITE_OK else { throw failure(status) }
+    }
+
+    private func failure(_ status: Int32) -> SQLiteWriterError {
+        let message = handle.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) }
+        return SQLiteWriterError(
+            status: status, message: message ?? String(cString: sqlite_nio_sqlite3_errstr(status)))
+    }
+
+    /// SQLite copies a bound text before the call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
+
+/// A failed call on the writing connection: SQLite's result code and its message ("database is locked").
+struct SQLiteWriterError: Error, CustomStringConvertible {
+    let status: Int32
+    let message: String
+    var description: String { message }
+}
