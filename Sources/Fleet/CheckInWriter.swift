@@ -6,10 +6,14 @@ import CivilTime
 /// `retryAfter` seconds (the 503's `Retry-After`) instead of piling up behind a store that is down; the next batch
 /// after that tries the store again, so the server reconnects by itself.
 ///
-/// The writer is the one serial part of taking check-ins, so nothing on its path waits for a task to be scheduled
-/// that it can do without: check-ins are queued under a lock (no hop to an actor), one task writes batch after
-/// batch, and a batch's check-ins are resumed straight from it. A write that takes longer than `writeTimeout` is
-/// abandoned: its check-ins fail, and the next check-in starts a new writing task.
+/// A store that takes several writes at once (PostgreSQL) gets that many lanes, each its own group commit; a
+/// device's check-ins always take the same lane, so they are stored in the order they came. On SQLite there is
+/// one lane.
+///
+/// A lane is the one serial part of taking check-ins, so nothing on its path waits for a task to be scheduled that
+/// it can do without: check-ins are queued under a lock (no hop to an actor), one task writes batch after batch,
+/// and a batch's check-ins are resumed straight from it. A write that takes longer than `writeTimeout` is
+/// abandoned: its check-ins and all that wait fail, and the next check-in starts new writing tasks.
 public final class CheckInWriter: Sendable {
     public let store: any FleetStore
     public let maxBatch: Int
@@ -17,25 +21,33 @@ public final class CheckInWriter: Sendable {
     public let retryAfter: Int
     /// A write that takes longer than this many seconds counts as failed.
     public let writeTimeout: Double
+    /// Group commits that write side by side (the store's `concurrentWrites`).
+    public let lanes: Int
 
-    private typealias Entry = (record: CheckInRecord, done: CheckedContinuation<Void, any Error>)
+    /// What a check-in's submitter is told once its batch has committed, or failed.
+    public typealias Completion = @Sendable (Result<Void, FleetStoreError>) -> Void
+    private typealias Entry = (record: CheckInRecord, done: Completion)
     private struct State {
-        var pending: [Entry] = []
-        /// Whether a writing task runs; `generation` names it, and a task whose write timed out finds a newer one.
-        var writing = false
+        /// Check-ins waiting, by lane.
+        var pending: [[Entry]]
+        /// Whether a lane's writing task runs; `generation` names the tasks, and those of a write that timed out
+        /// find a newer one.
+        var writing: [Bool]
         var generation = 0
         var refusingUntil: Instant?
         var lastFailure: (at: Instant, message: String)?
         var batches = 0
         var written = 0
     }
-    private let state = Locked(State())
+    private let state: Locked<State>
 
     public init(store: any FleetStore, maxBatch: Int = 2_000, retryAfter: Int = 2, writeTimeout: Double = 10) {
         self.store = store
         self.maxBatch = maxBatch
         self.retryAfter = retryAfter
         self.writeTimeout = writeTimeout
+        lanes = max(1, store.concurrentWrites)
+        state = Locked(State(pending: Array(repeating: [], count: lanes), writing: Array(repeating: false, count: lanes)))
     }
 
     /// The last failure, cleared by the next successful write.
@@ -43,39 +55,53 @@ public final class CheckInWriter: Sendable {
     public var batches: Int { state.withLock { $0.batches } }
     public var written: Int { state.withLock { $0.written } }
 
-    /// Stores `record` durably, together with whatever else is waiting.
+    /// Stores `record` durably, together with whatever else is waiting in its lane.
     public func submit(_ record: CheckInRecord) async throws {
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-            enum Next { case wait, write(generation: Int), refuse(String) }
-            let next = state.withLock { state -> Next in
-                if let until = state.refusingUntil, Instant.now < until, let failure = state.lastFailure {
-                    return .refuse(failure.message)
-                }
-                state.pending.append((record, done))
-                guard !state.writing else { return .wait }
-                state.writing = true
-                return .write(generation: state.generation)
-            }
-            switch next {
-            case .wait: break
-            case .write(let generation): Task { await self.drain(generation) }
-            case .refuse(let message): done.resume(throwing: FleetStoreError(.unavailable, message))
-            }
+            submit(record) { done.resume(with: $0.mapError { $0 }) }
         }
     }
 
-    /// Writes batches while check-ins wait; `generation` is this task's, until a time-out hands over to a new one.
-    private func drain(_ generation: Int) async {
+    /// Stores `record` durably, then calls `done` (from the writing task, or at once when check-ins are being
+    /// refused): for callers that are not tasks, such as a channel handler on its event loop.
+    public func submit(_ record: CheckInRecord, then done: @escaping Completion) {
+        let lane = lanes == 1 ? 0 : Self.lane(of: record.checkIn.device, among: lanes)
+        enum Next { case wait, write(generation: Int), refuse(String) }
+        let next = state.withLock { state -> Next in
+            if let until = state.refusingUntil, Instant.now < until, let failure = state.lastFailure {
+                return .refuse(failure.message)
+            }
+            state.pending[lane].append((record, done))
+            guard !state.writing[lane] else { return .wait }
+            state.writing[lane] = true
+            return .write(generation: state.generation)
+        }
+        switch next {
+        case .wait: break
+        case .write(let generation): Task { await self.drain(lane, generation) }
+        case .refuse(let message): done(.failure(FleetStoreError(.unavailable, message)))
+        }
+    }
+
+    /// A device's lane: FNV-1a of its id (the same in every run, unlike `hashValue`).
+    static func lane(of device: String, among lanes: Int) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in device.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(hash % UInt64(lanes))
+    }
+
+    /// Writes `lane`'s batches while check-ins wait; `generation` is this task's, until a time-out replaces it.
+    private func drain(_ lane: Int, _ generation: Int) async {
         while true {
             let batch = state.withLock { state -> [Entry]? in
                 guard state.generation == generation else { return nil }
-                guard !state.pending.isEmpty else {
-                    state.writing = false
+                guard !state.pending[lane].isEmpty else {
+                    state.writing[lane] = false
                     return nil
                 }
-                let count = min(maxBatch, state.pending.count)
-                defer { state.pending.removeFirst(count) }
-                return Array(state.pending.prefix(count))
+                let count = min(maxBatch, state.pending[lane].count)
+                defer { state.pending[lane].removeFirst(count) }
+                return Array(state.pending[lane].prefix(count))
             }
             guard let batch else { return }
             let timer = Task {
@@ -100,34 +126,35 @@ public final class CheckInWriter: Sendable {
                 }
             }
             switch answer {
-            case .stored: for entry in batch { entry.done.resume() }
-            case .failed(let failure, let waiting): for entry in batch + waiting { entry.done.resume(throwing: failure) }
+            case .stored: for entry in batch { entry.done(.success(())) }
+            case .failed(let failure, let waiting): for entry in batch + waiting { entry.done(.failure(failure)) }
             case .timedOut: return
             }
         }
     }
 
-    /// A write that has not answered in time: its check-ins and those waiting fail, and the writing task is
+    /// A write that has not answered in time: its check-ins and those waiting fail, and the writing tasks are
     /// replaced (the next check-in starts one), whatever the stuck write does later.
     private func abandon(_ generation: Int, _ batch: [Entry], _ message: String) {
         let waiting = state.withLock { state -> [Entry]? in
             guard state.generation == generation else { return nil }
             let waiting = fail(&state, message)
             state.generation += 1
-            state.writing = false
+            state.writing = Array(repeating: false, count: lanes)
             return waiting
         }
         guard let waiting else { return }
         let failure = FleetStoreError(.unavailable, message)
-        for entry in batch + waiting { entry.done.resume(throwing: failure) }
+        for entry in batch + waiting { entry.done(.failure(failure)) }
     }
 
-    /// Records a failure, starts refusing, and takes the check-ins that were waiting (to fail them too).
+    /// Records a failure, starts refusing, and takes the check-ins that were waiting in every lane (to fail them
+    /// too: the store is down for all).
     private func fail(_ state: inout State, _ message: String) -> [Entry] {
         state.lastFailure = (Instant.now, message)
         state.refusingUntil = Instant.now.adding(seconds: Int64(retryAfter))
-        defer { state.pending.removeAll() }
-        return state.pending
+        defer { state.pending = Array(repeating: [], count: lanes) }
+        return state.pending.flatMap { $0 }
     }
 }
 

@@ -115,11 +115,30 @@ public enum FleetSQL {
 
     // MARK: Writing a batch
 
-    /// The statements that store `batch` (to run in one transaction): device and app states upserted (a state
-    /// never replaces a newer one, so replicas may commit in any order), one history row per check-in. Rows go
-    /// as many to a statement as the dialect takes, or `rowsPerStatement` (a driver that keeps statements prepared
-    /// wants few statement texts).
-    public static func write(_ batch: [CheckInRecord], dialect: Dialect, rowsPerStatement: Int? = nil) -> [Statement] {
+    /// A table a batch writes: its columns, and the key whose row an upsert keeps (none: rows are only added).
+    struct Table {
+        let name: String
+        let columns: [String]
+        let conflict: [String]?
+
+        static let devices = Table(
+            name: "devices",
+            columns: [
+                "device", "platform", "os_version", "device_model", "locale", "time_zone", "enrolled_at",
+                "reported_at", "last_checkin", "replica",
+            ], conflict: ["device"])
+        static let deviceApps = Table(
+            name: "device_apps",
+            columns: [
+                "device", "app", "version", "build", "channel", "config_etag", "config_error", "deferrals_used",
+                "last_checkin",
+            ], conflict: ["device", "app"])
+        static let checkIns = Table(name: "checkins", columns: ["device", "received_at", "replica", "body"], conflict: nil)
+    }
+
+    /// What a batch writes, table by table: each device's and each app's latest state (a state never replaces a
+    /// newer one, so replicas may commit in any order), one history row per check-in.
+    static func rows(of batch: [CheckInRecord]) -> [(table: Table, rows: [[Value]])] {
         var latestDevice: [String: Int] = [:]
         var latestApp: [String: (record: Int, app: Int)] = [:]
         var deviceOrder: [String] = []
@@ -132,7 +151,10 @@ public enum FleetSQL {
                 if latestApp.updateValue((index, appIndex), forKey: key) == nil { appOrder.append(key) }
             }
         }
-        var statements: [Statement] = []
+        // Rows in key order: two transactions that upsert the same rows (replicas) lock them in the same order, so
+        // neither waits for the other in a circle.
+        deviceOrder.sort()
+        appOrder.sort()
         let deviceRows: [[Value]] = deviceOrder.compactMap { latestDevice[$0] }.map { index in
             let record = batch[index]
             let checkIn = record.checkIn
@@ -143,12 +165,6 @@ public enum FleetSQL {
                 .integer(record.receivedAt.seconds), .text(record.replica),
             ]
         }
-        statements += insert(
-            into: "devices",
-            columns: [
-                "device", "platform", "os_version", "device_model", "locale", "time_zone", "enrolled_at",
-                "reported_at", "last_checkin", "replica",
-            ], rows: deviceRows, conflict: ["device"], dialect: dialect, rowsPerStatement: rowsPerStatement)
         let appRows: [[Value]] = appOrder.compactMap { latestApp[$0] }.map { position in
             let record = batch[position.record]
             let app = record.checkIn.apps[position.app]
@@ -158,22 +174,43 @@ public enum FleetSQL {
                 .optional(app.deferralsUsed), .integer(record.receivedAt.seconds),
             ]
         }
-        statements += insert(
-            into: "device_apps",
-            columns: [
-                "device", "app", "version", "build", "channel", "config_etag", "config_error", "deferrals_used",
-                "last_checkin",
-            ], rows: appRows, conflict: ["device", "app"], dialect: dialect, rowsPerStatement: rowsPerStatement)
         let historyRows: [[Value]] = batch.map { record in
             [
                 .text(record.checkIn.device), .integer(record.receivedAt.seconds), .text(record.replica),
                 .text(record.body),
             ]
         }
-        statements += insert(
-            into: "checkins", columns: ["device", "received_at", "replica", "body"], rows: historyRows, conflict: nil,
-            dialect: dialect, rowsPerStatement: rowsPerStatement)
-        return statements
+        return [(.devices, deviceRows), (.deviceApps, appRows), (.checkIns, historyRows)]
+    }
+
+    /// The statements that store `batch`, to run in one transaction. Rows go as many to a statement as the dialect
+    /// takes, or `rowsPerStatement` (a driver that keeps statements prepared wants few statement texts).
+    public static func write(_ batch: [CheckInRecord], dialect: Dialect, rowsPerStatement: Int? = nil) -> [Statement] {
+        rows(of: batch).flatMap { table, rows in
+            insert(
+                into: table.name, columns: table.columns, rows: rows, conflict: table.conflict, dialect: dialect,
+                rowsPerStatement: rowsPerStatement)
+        }
+    }
+
+    /// PostgreSQL: `batch` in one statement, the state upserts as data-modifying `WITH` queries before the history
+    /// insert; nil when its values are over one statement's limit (then `write`'s statements go in a transaction).
+    public static func writeInOneStatement(_ batch: [CheckInRecord]) -> Statement? {
+        let dialect = Dialect.postgres
+        let tables = rows(of: batch).filter { !$0.rows.isEmpty }
+        let count = tables.reduce(0) { $0 + $1.rows.count * $1.table.columns.count }
+        guard count <= dialect.maxParameters, !tables.isEmpty else { return nil }
+        var sql = ""
+        var values: [Value] = []
+        values.reserveCapacity(count)
+        for (index, (table, rows)) in tables.enumerated() {
+            let text = insertText(
+                into: table.name, columns: table.columns, rows: rows.count, conflict: table.conflict, dialect: dialect,
+                firstParameter: values.count + 1)
+            sql += index == tables.count - 1 ? (sql.isEmpty ? "" : " ") + text : (index == 0 ? "WITH " : ", ") + "w\(index) AS (\(text))"
+            for row in rows { values += row }
+        }
+        return Statement(sql: sql, values: values)
     }
 
     /// Multi-row `INSERT`s of at most `maxParameters` values (or `rowsPerStatement` rows) each; with `conflict`, an
@@ -184,39 +221,20 @@ public enum FleetSQL {
     ) -> [Statement] {
         guard !rows.isEmpty else { return [] }
         let perStatement = max(1, min(rowsPerStatement ?? .max, dialect.maxParameters / columns.count))
-        /// The text of a statement of `count` rows; every full chunk has the same one.
-        func text(rows count: Int) -> String {
-            var sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
-            var parameter = 0
-            for row in 0..<count {
-                if row > 0 { sql += ", " }
-                sql += "("
-                for column in columns.indices {
-                    if column > 0 { sql += ", " }
-                    parameter += 1
-                    sql += dialect.parameter(parameter)
-                }
-                sql += ")"
-            }
-            if let conflict {
-                let updates = columns.filter { !conflict.contains($0) }.map { "\($0) = excluded.\($0)" }
-                sql += " ON CONFLICT (\(conflict.joined(separator: ", "))) DO UPDATE SET "
-                sql += updates.joined(separator: ", ")
-                sql += " WHERE excluded.last_checkin >= \(table).last_checkin"
-            }
-            return sql
-        }
-        var full: String?
+        var full: String?  // every full chunk has the same text
         var statements: [Statement] = []
         var start = 0
         while start < rows.count {
             let chunk = rows[start..<min(rows.count, start + perStatement)]
             let sql: String
             if chunk.count == perStatement {
-                if full == nil { full = text(rows: perStatement) }
+                if full == nil {
+                    full = insertText(
+                        into: table, columns: columns, rows: perStatement, conflict: conflict, dialect: dialect)
+                }
                 sql = full!
             } else {
-                sql = text(rows: chunk.count)
+                sql = insertText(into: table, columns: columns, rows: chunk.count, conflict: conflict, dialect: dialect)
             }
             var values: [Value] = []
             values.reserveCapacity(chunk.count * columns.count)
@@ -225,6 +243,32 @@ public enum FleetSQL {
             start += perStatement
         }
         return statements
+    }
+
+    /// The text of an `INSERT` of `count` rows whose parameters are numbered from `firstParameter`.
+    static func insertText(
+        into table: String, columns: [String], rows count: Int, conflict: [String]?, dialect: Dialect,
+        firstParameter: Int = 1
+    ) -> String {
+        var sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+        var parameter = firstParameter
+        for row in 0..<count {
+            if row > 0 { sql += ", " }
+            sql += "("
+            for column in columns.indices {
+                if column > 0 { sql += ", " }
+                sql += dialect.parameter(parameter)
+                parameter += 1
+            }
+            sql += ")"
+        }
+        if let conflict {
+            let updates = columns.filter { !conflict.contains($0) }.map { "\($0) = excluded.\($0)" }
+            sql += " ON CONFLICT (\(conflict.joined(separator: ", "))) DO UPDATE SET "
+            sql += updates.joined(separator: ", ")
+            sql += " WHERE excluded.last_checkin >= \(table).last_checkin"
+        }
+        return sql
     }
 
     /// The roll-up rows of one day, replacing what the day had.

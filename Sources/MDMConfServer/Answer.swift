@@ -39,7 +39,16 @@ enum Answer {
         _ status: HTTPResponse.Status, _ code: DiagnosticCode, _ message: String, diagnostics: [Diagnostic] = [],
         code reason: String? = nil, headers extra: HTTPFields = HTTPFields()
     ) -> Response {
-        let body: JSONValue = .object([
+        var response = json(status, errorBody(code, message, diagnostics: diagnostics, code: reason))
+        for field in extra { response.headers.append(field) }
+        return response
+    }
+
+    /// The body of `error(…)`.
+    static func errorBody(
+        _ code: DiagnosticCode, _ message: String, diagnostics: [Diagnostic] = [], code reason: String? = nil
+    ) -> JSONValue {
+        .object([
             (
                 "error",
                 .object([
@@ -49,9 +58,6 @@ enum Answer {
                 ])
             )
         ])
-        var response = json(status, body)
-        for field in extra { response.headers.append(field) }
-        return response
     }
 
     /// The request body, or 413 when it is (or announces itself) over `limit`.

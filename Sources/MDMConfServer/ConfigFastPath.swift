@@ -25,7 +25,7 @@ final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var forwarded = 0
     /// The answer to the request being read, written at its end.
     private var pending: (served: ConfigLookup.Served, close: Bool, started: UInt64)?
-    private var dateCache: (second: Int, text: String) = (-1, "")
+    private var dates = HTTPDate()
 
     init(store: CatalogStore) { self.store = store }
 
@@ -89,7 +89,7 @@ final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         var headers = served.headers()
         let bytes = served.notModified ? [] : served.representation.bytes
         if !served.notModified { headers[.contentLength] = String(bytes.count) }
-        headers[.date] = date()
+        headers[.date] = dates.now()
         headers[.server] = "mdmconf"
         if close { headers[.connection] = "close" }
         context.write(wrapOutboundOut(.head(HTTPResponse(status: served.status, headerFields: headers))), promise: nil)
@@ -105,11 +105,15 @@ final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
     }
+}
 
-    /// The IMF-fixdate of now, formatted once per second per connection.
-    private func date() -> String {
+/// The `Date` header's IMF-fixdate of now, formatted once per second (one per connection).
+struct HTTPDate {
+    private var cache: (second: Int, text: String) = (-1, "")
+
+    mutating func now() -> String {
         let now = time(nil)
-        if Int(now) == dateCache.second { return dateCache.text }
+        if Int(now) == cache.second { return cache.text }
         var parts = tm()
         var seconds = now
         gmtime_r(&seconds, &parts)
@@ -119,7 +123,7 @@ final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         let text =
             "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
-        dateCache = (Int(now), text)
+        cache = (Int(now), text)
         return text
     }
 }
@@ -135,24 +139,29 @@ enum MonotonicClock {
 
 /// The fast path's requests in the same series Hummingbird's `MetricsMiddleware` writes for the route.
 enum ConfigMetrics {
-    private static let route = "/v1/apps/{bundleId}/config"
-    private static func dimensions(_ status: String) -> [(String, String)] {
-        [("http.route", route), ("http.request.method", "GET"), ("http.response.status_code", status)]
-    }
-    private static let ok = (
-        Counter(label: "hb.requests", dimensions: dimensions("200")),
-        Metrics.Timer(
-            label: "http.server.request.duration", dimensions: dimensions("200"), preferredDisplayUnit: .seconds)
-    )
-    private static let notModified = (
-        Counter(label: "hb.requests", dimensions: dimensions("304")),
-        Metrics.Timer(
-            label: "http.server.request.duration", dimensions: dimensions("304"), preferredDisplayUnit: .seconds)
-    )
+    private static let ok = RouteMetrics(route: "/v1/apps/{bundleId}/config", method: "GET", status: "200")
+    private static let notModified = RouteMetrics(route: "/v1/apps/{bundleId}/config", method: "GET", status: "304")
 
     static func record(status: HTTPResponse.Status, nanoseconds: UInt64) {
-        let (counter, timer) = status == .ok ? ok : notModified
-        counter.increment()
-        timer.recordNanoseconds(Int64(truncatingIfNeeded: nanoseconds))
+        (status == .ok ? ok : notModified).record(nanoseconds: nanoseconds)
+    }
+}
+
+/// One route's request counter and duration timer for one status, as Hummingbird's `MetricsMiddleware` names them,
+/// for answers written by a fast path.
+struct RouteMetrics: Sendable {
+    let requests: Counter
+    let duration: Metrics.Timer
+
+    init(route: String, method: String, status: String) {
+        let dimensions = [("http.route", route), ("http.request.method", method), ("http.response.status_code", status)]
+        requests = Counter(label: "hb.requests", dimensions: dimensions)
+        duration = Metrics.Timer(
+            label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
+    }
+
+    func record(nanoseconds: UInt64) {
+        requests.increment()
+        duration.recordNanoseconds(Int64(truncatingIfNeeded: nanoseconds))
     }
 }

@@ -45,67 +45,24 @@ struct FleetRoutes: Sendable {
         case .success(let bytes): body = bytes
         case .failure(let refusal): return refusal.response
         }
-        let root: PlistNode
-        switch MalformedRequest.json(body, options: readerOptions) {
-        case .success(let node): root = node
-        case .failure(let error): return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
+        let intake = CheckInIntake(fleet: fleet, readerOptions: readerOptions)
+        let accepted: CheckInIntake.Accepted
+        switch intake.accept(body, from: caller, state: state) {
+        case .success(let check): accepted = check
+        case .failure(let refusal): return refusal.response
         }
-        var checkIn: CheckIn
-        var requests: [UpdateRequest]
-        switch CheckIn.parseWithRequests(root, cache: fleet.parseCache) {
-        case .success(let parsed): (checkIn, requests) = parsed
-        case .failure(let errors) where errors.malformed:
-            return Answer.error(.badRequest, CatalogCode.badRequest, "a check-in is a JSON object")
-        case .failure(let errors): return Self.invalid(errors)
-        }
-        switch caller {
-        case .device(let own):
-            guard checkIn.device.isEmpty || checkIn.device == own else {
-                return Answer.error(
-                    .forbidden, CatalogCode.forbidden, "a device token can only check in as its own device")
-            }
-            checkIn.device = own
-            // The device is the rollout id of every decision in the answer.
-            for index in requests.indices { requests[index].deviceID = own }
-        case .admin, .open:
-            guard !checkIn.device.isEmpty else {
-                // An admin token or development mode must name the device.
-                return Self.invalid(CheckInErrors(reasons: [.init(field: "device", code: "missing_device")], malformed: false))
-            }
-            guard state.catalog.devices[checkIn.device] != nil else {
-                return Answer.error(
-                    .notFound, CatalogCode.notFound, "no device '\(checkIn.device)' in devices.plist")
-            }
-        }
-        let record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: fleet.replica)
         do {
-            try await writer.submit(record)
+            try await writer.submit(accepted.record)
         } catch {
             var headers = HTTPFields()
             headers[.retryAfter] = String(writer.retryAfter)
-            return Answer.error(
-                .serviceUnavailable, CatalogCode.storeUnavailable,
-                "the check-in was not stored: \((error as? FleetStoreError)?.message ?? "\(error)")",
-                code: "store_unavailable", headers: headers)
+            var response = Answer.json(
+                .serviceUnavailable,
+                CheckInIntake.notStored(error as? FleetStoreError ?? FleetStoreError(.unavailable, "\(error)")))
+            for field in headers { response.headers.append(field) }
+            return response
         }
-        let answer = CheckInAnswer.json(
-            for: record, catalog: state.catalog, generation: state.generation, now: record.receivedAt,
-            requests: requests)
-        return Answer.json(.ok, answer, generation: state.generation)
-    }
-
-    /// 422 in the error shape of server.md, with one reason per bad field.
-    static func invalid(_ errors: CheckInErrors) -> Response {
-        Answer.json(.unprocessableContent, .object([
-            (
-                "error",
-                .object([
-                    ("code", .string("invalid_checkin")), ("mc", .string(CatalogCode.invalidCheckIn.code)),
-                    ("message", .string("invalid check-in: \(errors.message)")), ("diagnostics", .array([])),
-                    ("reasons", errors.json),
-                ])
-            )
-        ]))
+        return Answer.bytes(.ok, intake.answer(accepted), generation: state.generation)
     }
 
     // MARK: Fleet (admin)

@@ -82,8 +82,15 @@ public enum MDMConfServer {
         if fleet.store != nil, let interval = options.fleetMaintenanceInterval {
             services.append(FleetMaintenance(fleet: fleet, catalogs: store, interval: interval, logger: logger))
         }
+        let intake = CheckInIntake(fleet: fleet, readerOptions: options.readerOptions)
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
-            [RequestDeadlineHandler(timeout: timeout), ConfigFastPath(store: store)]
+            var handlers: [any RemovableChannelHandler] = [
+                RequestDeadlineHandler(timeout: timeout), ConfigFastPath(store: store),
+            ]
+            if let writer = fleet.writer {
+                handlers.append(CheckInFastPath(catalogs: store, intake: intake, writer: writer))
+            }
+            return handlers
         }
         let server: HTTPServerBuilder
         if let tls = options.tls {

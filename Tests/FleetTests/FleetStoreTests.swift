@@ -41,6 +41,43 @@ import Testing
     }
 
     /// A replica that commits late never replaces a newer state with an older one; the history keeps both.
+    /// A batch over one statement's parameter limit (PostgreSQL then writes it as several statements in one
+    /// transaction) is stored whole; check-ins handed to the writer back to back are stored in the order they came,
+    /// however many lanes the store has (a device keeps its lane): each device's state is its last check-in's.
+    @Test(arguments: StoreKind.available)
+    func bigBatchesAndBackToBackCheckIns(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        let apps = [field, sync, "com.example.notes"].map { CheckIn.App(app: $0, version: "2.0") }
+        try await store.write((0..<1_000).map { TestStores.record("big-\($0)", at: 10_000, apps: apps) })
+        #expect(try await store.counts() == StoreCounts(devices: 1_000, deviceApps: 3_000, checkIns: 1_000))
+
+        let writer = CheckInWriter(store: store)
+        let devices = (0..<24).map { "lane-\($0)" }
+        let failures = Locked(0)
+        await withCheckedContinuation { (allStored: CheckedContinuation<Void, Never>) in
+            let remaining = Locked(devices.count * 10)
+            for step in 0..<10 {
+                for device in devices {
+                    // Same second: only the order of the commits decides which state stays.
+                    let record = TestStores.record(device, at: 20_000, apps: [.init(app: field, version: "1.\(step)")])
+                    writer.submit(record) { result in
+                        if case .failure = result { failures.withLock { $0 += 1 } }
+                        if remaining.withLock({ count in
+                            count -= 1
+                            return count
+                        }) == 0 { allStored.resume() }
+                    }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(writer.written == 240)
+        for device in devices {
+            #expect(try await store.device(device)?.apps.first?.app.version == "1.9", "\(device)")
+        }
+        try await store.close()
+    }
+
     @Test(arguments: StoreKind.available)
     func olderStateNeverWins(kind: StoreKind) async throws {
         let store = try await TestStores.open(kind)

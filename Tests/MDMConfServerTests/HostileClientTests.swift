@@ -181,6 +181,58 @@ struct HostileClientTests {
         }
     }
 
+    /// Stored check-ins are answered on the event loop, refused ones by the route: pipelined with other requests
+    /// on one connection, every answer still comes in order, only the valid check-ins are stored, and the metrics
+    /// count both paths under the route.
+    @Test func pipelinedCheckInsKeepTheirOrder() async throws {
+        let store = try await TestStores.open(.sqlite)
+        let fleet = FleetService(store: store, replica: "r")
+        try await Fixture.live(try Fixture.store(), fleet: fleet) { http, _ in
+            let device = "Authorization: Bearer example-device-token-iphone-0117\r\n"
+            func post(_ body: String, _ extra: String = "") -> String {
+                "POST /v1/checkin HTTP/1.1\r\nHost: x\r\n\(device)\(extra)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            }
+            func checkIn(_ version: String) -> String {
+                #"{"platform": "ios", "apps": [{"app": "com.example.field", "version": "\#(version)"}]}"#
+            }
+            let text =
+                post(checkIn("3.2.1")) + "GET /v1/apps/com.example.field/config HTTP/1.1\r\nHost: x\r\n\(device)\r\n"
+                + post(#"{"platform": "ios", "apps": [], "admin": true}"#)
+                + post(checkIn("3.0.2"), "Content-Type: application/json\r\n")
+                + "GET /v1/update-check?app=com.example.field&version=3.0&platform=ios HTTP/1.1\r\nHost: x\r\n\(device)\r\n"
+                + post(checkIn("3.1.0"), "Connection: close\r\n")
+            let all = try await http.sendReadingToClose(text)
+            let answers: [String] = Array(all.components(separatedBy: "HTTP/1.1 ").dropFirst())
+            try #require(answers.count == 6, "\(all)")
+            let expected: [(status: String, marker: String)] = [
+                ("200", #""receivedAt""#), ("200", "ana.lima@example.com"), ("422", "invalid_checkin"),
+                ("200", #""receivedAt""#), ("200", #""evaluatedAt""#), ("200", #""receivedAt""#),
+            ]
+            for (answer, (status, marker)) in zip(answers, expected) {
+                #expect(answer.hasPrefix(status), "\(answer.prefix(300))")
+                #expect(answer.contains(marker), "\(marker) not in \(answer.prefix(600))")
+            }
+            #expect(!answers[4].contains("receivedAt"), "the update check's answer, not a check-in's")
+            #expect(answers[0].contains("X-MDMConf-Catalog-Generation: 1"))
+            // Chunked and over the limit only while reading: the route's 413, nothing stored.
+            let chunk = String(repeating: "x", count: 8_000)
+            let over = try await http.send([
+                "POST /v1/checkin HTTP/1.1\r\nHost: x\r\n\(device)Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                    + String(repeating: "1F40\r\n\(chunk)\r\n", count: 140) + "0\r\n\r\n"
+            ])
+            #expect(over?.status == 413)
+            let metrics = try await http.request("GET", "/metrics")
+            // The registry is the process's, shared with other tests: at least these three.
+            let stored = #"hb_requests{http_route="/v1/checkin",http_request_method="POST",http_response_status_code="200"} "#
+            let count = metrics.text.split(separator: "\n").first { $0.hasPrefix(stored) }.flatMap { Int($0.dropFirst(stored.count)) }
+            #expect((count ?? 0) >= 3, "\(metrics.text)")
+            #expect(metrics.text.contains(#"http_route="/v1/checkin",http_request_method="POST",http_response_status_code="422""#))
+        }
+        #expect(try await store.counts().checkIns == 3)
+        #expect(try await store.device("iphone-0117")?.apps.first?.app.version == "3.1.0")
+        try await store.close()
+    }
+
     /// A client that trickles its request is cut off at requestTimeout; others are served meanwhile.
     @Test func slowClientsAreClosed() async throws {
         let copy = try CatalogCopy(settings: "<key>requestTimeout</key><real>0.5</real>")

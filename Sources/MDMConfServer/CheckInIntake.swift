@@ -1,0 +1,90 @@
+import Fleet
+import Hummingbird
+import MDMConf
+import MDMDiagnostics
+import PropertyList
+import UpdatePolicy
+
+/// One check-in from the request's bytes to the answer's (fleet.md, Check-in), whoever reads the request: the route and the
+/// event-loop fast path (`CheckInFastPath`) both take check-ins through it, so each answer has one implementation.
+struct CheckInIntake: Sendable {
+    let fleet: FleetService
+    let readerOptions: PlistReaderOptions
+
+    /// A check-in to store, with what its answer needs.
+    struct Accepted: Sendable {
+        let record: CheckInRecord
+        let requests: [UpdateRequest]
+        let state: CatalogState
+    }
+
+    /// The check-in in `body` from `caller`, or the refusal: 400 (not JSON, not an object), 422 (one reason per
+    /// bad field), 403 (a device token naming another device), 404 (a device not in devices.plist).
+    func accept(_ body: [UInt8], from caller: Caller, state: CatalogState) -> Result<Accepted, Refusal> {
+        func refuse(_ response: Response) -> Result<Accepted, Refusal> { .failure(Refusal(response: response)) }
+        let root: PlistNode
+        switch MalformedRequest.json(body, options: readerOptions) {
+        case .success(let node): root = node
+        case .failure(let error): return refuse(Answer.error(.badRequest, CatalogCode.badRequest, error.message))
+        }
+        var checkIn: CheckIn
+        var requests: [UpdateRequest]
+        switch CheckIn.parseWithRequests(root, cache: fleet.parseCache) {
+        case .success(let parsed): (checkIn, requests) = parsed
+        case .failure(let errors) where errors.malformed:
+            return refuse(Answer.error(.badRequest, CatalogCode.badRequest, "a check-in is a JSON object"))
+        case .failure(let errors): return refuse(Self.invalid(errors))
+        }
+        switch caller {
+        case .device(let own):
+            guard checkIn.device.isEmpty || checkIn.device == own else {
+                return refuse(
+                    Answer.error(
+                        .forbidden, CatalogCode.forbidden, "a device token can only check in as its own device"))
+            }
+            checkIn.device = own
+            // The device is the rollout id of every decision in the answer.
+            for index in requests.indices { requests[index].deviceID = own }
+        case .admin, .open:
+            guard !checkIn.device.isEmpty else {
+                // An admin token or development mode must name the device.
+                return refuse(
+                    Self.invalid(CheckInErrors(reasons: [.init(field: "device", code: "missing_device")], malformed: false)))
+            }
+            guard state.catalog.devices[checkIn.device] != nil else {
+                return refuse(
+                    Answer.error(.notFound, CatalogCode.notFound, "no device '\(checkIn.device)' in devices.plist"))
+            }
+        }
+        let record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: fleet.replica)
+        return .success(Accepted(record: record, requests: requests, state: state))
+    }
+
+    /// The 200's body, once `accepted` is stored: per app, its configuration status and update decision.
+    func answer(_ accepted: Accepted) -> [UInt8] {
+        CheckInAnswer.json(
+            for: accepted.record, catalog: accepted.state.catalog, generation: accepted.state.generation,
+            now: accepted.record.receivedAt, requests: accepted.requests
+        ).serializedBytes()
+    }
+
+    /// The 503's body when the check-in could not be stored (with `Retry-After: writer.retryAfter`).
+    static func notStored(_ error: FleetStoreError) -> JSONValue {
+        Answer.errorBody(
+            CatalogCode.storeUnavailable, "the check-in was not stored: \(error.message)", code: "store_unavailable")
+    }
+
+    /// 422 in the error shape of server.md, with one reason per bad field.
+    static func invalid(_ errors: CheckInErrors) -> Response {
+        Answer.json(.unprocessableContent, .object([
+            (
+                "error",
+                .object([
+                    ("code", .string("invalid_checkin")), ("mc", .string(CatalogCode.invalidCheckIn.code)),
+                    ("message", .string("invalid check-in: \(errors.message)")), ("diagnostics", .array([])),
+                    ("reasons", errors.json),
+                ])
+            )
+        ]))
+    }
+}
