@@ -47,7 +47,8 @@ public final class CheckInWriter: Sendable {
         self.retryAfter = retryAfter
         self.writeTimeout = writeTimeout
         lanes = max(1, store.concurrentWrites)
-        state = Locked(State(pending: Array(repeating: [], count: lanes), writing: Array(repeating: false, count: lanes)))
+        state = Locked(
+            State(pending: Array(repeating: [], count: lanes), writing: Array(repeating: false, count: lanes)))
     }
 
     /// The last failure, cleared by the next successful write.

@@ -133,7 +133,8 @@ public enum FleetSQL {
                 "device", "app", "version", "build", "channel", "config_etag", "config_error", "deferrals_used",
                 "last_checkin",
             ], conflict: ["device", "app"])
-        static let checkIns = Table(name: "checkins", columns: ["device", "received_at", "replica", "body"], conflict: nil)
+        static let checkIns = Table(
+            name: "checkins", columns: ["device", "received_at", "replica", "body"], conflict: nil)
     }
 
     /// What a batch writes, table by table: each device's and each app's latest state (a state never replaces a
@@ -207,7 +208,9 @@ public enum FleetSQL {
             let text = insertText(
                 into: table.name, columns: table.columns, rows: rows.count, conflict: table.conflict, dialect: dialect,
                 firstParameter: values.count + 1)
-            sql += index == tables.count - 1 ? (sql.isEmpty ? "" : " ") + text : (index == 0 ? "WITH " : ", ") + "w\(index) AS (\(text))"
+            sql +=
+                index == tables.count - 1
+                ? (sql.isEmpty ? "" : " ") + text : (index == 0 ? "WITH " : ", ") + "w\(index) AS (\(text))"
             for row in rows { values += row }
         }
         return Statement(sql: sql, values: values)
@@ -227,14 +230,11 @@ public enum FleetSQL {
         while start < rows.count {
             let chunk = rows[start..<min(rows.count, start + perStatement)]
             let sql: String
-            if chunk.count == perStatement {
-                if full == nil {
-                    full = insertText(
-                        into: table, columns: columns, rows: perStatement, conflict: conflict, dialect: dialect)
-                }
-                sql = full!
+            if chunk.count == perStatement, let full {
+                sql = full
             } else {
                 sql = insertText(into: table, columns: columns, rows: chunk.count, conflict: conflict, dialect: dialect)
+                if chunk.count == perStatement { full = sql }
             }
             var values: [Value] = []
             values.reserveCapacity(chunk.count * columns.count)

@@ -150,7 +150,8 @@ public final class PostgresFleetStore: FleetStore {
                     }
                     let committed = try await commit.get()
                     guard committed.metadata.command == "COMMIT" else {
-                        throw FleetStoreError(.unavailable, "PostgreSQL ended the transaction with \(committed.metadata.command)")
+                        throw FleetStoreError(
+                            .unavailable, "PostgreSQL ended the transaction with \(committed.metadata.command)")
                     }
                 }
             }

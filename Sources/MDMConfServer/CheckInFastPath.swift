@@ -62,11 +62,16 @@ final class CheckInFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        if case .storing = phase {
+        if storing {
             readWaiting = true
         } else {
             context.read()
         }
+    }
+
+    private var storing: Bool {
+        if case .storing = phase { return true }
+        return false
     }
 
     private func read(_ context: ChannelHandlerContext, _ part: HTTPRequestPart) {
@@ -107,7 +112,9 @@ final class CheckInFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         if let length = head.headerFields[.contentLength] {
             guard let bytes = Int(length), bytes <= limit else { return nil }
         }
-        guard case .success(let caller) = Caller.authorize(authorization: head.headerFields[.authorization], catalog: state.catalog)
+        guard
+            case .success(let caller) = Caller.authorize(
+                authorization: head.headerFields[.authorization], catalog: state.catalog)
         else { return nil }
         return Reading(
             head: head, body: ByteBuffer(), caller: caller, state: state, started: MonotonicClock.nanoseconds)
@@ -162,19 +169,7 @@ final class CheckInFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             headers[.retryAfter] = String(writer.retryAfter)
         }
         headers[.contentLength] = String(bytes.count)
-        headers[.date] = dates.now()
-        headers[.server] = "mdmconf"
-        if close { headers[.connection] = "close" }
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: headers))), promise: nil)
-        var buffer = context.channel.allocator.buffer(capacity: bytes.count)
-        buffer.writeBytes(bytes)
-        context.write(wrapOutboundOut(.body(buffer)), promise: nil)
-        if close {
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
-        } else {
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        }
+        FastPathResponse.write(context, status, headers, bytes, close: close, dates: &dates)
     }
 
     /// After an answer: the parts that waited are read now, in order, and then the socket again.
@@ -183,11 +178,11 @@ final class CheckInFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         let replayed = !held.isEmpty
         while !held.isEmpty {
             read(context, held.removeFirst())
-            if case .storing = phase { break }
+            if storing { break }
         }
         // Outside a read of the socket: what was passed on is delivered now (Hummingbird takes parts at a read's end).
         if replayed { context.fireChannelReadComplete() }
-        if readWaiting, case .storing = phase {} else if readWaiting {
+        if readWaiting, !storing {
             readWaiting = false
             context.read()
         }

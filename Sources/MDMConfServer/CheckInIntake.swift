@@ -49,7 +49,8 @@ struct CheckInIntake: Sendable {
             guard !checkIn.device.isEmpty else {
                 // An admin token or development mode must name the device.
                 return refuse(
-                    Self.invalid(CheckInErrors(reasons: [.init(field: "device", code: "missing_device")], malformed: false)))
+                    Self.invalid(
+                        CheckInErrors(reasons: [.init(field: "device", code: "missing_device")], malformed: false)))
             }
             guard state.catalog.devices[checkIn.device] != nil else {
                 return refuse(
@@ -76,15 +77,17 @@ struct CheckInIntake: Sendable {
 
     /// 422 in the error shape of server.md, with one reason per bad field.
     static func invalid(_ errors: CheckInErrors) -> Response {
-        Answer.json(.unprocessableContent, .object([
-            (
-                "error",
-                .object([
-                    ("code", .string("invalid_checkin")), ("mc", .string(CatalogCode.invalidCheckIn.code)),
-                    ("message", .string("invalid check-in: \(errors.message)")), ("diagnostics", .array([])),
-                    ("reasons", errors.json),
-                ])
-            )
-        ]))
+        Answer.json(
+            .unprocessableContent,
+            .object([
+                (
+                    "error",
+                    .object([
+                        ("code", .string("invalid_checkin")), ("mc", .string(CatalogCode.invalidCheckIn.code)),
+                        ("message", .string("invalid check-in: \(errors.message)")), ("diagnostics", .array([])),
+                        ("reasons", errors.json),
+                    ])
+                )
+            ]))
     }
 }

@@ -89,20 +89,33 @@ final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         var headers = served.headers()
         let bytes = served.notModified ? [] : served.representation.bytes
         if !served.notModified { headers[.contentLength] = String(bytes.count) }
+        FastPathResponse.write(context, served.status, headers, bytes, close: close, dates: &dates)
+    }
+}
+
+/// A whole response written by a fast path: `headers` with `Date`, `Server` and, with `close`, `Connection: close`
+/// added, the body when there is one, then a flush (and the connection closed after it, with `close`).
+enum FastPathResponse {
+    static func write(
+        _ context: ChannelHandlerContext, _ status: HTTPResponse.Status, _ headers: HTTPFields, _ bytes: [UInt8],
+        close: Bool, dates: inout HTTPDate
+    ) {
+        var headers = headers
         headers[.date] = dates.now()
         headers[.server] = "mdmconf"
         if close { headers[.connection] = "close" }
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: served.status, headerFields: headers))), promise: nil)
+        context.write(NIOAny(HTTPResponsePart.head(HTTPResponse(status: status, headerFields: headers))), promise: nil)
         if !bytes.isEmpty {
             var buffer = context.channel.allocator.buffer(capacity: bytes.count)
             buffer.writeBytes(bytes)
-            context.write(wrapOutboundOut(.body(buffer)), promise: nil)
+            context.write(NIOAny(HTTPResponsePart.body(buffer)), promise: nil)
         }
+        let end = NIOAny(HTTPResponsePart.end(nil))
         if close {
             let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+            context.writeAndFlush(end).whenComplete { _ in channel.close(promise: nil) }
         } else {
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            context.writeAndFlush(end, promise: nil)
         }
     }
 }
@@ -154,7 +167,9 @@ struct RouteMetrics: Sendable {
     let duration: Metrics.Timer
 
     init(route: String, method: String, status: String) {
-        let dimensions = [("http.route", route), ("http.request.method", method), ("http.response.status_code", status)]
+        let dimensions = [
+            ("http.route", route), ("http.request.method", method), ("http.response.status_code", status),
+        ]
         requests = Counter(label: "hb.requests", dimensions: dimensions)
         duration = Metrics.Timer(
             label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
