@@ -2,15 +2,16 @@ import CivilTime
 import Fleet
 import Logging
 import NIOPosix
-import SQLiteNIO
 
 /// The embedded store: one SQLite file in WAL mode with `synchronous=FULL`, so a committed batch survives a crash
-/// of the process or the machine. One connection writes (``SQLiteWriter``, on a thread of its own, a transaction
-/// at a time), another reads through sqlite-nio, so reports do not wait for check-ins.
+/// of the process or the machine. One connection writes, a transaction at a time, and two read, each on a thread
+/// of its own (``SQLiteThreadConnection``), so reports do not wait for check-ins.
 public final class SQLiteFleetStore: FleetStore {
     public let path: String
-    private let writer: SQLiteWriter
-    private let reader: SQLiteConnection
+    private let writer: SQLiteThreadConnection
+    /// Two reading connections, each on its thread, taken in turn: a scan reads its two halves side by side.
+    private let readers: [SQLiteThreadConnection]
+    private let nextReader = Locked(0)
 
     public var description: String { "sqlite:\(path)" }
 
@@ -19,10 +20,10 @@ public final class SQLiteFleetStore: FleetStore {
     public static func open(
         path: String, logger: Logger, busyTimeoutMilliseconds: Int = 5_000, upTo: Int = FleetSQL.latestVersion
     ) async throws -> SQLiteFleetStore {
-        let writer: SQLiteWriter
-        let reader: SQLiteConnection
+        let writer: SQLiteThreadConnection
+        var readers: [SQLiteThreadConnection] = []
         do {
-            writer = try await SQLiteWriter.open(path: path)
+            writer = try await SQLiteThreadConnection.open(path: path)
         } catch {
             throw FleetStoreError(.unusable, "cannot open the SQLite store \(path): \(Self.reason(error))")
         }
@@ -38,13 +39,19 @@ public final class SQLiteFleetStore: FleetStore {
                     try connection.execute(pragma)
                 }
             }
-            reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-            _ = try await reader.query("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+            for _ in 0..<2 {
+                let reader = try await SQLiteThreadConnection.open(path: path)
+                readers.append(reader)
+                _ = try await reader.run { connection in
+                    try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+                }
+            }
         } catch {
+            for reader in readers { try? await reader.close() }
             try? await writer.close()
             throw FleetStoreError(.unusable, "cannot use the SQLite store \(path): \(Self.reason(error))")
         }
-        let store = SQLiteFleetStore(path: path, writer: writer, reader: reader)
+        let store = SQLiteFleetStore(path: path, writer: writer, readers: readers)
         do {
             try await store.migrate(upTo: upTo)
         } catch {
@@ -54,15 +61,26 @@ public final class SQLiteFleetStore: FleetStore {
         return store
     }
 
-    private init(path: String, writer: SQLiteWriter, reader: SQLiteConnection) {
+    private init(path: String, writer: SQLiteThreadConnection, readers: [SQLiteThreadConnection]) {
         self.path = path
         self.writer = writer
-        self.reader = reader
+        self.readers = readers
+    }
+
+    /// The rows of `sql` on the next reading connection; with `keep` (the store's own few statement texts) the
+    /// statement stays prepared.
+    private func read(_ sql: String, _ values: [FleetSQL.Value] = [], keep: Bool = true) async throws
+        -> [[FleetSQL.Value]]
+    {
+        let reader = readers[nextReader.withLock { turn in
+            turn = (turn + 1) % readers.count
+            return turn
+        }]
+        return try await reader.run { connection in try connection.execute(sql, values, keep: keep) }
     }
 
     static func reason(_ error: any Error) -> String {
-        if let error = error as? SQLiteError { return error.message }
-        if let error = error as? SQLiteWriterError { return error.message }
+        if let error = error as? SQLiteCallError { return error.message }
         return "\(error)"
     }
 
@@ -91,8 +109,8 @@ public final class SQLiteFleetStore: FleetStore {
 
     /// The schema version the store is at.
     public func schemaVersion() async throws -> Int {
-        let rows = try await reader.query("SELECT COALESCE(MAX(version), 0) FROM mdmconf_migrations")
-        return Int(rows.first.flatMap { Self.values($0).first?.integer } ?? 0)
+        let rows = try await read("SELECT COALESCE(MAX(version), 0) FROM mdmconf_migrations")
+        return Int(rows.first?.first?.integer ?? 0)
     }
 
     // MARK: Writing
@@ -128,7 +146,7 @@ public final class SQLiteFleetStore: FleetStore {
     }
 
     /// `body` in one `BEGIN IMMEDIATE` transaction on the writing connection's thread, rolled back when it throws.
-    private func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteWriter) throws -> T) async throws -> T {
+    private func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteThreadConnection) throws -> T) async throws -> T {
         let path = self.path
         do {
             return try await writer.run { connection in
@@ -150,28 +168,25 @@ public final class SQLiteFleetStore: FleetStore {
     // MARK: Reading
 
     public func devices(after: String?, limit: Int) async throws -> [DeviceState] {
-        let rows = try await reader.query(FleetSQL.devices(dialect: .sqlite), [.text(after ?? ""), .integer(limit)])
-        var devices = rows.compactMap { FleetSQL.deviceState(Self.values($0)) }
+        let rows = try await read(FleetSQL.devices(dialect: .sqlite), [.text(after ?? ""), .integer(Int64(limit))])
+        var devices = rows.compactMap(FleetSQL.deviceState)
         guard let last = devices.last?.device else { return devices }
-        let apps = try await reader.query(FleetSQL.apps(dialect: .sqlite), [.text(after ?? ""), .text(last)])
-        FleetSQL.attach(apps.compactMap { FleetSQL.appState(Self.values($0)) }, to: &devices)
+        let apps = try await read(FleetSQL.apps(dialect: .sqlite), [.text(after ?? ""), .text(last)])
+        FleetSQL.attach(apps.compactMap(FleetSQL.appState), to: &devices)
         return devices
     }
 
     public func device(_ id: String) async throws -> DeviceState? {
-        let rows = try await reader.query(FleetSQL.device(dialect: .sqlite), [.text(id)])
-        guard var devices = rows.first.flatMap({ FleetSQL.deviceState(Self.values($0)) }).map({ [$0] }) else {
-            return nil
-        }
-        let apps = try await reader.query(FleetSQL.appsOfDevice(dialect: .sqlite), [.text(id)])
-        FleetSQL.attach(apps.compactMap { FleetSQL.appState(Self.values($0)) }, to: &devices)
+        let rows = try await read(FleetSQL.device(dialect: .sqlite), [.text(id)])
+        guard var devices = rows.first.flatMap(FleetSQL.deviceState).map({ [$0] }) else { return nil }
+        let apps = try await read(FleetSQL.appsOfDevice(dialect: .sqlite), [.text(id)])
+        FleetSQL.attach(apps.compactMap(FleetSQL.appState), to: &devices)
         return devices.first
     }
 
     public func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn] {
-        let rows = try await reader.query(FleetSQL.checkIns(dialect: .sqlite), [.text(device), .integer(limit)])
-        return rows.compactMap { row in
-            let columns = Self.values(row)
+        let rows = try await read(FleetSQL.checkIns(dialect: .sqlite), [.text(device), .integer(Int64(limit))])
+        return rows.compactMap { columns in
             guard columns.count == 5, let id = columns[0].integer, let device = columns[1].text,
                 let received = columns[2].integer, let replica = columns[3].text, let body = columns[4].text
             else { return nil }
@@ -181,11 +196,10 @@ public final class SQLiteFleetStore: FleetStore {
     }
 
     public func rollups(app: String?, sinceDay: String) async throws -> [RollupRow] {
-        var binds: [SQLiteData] = [.text(sinceDay)]
-        if let app { binds.append(.text(app)) }
-        let rows = try await reader.query(FleetSQL.rollups(app: app != nil, dialect: .sqlite), binds)
-        return rows.compactMap { row in
-            let columns = Self.values(row)
+        var values: [FleetSQL.Value] = [.text(sinceDay)]
+        if let app { values.append(.text(app)) }
+        let rows = try await read(FleetSQL.rollups(app: app != nil, dialect: .sqlite), values)
+        return rows.compactMap { columns in
             guard columns.count == 5, let day = columns[0].text, let app = columns[1].text,
                 let dimension = columns[2].text, let value = columns[3].text, let devices = columns[4].integer
             else { return nil }
@@ -194,8 +208,7 @@ public final class SQLiteFleetStore: FleetStore {
     }
 
     public func counts() async throws -> StoreCounts {
-        let rows = try await reader.query(FleetSQL.counts)
-        let values = rows.first.map(Self.values) ?? []
+        let values = try await read(FleetSQL.counts).first ?? []
         guard values.count == 3 else { return StoreCounts(devices: 0, deviceApps: 0, checkIns: 0) }
         return StoreCounts(
             devices: Int(values[0].integer ?? 0), deviceApps: Int(values[1].integer ?? 0),
@@ -203,7 +216,7 @@ public final class SQLiteFleetStore: FleetStore {
     }
 
     public func close() async throws {
-        try await reader.close()
+        for reader in readers { try await reader.close() }
         try await writer.close()
     }
 
@@ -213,30 +226,9 @@ public final class SQLiteFleetStore: FleetStore {
 
     public func rows(_ statement: FleetSQL.Statement) async throws -> [[FleetSQL.Value]] {
         do {
-            return try await reader.query(statement.sql, statement.values.map(Self.data)).map(Self.values)
+            return try await read(statement.sql, statement.values, keep: false)
         } catch {
             throw FleetStoreError(.unavailable, "the SQLite store \(path) cannot be read: \(Self.reason(error))")
-        }
-    }
-
-    // MARK: Values
-
-    static func data(_ value: FleetSQL.Value) -> SQLiteData {
-        switch value {
-        case .text(let text): .text(text)
-        case .integer(let number): .integer(Int(number))
-        case .null: .null
-        }
-    }
-
-    static func values(_ row: SQLiteRow) -> [FleetSQL.Value] {
-        row.columns.map { column in
-            switch column.data {
-            case .integer(let number): .integer(Int64(number))
-            case .text(let text): .text(text)
-            case .float(let number): .integer(Int64(number))
-            case .blob, .null: .null
-            }
         }
     }
 }

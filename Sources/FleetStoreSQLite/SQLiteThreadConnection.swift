@@ -1,28 +1,32 @@
 import Fleet
 import NIOPosix
-// SQLite's C API as sqlite-nio bundles it (its `VaporCSQLite` module, which `SQLiteNIO` itself imports): the one
-// copy of SQLite in the process, so this connection and sqlite-nio's reading one share SQLite's file locks. Two
-// copies of SQLite in one process must never open the same file.
+// SQLite's C API as sqlite-nio bundles it: its `VaporCSQLite` module, which `SQLiteNIO` itself imports (a target
+// of the package, not a product: a rename upstream breaks this import, and it was renamed once, from `CSQLite`).
+// It is the one copy of SQLite in the process; two copies of SQLite must never open the same file, as their locks
+// would not see each other.
 import VaporCSQLite
 
-/// The store's writing connection, driven through SQLite's C API on a thread of its own. A whole transaction is one
-/// job on that thread. Through sqlite-nio every statement was a hop to its thread pool and back to a task, and a
-/// batch of check-ins waited for five of them in turn, each behind the server's request tasks: the writer, which
-/// is serial, spent more time waiting for a CPU than writing. Statements of a batch are prepared once and kept.
+/// A connection to the store's file, driven through SQLite's C API on a thread of its own: the store's writer and
+/// its readers. A whole transaction, or a whole read, is one job on that thread. Through sqlite-nio's API every
+/// statement was a hop to its thread pool and back to a task through an event loop, and a batch of check-ins
+/// waited for five of them in turn, each behind the server's request tasks (the writer, which is serial, spent
+/// more time waiting than writing); every row read came as a row of named columns behind the connection's mutex.
+/// The store's own statements are prepared once and kept.
 ///
-/// Only the one thread of `thread` touches `handle` and `prepared`, which is what makes the class sendable.
-final class SQLiteWriter: @unchecked Sendable {
+/// Only the one thread of `thread` touches `handle` and `prepared`, which is what makes the class sendable; the
+/// connection is opened without SQLite's own mutex for that reason.
+final class SQLiteThreadConnection: @unchecked Sendable {
     private let thread: NIOThreadPool
     private var handle: OpaquePointer?
-    /// Statements kept prepared, by SQL text (the batch writes' few single-row statements).
+    /// Statements kept prepared, by SQL text (the store's few statement texts).
     private var prepared: [String: OpaquePointer] = [:]
     let path: String
 
     /// Opens (creating when missing) the database at `path` on a new thread.
-    static func open(path: String) async throws -> SQLiteWriter {
+    static func open(path: String) async throws -> SQLiteThreadConnection {
         let thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
-        let writer = SQLiteWriter(path: path, thread: thread)
+        let writer = SQLiteThreadConnection(path: path, thread: thread)
         do {
             try await writer.run { connection in try connection.open() }
         } catch {
@@ -38,7 +42,7 @@ final class SQLiteWriter: @unchecked Sendable {
     }
 
     /// `body` on the connection's thread.
-    func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteWriter) throws -> T) async throws -> T {
+    func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteThreadConnection) throws -> T) async throws -> T {
         try await thread.runIfActive { try body(self) }
     }
 
@@ -135,9 +139,9 @@ final class SQLiteWriter: @unchecked Sendable {
         guard status == SQLITE_OK else { throw failure(status) }
     }
 
-    private func failure(_ status: Int32) -> SQLiteWriterError {
+    private func failure(_ status: Int32) -> SQLiteCallError {
         let message = handle.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) }
-        return SQLiteWriterError(
+        return SQLiteCallError(
             status: status, message: message ?? String(cString: sqlite_nio_sqlite3_errstr(status)))
     }
 
@@ -146,7 +150,7 @@ final class SQLiteWriter: @unchecked Sendable {
 }
 
 /// A failed call on the writing connection: SQLite's result code and its message ("database is locked").
-struct SQLiteWriterError: Error, CustomStringConvertible {
+struct SQLiteCallError: Error, CustomStringConvertible {
     let status: Int32
     let message: String
     var description: String { message }
