@@ -72,10 +72,11 @@ public final class SQLiteFleetStore: FleetStore {
     private func read(_ sql: String, _ values: [FleetSQL.Value] = [], keep: Bool = true) async throws
         -> [[FleetSQL.Value]]
     {
-        let reader = readers[nextReader.withLock { turn in
-            turn = (turn + 1) % readers.count
-            return turn
-        }]
+        let reader = readers[
+            nextReader.withLock { turn in
+                turn = (turn + 1) % readers.count
+                return turn
+            }]
         return try await reader.run { connection in try connection.execute(sql, values, keep: keep) }
     }
 
@@ -146,7 +147,9 @@ public final class SQLiteFleetStore: FleetStore {
     }
 
     /// `body` in one `BEGIN IMMEDIATE` transaction on the writing connection's thread, rolled back when it throws.
-    private func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteThreadConnection) throws -> T) async throws -> T {
+    private func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteThreadConnection) throws -> T) async throws
+        -> T
+    {
         let path = self.path
         do {
             return try await writer.run { connection in
