@@ -201,18 +201,19 @@ public enum FleetSQL {
         let tables = rows(of: batch).filter { !$0.rows.isEmpty }
         let count = tables.reduce(0) { $0 + $1.rows.count * $1.table.columns.count }
         guard count <= dialect.maxParameters, !tables.isEmpty else { return nil }
-        var sql = ""
+        var inserts: [String] = []
         var values: [Value] = []
         values.reserveCapacity(count)
-        for (index, (table, rows)) in tables.enumerated() {
-            let text = insertText(
-                into: table.name, columns: table.columns, rows: rows.count, conflict: table.conflict, dialect: dialect,
-                firstParameter: values.count + 1)
-            sql +=
-                index == tables.count - 1
-                ? (sql.isEmpty ? "" : " ") + text : (index == 0 ? "WITH " : ", ") + "w\(index) AS (\(text))"
+        for (table, rows) in tables {
+            inserts.append(
+                insertText(
+                    into: table.name, columns: table.columns, rows: rows.count, conflict: table.conflict,
+                    dialect: dialect, firstParameter: values.count + 1))
             for row in rows { values += row }
         }
+        // Every insert but the last is a `WITH` query; PostgreSQL runs each once, to completion.
+        let queries = inserts.dropLast().enumerated().map { "w\($0) AS (\($1))" }
+        let sql = (queries.isEmpty ? "" : "WITH " + queries.joined(separator: ", ") + " ") + inserts[inserts.count - 1]
         return Statement(sql: sql, values: values)
     }
 

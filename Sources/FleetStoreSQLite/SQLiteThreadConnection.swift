@@ -1,7 +1,8 @@
 import Fleet
 import NIOPosix
 // SQLite's C API as sqlite-nio bundles it: its `VaporCSQLite` module, which `SQLiteNIO` itself imports (a target
-// of the package, not a product: a rename upstream breaks this import, and it was renamed once, from `CSQLite`).
+// of the package, not a product: a rename upstream breaks this import; the vendored files and the prefix of their
+// symbols have been renamed before, vapor/sqlite-nio#55).
 // It is the one copy of SQLite in the process; two copies of SQLite must never open the same file, as their locks
 // would not see each other.
 import VaporCSQLite

@@ -54,12 +54,10 @@ struct FleetRoutes: Sendable {
         do {
             try await writer.submit(accepted.record)
         } catch {
-            var headers = HTTPFields()
-            headers[.retryAfter] = String(writer.retryAfter)
             var response = Answer.json(
                 .serviceUnavailable,
                 CheckInIntake.notStored(error as? FleetStoreError ?? FleetStoreError(.unavailable, "\(error)")))
-            for field in headers { response.headers.append(field) }
+            response.headers[.retryAfter] = String(writer.retryAfter)
             return response
         }
         return Answer.bytes(.ok, intake.answer(accepted), generation: state.generation)
