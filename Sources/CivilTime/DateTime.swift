@@ -33,6 +33,32 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         let days = Int((seconds >= 0 ? seconds : seconds - 86_399) / 86_400)
         let secondOfDay = Int(seconds - Int64(days) * 86_400)
         let (year, month, day) = CivilCalendar.civil(fromDays: days)
+        guard (0...9_999).contains(year), nanoseconds == 0 else {
+            return Self.described(
+                year: year, month: month, day: day, secondOfDay: secondOfDay, nanoseconds: nanoseconds)
+        }
+        // The common case written digit by digit: reports and answers print hundreds of thousands of these.
+        return String(unsafeUninitializedCapacity: 20) { text in
+            func put(_ value: Int, _ digits: Int, at offset: Int) {
+                var value = value
+                for position in stride(from: offset + digits - 1, through: offset, by: -1) {
+                    text[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            put(month, 2, at: 5)
+            put(day, 2, at: 8)
+            put(secondOfDay / 3_600, 2, at: 11)
+            put(secondOfDay / 60 % 60, 2, at: 14)
+            put(secondOfDay % 60, 2, at: 17)
+            (text[4], text[7], text[10]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"))
+            (text[13], text[16], text[19]) = (UInt8(ascii: ":"), UInt8(ascii: ":"), UInt8(ascii: "Z"))
+            return 20
+        }
+    }
+
+    private static func described(year: Int, month: Int, day: Int, secondOfDay: Int, nanoseconds: Int32) -> String {
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         var text = "\(String(repeating: "0", count: max(0, 4 - String(year).count)))\(year)-\(two(month))-\(two(day))T"
         text += "\(two(secondOfDay / 3_600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"

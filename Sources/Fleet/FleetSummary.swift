@@ -42,7 +42,7 @@ public struct FleetSummary: Sendable, Equatable {
         mutating func add(_ app: AppCompliance, active: Bool) {
             devices += 1
             if app.compliant && active { compliant += 1 }
-            let decision = app.decision.flatMap { Self.outcomes.firstIndex(of: $0.decision) } ?? Self.outcomes.count
+            let decision = (app.decision?.decision).flatMap { Self.outcomes.firstIndex(of: $0) } ?? Self.outcomes.count
             decisionCounts[decision] += 1
             configCounts[Self.statuses.firstIndex(of: app.config) ?? 0] += 1
             versions[app.reported?.version ?? "unreported", default: 0] += 1
@@ -137,12 +137,14 @@ extension DeviceCompliance {
     public var why: [String] {
         var causes: [String] = []
         if seen != .active { causes.append(seen == .never ? "never checked in" : "silent") }
-        for app in apps where !app.compliant {
-            if let decision = app.decision, decision.decision != .ok && decision.decision != .recommended {
-                let codes = decision.reasons.map(\.code).joined(separator: ",")
-                causes.append("\(app.app): \(decision.decision.rawValue)\(codes.isEmpty ? "" : " (\(codes))")")
+        for index in apps.indices where !apps[index].compliant {
+            let app = apps[index].app
+            if let outcome = apps[index].decision?.decision, outcome != .ok && outcome != .recommended {
+                let codes = apps[index].decision?.reasons.map(\.code).joined(separator: ",") ?? ""
+                causes.append("\(app): \(outcome.rawValue)\(codes.isEmpty ? "" : " (\(codes))")")
             }
-            if app.config != .current { causes.append("\(app.app): config \(app.config.rawValue)") }
+            let config = apps[index].config
+            if config != .current { causes.append("\(app): config \(config.rawValue)") }
         }
         return causes
     }

@@ -215,14 +215,23 @@ public final class PostgresFleetStore: FleetStore {
     ) async throws -> [Row] {
         do {
             return try await bounded {
-                let rows = try await self.client.query(Self.query(FleetSQL.Statement(sql: sql, values: values)))
-                var result: [Row] = []
-                for try await row in rows { result.append(try decode(row)) }
-                return result
+                try await self.client.withConnection { connection in
+                    let rows = Collected<Row>()
+                    _ = try await connection.query(
+                        Self.query(FleetSQL.Statement(sql: sql, values: values)), logger: self.logger
+                    ) { row in rows.items.append(try decode(row)) }.get()
+                    return rows.items
+                }
             }
         } catch {
             throw FleetStoreError(.unavailable, "the PostgreSQL store did not answer: \(Self.reason(error))")
         }
+    }
+
+    /// Rows as a query's event loop decodes them, one at a time (`onRow` calls come in order, on that loop), handed
+    /// over once the query has ended.
+    private final class Collected<Row>: @unchecked Sendable {
+        var items: [Row] = []
     }
 
     /// A row of `FleetSQL.devices`/`device`, read cell by cell from the wire bytes (through `FleetSQL.Value`, or

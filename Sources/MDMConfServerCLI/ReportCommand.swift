@@ -142,17 +142,17 @@ struct ReportTable: Sendable {
     private func widths(of block: Range<Int>) -> [Int] {
         var widths = [Int](repeating: 0, count: Self.header.count)
         for index in block {
-            let row = rows[index]
-            widths[0] = max(widths[0], Self.width(row.device))
-            widths[1] = max(widths[1], row.seen.rawValue.utf8.count)
-            widths[2] = max(widths[2], Self.width(Self.checkIn(row)))
+            // Each row read in place (`rows[index]`): a copy of a row is a dozen reference counts, on two cores.
+            widths[0] = max(widths[0], Self.width(rows[index].device))
+            widths[1] = max(widths[1], rows[index].seen.rawValue.utf8.count)
+            widths[2] = max(widths[2], Self.width(Self.checkIn(rows[index])))
             widths[7] = max(widths[7], 3)
-            if row.apps.isEmpty { for column in 3...6 { widths[column] = max(widths[column], 1) } }
-            for app in row.apps.indices {
-                widths[3] = max(widths[3], Self.width(row.apps[app].app))
-                widths[4] = max(widths[4], row.apps[app].reported.map { Self.width($0.version) } ?? 1)
-                widths[5] = max(widths[5], row.apps[app].decision?.decision.rawValue.utf8.count ?? 1)
-                widths[6] = max(widths[6], row.apps[app].config.rawValue.utf8.count)
+            if rows[index].apps.isEmpty { for column in 3...6 { widths[column] = max(widths[column], 1) } }
+            for app in rows[index].apps.indices {
+                widths[3] = max(widths[3], Self.width(rows[index].apps[app].app))
+                widths[4] = max(widths[4], (rows[index].apps[app].reported?.version).map(Self.width) ?? 1)
+                widths[5] = max(widths[5], rows[index].apps[app].decision?.decision.rawValue.utf8.count ?? 1)
+                widths[6] = max(widths[6], rows[index].apps[app].config.rawValue.utf8.count)
             }
         }
         return widths
@@ -164,28 +164,29 @@ struct ReportTable: Sendable {
         lines.bytes.reserveCapacity(block.count * 3 * 120)
         var why: [UInt8] = []
         for index in block {
-            let row = rows[index]
-            let compliant = row.compliant
-            lines.cell(row.device, 0)
-            lines.cell(row.seen.rawValue, 1)
-            lines.cell(Self.checkIn(row), 2)
-            if row.apps.isEmpty {
+            let compliant = rows[index].compliant
+            lines.cell(rows[index].device, 0)
+            lines.cell(rows[index].seen.rawValue, 1)
+            lines.cell(Self.checkIn(rows[index]), 2)
+            if rows[index].apps.isEmpty {
                 for column in 3...6 { lines.cell("-", column) }
                 lines.cell(compliant ? "yes" : "no", 7)
             }
-            for app in row.apps.indices {
+            for app in rows[index].apps.indices {
                 if app > 0 {
                     lines.endLine()
                     for column in 0...2 { lines.cell("", column) }
                 }
-                lines.cell(row.apps[app].app, 3)
-                lines.cell(row.apps[app].reported?.version ?? "-", 4)
-                lines.cell(row.apps[app].decision?.decision.rawValue ?? "-", 5)
-                lines.cell(row.apps[app].config.rawValue, 6)
+                lines.cell(rows[index].apps[app].app, 3)
+                lines.cell(rows[index].apps[app].reported?.version ?? "-", 4)
+                lines.cell(rows[index].apps[app].decision?.decision.rawValue ?? "-", 5)
+                lines.cell(rows[index].apps[app].config.rawValue, 6)
                 if app == 0 { lines.cell(compliant ? "yes" : "no", 7) }
             }
             lines.endLine()
-            if !compliant { why.append(contentsOf: "  \(row.device): \(row.why.joined(separator: "; "))\n".utf8) }
+            if !compliant {
+                why.append(contentsOf: "  \(rows[index].device): \(rows[index].why.joined(separator: "; "))\n".utf8)
+            }
         }
         return (lines.bytes, why)
     }

@@ -20,6 +20,8 @@ public final class Catalog: Sendable {
     public let policyEngine: PolicyEngine
     /// Warnings found while loading (errors refuse the catalog).
     public let warnings: [Diagnostic]
+    /// App ids in byte order (sorted once: compliance asks for every device).
+    public let appIDs: [String]
 
     init(
         path: String, settings: CatalogSettings, apps: [String: CatalogApp], devices: [String: CatalogDevice],
@@ -32,10 +34,8 @@ public final class Catalog: Sendable {
         self.tokens = tokens
         self.policyEngine = policyEngine
         self.warnings = warnings
+        appIDs = apps.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
-
-    /// App ids in byte order.
-    public var appIDs: [String] { apps.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
 
     /// Who a bearer token is, or nil when no token matches. Every stored digest is compared in full, in
     /// constant time, whichever matches.
