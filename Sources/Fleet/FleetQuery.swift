@@ -77,14 +77,37 @@ public struct FleetQuery: Sendable {
 
     /// Every device that passes `filter`.
     public func all(_ filter: FleetFilter) async throws -> [DeviceCompliance] {
-        try await halves { after, through in
+        try await collect(filter, counting: false).rows
+    }
+
+    /// Every device that passes `filter`, and their counts (`FleetSummary(rows:app:)` of the rows), taken as the
+    /// rows are made instead of in a pass of their own afterwards (`mdmconf report`).
+    public func allWithSummary(_ filter: FleetFilter) async throws -> (rows: [DeviceCompliance], summary: FleetSummary) {
+        try await collect(filter, counting: true)
+    }
+
+    private func collect(_ filter: FleetFilter, counting: Bool) async throws
+        -> (rows: [DeviceCompliance], summary: FleetSummary)
+    {
+        let parts = try await halves { after, through in
             var rows: [DeviceCompliance] = []
+            var summary = FleetSummary(app: filter.app)
             try await scan(after: after, through: through) { row in
-                if let shown = filter.apply(row) { rows.append(shown) }
+                if let shown = filter.apply(row) {
+                    if counting { summary.add(shown) }
+                    rows.append(shown)
+                }
                 return true
             }
-            return rows
-        }.reduce([], +)
+            return (rows, summary)
+        }
+        var rows: [DeviceCompliance] = []
+        var summary = FleetSummary(app: filter.app)
+        for (partRows, partSummary) in parts {
+            rows += partRows
+            summary.merge(partSummary)
+        }
+        return (rows, summary)
     }
 
     /// Counts over every device that passes `filter`.

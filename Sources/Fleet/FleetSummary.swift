@@ -39,13 +39,15 @@ public struct FleetSummary: Sendable, Equatable {
             for index in configCounts.indices { configCounts[index] += other.configCounts[index] }
         }
 
-        mutating func add(_ app: AppCompliance, active: Bool) {
+        /// Counts one device's app: its outcome (nil: no decision), config status and version, and whether it
+        /// counts as compliant (the app is, and the device is active). Fields, not the `AppCompliance`: passed
+        /// whole, it was copied for every call.
+        mutating func add(outcome: Outcome?, config: ConfigStatus, version: String?, compliant: Bool) {
             devices += 1
-            if app.compliant && active { compliant += 1 }
-            let decision = (app.decision?.decision).flatMap { Self.outcomes.firstIndex(of: $0) } ?? Self.outcomes.count
-            decisionCounts[decision] += 1
-            configCounts[Self.statuses.firstIndex(of: app.config) ?? 0] += 1
-            versions[app.reported?.version ?? "unreported", default: 0] += 1
+            if compliant { self.compliant += 1 }
+            decisionCounts[outcome.flatMap { Self.outcomes.firstIndex(of: $0) } ?? Self.outcomes.count] += 1
+            configCounts[Self.statuses.firstIndex(of: config) ?? 0] += 1
+            versions[version ?? "unreported", default: 0] += 1
         }
     }
 
@@ -86,8 +88,13 @@ public struct FleetSummary: Sendable, Equatable {
         seen[row.seen.rawValue, default: 0] += 1
         let active = row.seen == .active
         for index in row.apps.indices {
+            let outcome = row.apps[index].decision?.decision
+            let config = row.apps[index].config
+            let version = row.apps[index].reported?.version
+            let compliant = active && row.apps[index].compliant
             // Counted in place: a copy taken out of `apps` would copy its dictionaries on every add.
-            apps[row.apps[index].app, default: AppCounts()].add(row.apps[index], active: active)
+            apps[row.apps[index].app, default: AppCounts()].add(
+                outcome: outcome, config: config, version: version, compliant: compliant)
         }
     }
 

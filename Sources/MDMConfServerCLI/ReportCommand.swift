@@ -63,8 +63,9 @@ struct ReportCommand: ParsableCommand {
         let query = FleetQuery(store: opened, evaluator: ComplianceEvaluator(catalog: loaded, now: instant))
         let filter = FleetFilter(app: app, status: status, decision: decision)
         let rows: [DeviceCompliance]
+        let summary: FleetSummary
         do {
-            rows = try await query.all(filter)
+            (rows, summary) = try await query.allWithSummary(filter)
             try? await opened.close()
         } catch {
             try? await opened.close()
@@ -72,7 +73,6 @@ struct ReportCommand: ParsableCommand {
                 "error: the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
             return ExitStatus.invalidConfiguration.rawValue
         }
-        let summary = FleetSummary(rows: rows, app: app)
         switch format {
         case .json:
             ReportDocument(

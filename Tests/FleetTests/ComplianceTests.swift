@@ -224,6 +224,13 @@ struct ComplianceTests {
         #expect(required.first?.apps.map(\.app) == [Self.field])
 
         let summary = try await query.summary(FleetFilter())
+        // The rows with their counts, as `mdmconf report` takes them: the same rows, the counts of those rows.
+        for filter in [FleetFilter(), FleetFilter(status: .silent), FleetFilter(app: Self.field, decision: .required)] {
+            let counted = try await query.allWithSummary(filter)
+            #expect(counted.rows.map(\.device) == (try await query.all(filter)).map(\.device))
+            #expect(counted.summary == FleetSummary(rows: counted.rows, app: filter.app))
+            #expect(counted.summary == (try await query.summary(filter)))
+        }
         // With chunks of one device the store holds more than two chunks, so the fleet is read in two halves at
         // once (up to the middle stored device, and after it): the same rows in the same order, the same counts.
         var halved = query
