@@ -48,8 +48,14 @@ public enum BundleID {
     /// An app id as an address or a record names it: valid, at most 255 bytes, dot-separated labels none of them
     /// empty (so `..`, a leading or a trailing dot are refused). Paths of the server and check-ins use this.
     public static func isWellFormed(_ text: String) -> Bool {
-        isValid(text) && text.utf8.count <= 255
-            && !text.split(separator: ".", omittingEmptySubsequences: false).contains { $0.isEmpty }
+        guard isValid(text), text.utf8.count <= 255 else { return false }
+        // An empty label is a dot at either end or two in a row; one pass, no substrings (every check-in asks).
+        var previous = UInt8(ascii: ".")
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "."), previous == UInt8(ascii: ".") { return false }
+            previous = byte
+        }
+        return previous != UInt8(ascii: ".")
     }
 
     /// The comparison key: ASCII lowercase.
