@@ -82,7 +82,8 @@ public struct FleetQuery: Sendable {
 
     /// Every device that passes `filter`, and their counts (`FleetSummary(rows:app:)` of the rows), taken as the
     /// rows are made instead of in a pass of their own afterwards (`mdmconf report`).
-    public func allWithSummary(_ filter: FleetFilter) async throws -> (rows: [DeviceCompliance], summary: FleetSummary) {
+    public func allWithSummary(_ filter: FleetFilter) async throws -> (rows: [DeviceCompliance], summary: FleetSummary)
+    {
         try await collect(filter, counting: true)
     }
 
