@@ -107,6 +107,36 @@ struct ComplianceTests {
             apps: apps.sorted { $0.app.app < $1.app.app })
     }
 
+    /// App rows (in device order) go to their devices (in device order), each device's in the order they came;
+    /// rows of a device the page does not hold are dropped. Device ids, app rows as `device:app`, what each gets.
+    static let attachCases: [([String], [String], [String: [String]])] = [
+        (["a", "c"], ["a:x", "a:y", "b:z", "c:w"], ["a": ["x", "y"], "c": ["w"]]),
+        (["a", "b", "c"], ["b:x"], ["b": ["x"]]),
+        (["b"], ["a:x", "a:y", "c:z"], [:]),
+        (["a", "b"], [], [:]),
+        ([], ["a:x"], [:]),
+        (["a", "b", "d"], ["a:1", "a:2", "a:3", "c:4", "d:5", "e:6"], ["a": ["1", "2", "3"], "d": ["5"]]),
+    ]
+
+    @Test(arguments: attachCases)
+    func appRowsAttachToTheirDevices(_ ids: [String], _ rows: [String], _ expected: [String: [String]]) {
+        let at = Instant(seconds: 1_700_000_000)
+        var devices = ids.map {
+            DeviceState(
+                device: $0, platform: "ios", osVersion: nil, deviceModel: nil, locale: nil, timeZone: nil,
+                enrolledAt: nil, reportedAt: nil, lastCheckIn: at, replica: "test", apps: [])
+        }
+        let apps = rows.map { row in
+            let parts = row.split(separator: ":").map(String.init)
+            let app = DeviceState.App(app: CheckIn.App(app: parts[1], version: "1"), lastCheckIn: at)
+            return (device: parts[0], app: app)
+        }
+        FleetSQL.attach(apps, to: &devices)
+        for device in devices {
+            #expect(device.apps.map(\.app.app) == expected[device.device, default: []], "\(device.device)")
+        }
+    }
+
     /// Decisions reused across devices (`DecisionMemo`) are exactly the decisions evaluated one by one: 2,000
     /// devices whose texts repeat, on both sides of the field app's 50 % rollout, in several zones and locales,
     /// with deferrals and enrolment dates.
