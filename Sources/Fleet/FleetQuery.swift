@@ -77,26 +77,38 @@ public struct FleetQuery: Sendable {
 
     /// Every device that passes `filter`.
     public func all(_ filter: FleetFilter) async throws -> [DeviceCompliance] {
-        try await collect(filter, counting: false).rows
+        try await collect(filter, keepingRows: true, counting: false).rows
     }
 
-    /// Every device that passes `filter`, and their counts (`FleetSummary(rows:app:)` of the rows), taken as the
-    /// rows are made instead of in a pass of their own afterwards (`mdmconf report`).
+    /// Every device that passes `filter`, and their counts, taken as the rows are made instead of in a pass of
+    /// their own afterwards (`mdmconf report`).
     public func allWithSummary(_ filter: FleetFilter) async throws -> (rows: [DeviceCompliance], summary: FleetSummary)
     {
-        try await collect(filter, counting: true)
+        try await collect(filter, keepingRows: true, counting: true)
     }
 
-    private func collect(_ filter: FleetFilter, counting: Bool) async throws
+    /// Counts over every device that passes `filter`.
+    public func summary(_ filter: FleetFilter) async throws -> FleetSummary {
+        try await collect(filter, keepingRows: false, counting: true).summary
+    }
+
+    /// One scan of the fleet for the three above: the rows that pass `filter`, their counts, or both.
+    private func collect(_ filter: FleetFilter, keepingRows: Bool, counting: Bool) async throws
         -> (rows: [DeviceCompliance], summary: FleetSummary)
     {
         let parts = try await halves { after, through in
             var rows: [DeviceCompliance] = []
             var summary = FleetSummary(app: filter.app)
+            func take(_ row: DeviceCompliance) {
+                if counting { summary.add(row) }
+                if keepingRows { rows.append(row) }
+            }
             try await scan(after: after, through: through) { row in
-                if let shown = filter.apply(row) {
-                    if counting { summary.add(shown) }
-                    rows.append(shown)
+                // Without a filter the row is taken as it is, not through `apply`'s copy.
+                if filter.isEmpty {
+                    take(row)
+                } else if let shown = filter.apply(row) {
+                    take(shown)
                 }
                 return true
             }
@@ -109,22 +121,6 @@ public struct FleetQuery: Sendable {
             summary.merge(partSummary)
         }
         return (rows, summary)
-    }
-
-    /// Counts over every device that passes `filter`.
-    public func summary(_ filter: FleetFilter) async throws -> FleetSummary {
-        try await halves { after, through in
-            var summary = FleetSummary(app: filter.app)
-            try await scan(after: after, through: through) { row in
-                if filter.isEmpty {
-                    summary.add(row)
-                } else if let shown = filter.apply(row) {
-                    summary.add(shown)
-                }
-                return true
-            }
-            return summary
-        }.reduce(into: FleetSummary(app: filter.app)) { $0.merge($1) }
     }
 
     /// `work` over the whole key space, or over its two halves at once (devices up to the middle stored one, and

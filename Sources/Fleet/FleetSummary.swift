@@ -1,4 +1,3 @@
-import MDMConf
 import MDMDiagnostics
 import UpdatePolicy
 
@@ -60,19 +59,6 @@ public struct FleetSummary: Sendable, Equatable {
     public init(app: String? = nil) { self.app = app }
 
     public var noncompliant: Int { devices - compliant }
-
-    /// The counts of `rows`, taken in blocks on every core and added up.
-    public init(rows: [DeviceCompliance], app: String? = nil) {
-        self.init(app: app)
-        ParallelMap.inBlocks(
-            of: rows.count, size: 4_096,
-            { block in
-                var summary = FleetSummary(app: app)
-                for index in block { summary.add(rows[index]) }
-                return summary
-            }
-        ) { merge($0) }
-    }
 
     /// Adds another summary's counts to these.
     public mutating func merge(_ other: FleetSummary) {
