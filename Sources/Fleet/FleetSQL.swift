@@ -108,8 +108,35 @@ public enum FleetSQL {
                     PRIMARY KEY (generation, path))
                     """,
                 ]),
+            Migration(
+                version: 4, name: "SQLite: each device's check-ins linked newest first",
+                statements: dialect == .sqlite ? linkedHistory : []),
         ]
     }
+
+    /// SQLite's history without `checkins_by_device`: that index took a page of the WAL for nearly every check-in
+    /// (its entries are in device order, so a batch's check-ins land on as many pages), two thirds of what a commit
+    /// wrote. Instead each check-in records its device's previous one (`previous`) and the device row its latest
+    /// (`last_history`, kept by a trigger), pages a batch already writes; a device's history is read by following
+    /// the links (`checkIns(dialect:)`). SQLite has one writer, so the links are made in the order rows are stored.
+    /// PostgreSQL, whose replicas write side by side, keeps the index.
+    private static let linkedHistory = [
+        "ALTER TABLE checkins ADD COLUMN previous INTEGER",
+        "ALTER TABLE devices ADD COLUMN last_history INTEGER",
+        // Links for the history already stored, through the index before it goes.
+        """
+        UPDATE checkins SET previous = (SELECT MAX(earlier.id) FROM checkins AS earlier \
+        WHERE earlier.device = checkins.device AND earlier.id < checkins.id)
+        """,
+        "UPDATE devices SET last_history = (SELECT MAX(id) FROM checkins WHERE checkins.device = devices.device)",
+        "DROP INDEX checkins_by_device",
+        // Retention reads the history from its oldest end instead (`pruneCheckIns`).
+        "DROP INDEX checkins_by_time",
+        """
+        CREATE TRIGGER checkins_link AFTER INSERT ON checkins BEGIN \
+        UPDATE devices SET last_history = NEW.id WHERE device = NEW.device; END
+        """,
+    ]
 
     public static var latestVersion: Int { migrations(.sqlite).last?.version ?? 0 }
 
@@ -120,6 +147,8 @@ public enum FleetSQL {
         let name: String
         let columns: [String]
         let conflict: [String]?
+        /// On SQLite, each row also records its device's previous check-in (`previous`, migration 4).
+        var linked = false
 
         static let devices = Table(
             name: "devices",
@@ -134,7 +163,7 @@ public enum FleetSQL {
                 "last_checkin",
             ], conflict: ["device", "app"])
         static let checkIns = Table(
-            name: "checkins", columns: ["device", "received_at", "replica", "body"], conflict: nil)
+            name: "checkins", columns: ["device", "received_at", "replica", "body"], conflict: nil, linked: true)
     }
 
     /// What a batch writes, table by table: each device's and each app's latest state (a state never replaces a
@@ -185,12 +214,17 @@ public enum FleetSQL {
     }
 
     /// The statements that store `batch`, to run in one transaction. Rows go as many to a statement as the dialect
-    /// takes, or `rowsPerStatement` (a driver that keeps statements prepared wants few statement texts).
-    public static func write(_ batch: [CheckInRecord], dialect: Dialect, rowsPerStatement: Int? = nil) -> [Statement] {
+    /// takes, or `rowsPerStatement` (a driver that keeps statements prepared wants few statement texts). `schema` is
+    /// the store's migration (tests write stores of older ones).
+    public static func write(
+        _ batch: [CheckInRecord], dialect: Dialect, rowsPerStatement: Int? = nil, schema: Int = latestVersion
+    ) -> [Statement] {
         rows(of: batch).flatMap { table, rows in
-            insert(
+            let linked = table.linked && dialect == .sqlite && schema >= 4
+            return insert(
                 into: table.name, columns: table.columns, rows: rows, conflict: table.conflict, dialect: dialect,
-                rowsPerStatement: rowsPerStatement)
+                // A linked row reads the link its device's previous row left: one row a statement.
+                rowsPerStatement: linked ? 1 : rowsPerStatement, linked: linked)
         }
     }
 
@@ -221,7 +255,7 @@ public enum FleetSQL {
     /// upsert that keeps the row with the later `last_checkin`.
     static func insert(
         into table: String, columns: [String], rows: [[Value]], conflict: [String]?, dialect: Dialect,
-        rowsPerStatement: Int? = nil
+        rowsPerStatement: Int? = nil, linked: Bool = false
     ) -> [Statement] {
         guard !rows.isEmpty else { return [] }
         let perStatement = max(1, min(rowsPerStatement ?? .max, dialect.maxParameters / columns.count))
@@ -234,7 +268,9 @@ public enum FleetSQL {
             if chunk.count == perStatement, let full {
                 sql = full
             } else {
-                sql = insertText(into: table, columns: columns, rows: chunk.count, conflict: conflict, dialect: dialect)
+                sql = insertText(
+                    into: table, columns: columns, rows: chunk.count, conflict: conflict, dialect: dialect,
+                    linked: linked)
                 if chunk.count == perStatement { full = sql }
             }
             var values: [Value] = []
@@ -246,21 +282,25 @@ public enum FleetSQL {
         return statements
     }
 
-    /// The text of an `INSERT` of `count` rows whose parameters are numbered from `firstParameter`.
+    /// The text of an `INSERT` of `count` rows whose parameters are numbered from `firstParameter`. A `linked` row
+    /// (its first column the device) also records its device's latest check-in as `previous`.
     static func insertText(
         into table: String, columns: [String], rows count: Int, conflict: [String]?, dialect: Dialect,
-        firstParameter: Int = 1
+        firstParameter: Int = 1, linked: Bool = false
     ) -> String {
-        var sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+        let names = columns + (linked ? ["previous"] : [])
+        var sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES "
         var parameter = firstParameter
         for row in 0..<count {
             if row > 0 { sql += ", " }
             sql += "("
+            let device = dialect.parameter(parameter)
             for column in columns.indices {
                 if column > 0 { sql += ", " }
                 sql += dialect.parameter(parameter)
                 parameter += 1
             }
+            if linked { sql += ", (SELECT last_history FROM devices WHERE device = \(device))" }
             sql += ")"
         }
         if let conflict {
@@ -319,11 +359,23 @@ public enum FleetSQL {
         """
     }
 
+    /// A device's latest check-ins, newest first: on PostgreSQL through `checkins_by_device`, on SQLite by following
+    /// the links from the device's latest check-in (migration 4), at most the limit's number of steps.
     public static func checkIns(dialect: Dialect) -> String {
-        """
-        SELECT id, device, received_at, replica, body FROM checkins WHERE device = \(dialect.parameter(1)) \
-        ORDER BY id DESC LIMIT \(dialect.parameter(2))
-        """
+        switch dialect {
+        case .postgres:
+            """
+            SELECT id, device, received_at, replica, body FROM checkins WHERE device = $1 ORDER BY id DESC LIMIT $2
+            """
+        case .sqlite:
+            """
+            WITH RECURSIVE chain (id, step) AS (SELECT last_history, 1 FROM devices WHERE device = ?1 AND ?2 > 0 \
+            UNION ALL SELECT checkins.previous, chain.step + 1 FROM chain JOIN checkins ON checkins.id = chain.id \
+            WHERE chain.step < ?2) \
+            SELECT checkins.id, checkins.device, checkins.received_at, checkins.replica, checkins.body \
+            FROM chain JOIN checkins ON checkins.id = chain.id WHERE checkins.device = ?1 ORDER BY checkins.id DESC
+            """
+        }
     }
 
     public static func rollups(app: Bool, dialect: Dialect) -> String {
@@ -331,8 +383,21 @@ public enum FleetSQL {
             + (app ? " AND app = \(dialect.parameter(2))" : "") + " ORDER BY day, app, dimension, value"
     }
 
+    /// Removes the history received before the cutoff. SQLite removes it oldest first, up to the first check-in
+    /// stored that was received at or after the cutoff: what stays is whole at its old end, so each device's links
+    /// lead to all of its check-ins that stay. It finds that check-in by reading the history in storage order from
+    /// the oldest, which is what goes. (Only a clock set back makes the two differ: a check-in stamped before the
+    /// cutoff but stored after a later-stamped one then stays until a later prune.)
     public static func pruneCheckIns(dialect: Dialect) -> String {
-        "DELETE FROM checkins WHERE received_at < \(dialect.parameter(1))"
+        switch dialect {
+        case .postgres: "DELETE FROM checkins WHERE received_at < $1"
+        case .sqlite:
+            """
+            DELETE FROM checkins WHERE id < COALESCE(\
+            (SELECT id FROM checkins NOT INDEXED WHERE received_at >= ?1 ORDER BY id LIMIT 1), \
+            (SELECT MAX(id) + 1 FROM checkins))
+            """
+        }
     }
 
     public static func pruneRollups(dialect: Dialect) -> String {

@@ -168,12 +168,17 @@ public final class PostgresFleetStore: FleetStore {
         do {
             return try await bounded {
                 try await self.client.withTransaction(logger: self.logger) { connection in
+                    let prune = FleetSQL.pruneCheckIns(dialect: .postgres)
                     let rows = try await connection.query(
-                        "WITH gone AS (DELETE FROM checkins WHERE received_at < \(cutoff.seconds) RETURNING 1) SELECT COUNT(*) FROM gone",
-                        logger: self.logger
+                        Self.query(
+                            .init(
+                                sql: "WITH gone AS (\(prune) RETURNING 1) SELECT COUNT(*) FROM gone",
+                                values: [.integer(cutoff.seconds)])), logger: self.logger
                     ).collect()
                     try await connection.query(
-                        "DELETE FROM compliance_daily WHERE day < \(rollupCutoffDay)", logger: self.logger)
+                        Self.query(
+                            .init(sql: FleetSQL.pruneRollups(dialect: .postgres), values: [.text(rollupCutoffDay)])),
+                        logger: self.logger)
                     return Int(rows.first.flatMap { Self.values($0).first?.integer } ?? 0)
                 }
             }

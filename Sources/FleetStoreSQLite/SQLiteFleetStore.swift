@@ -12,6 +12,8 @@ public final class SQLiteFleetStore: FleetStore {
     /// Two reading connections, each on its thread, taken in turn: a scan reads its two halves side by side.
     private let readers: [SQLiteThreadConnection]
     private let nextReader = Locked(0)
+    /// The migration the store was brought to (the latest but in tests of older stores).
+    private let schema: Int
 
     public var description: String { "sqlite:\(path)" }
 
@@ -56,7 +58,7 @@ public final class SQLiteFleetStore: FleetStore {
             try? await writer.close()
             throw FleetStoreError(.unusable, "cannot use the SQLite store \(path): \(Self.reason(error))")
         }
-        let store = SQLiteFleetStore(path: path, writer: writer, readers: readers)
+        let store = SQLiteFleetStore(path: path, writer: writer, readers: readers, schema: upTo)
         do {
             try await store.migrate(upTo: upTo)
         } catch {
@@ -66,8 +68,9 @@ public final class SQLiteFleetStore: FleetStore {
         return store
     }
 
-    private init(path: String, writer: SQLiteThreadConnection, readers: [SQLiteThreadConnection]) {
+    private init(path: String, writer: SQLiteThreadConnection, readers: [SQLiteThreadConnection], schema: Int) {
         self.path = path
+        self.schema = min(schema, FleetSQL.latestVersion)
         self.writer = writer
         self.readers = readers
     }
@@ -125,8 +128,9 @@ public final class SQLiteFleetStore: FleetStore {
         guard !batch.isEmpty else { return }
         // One row a statement: the few statement texts stay prepared, where multi-row ones were compiled anew for
         // every batch size.
+        let schema = schema
         try await transaction { connection in
-            for statement in FleetSQL.write(batch, dialect: .sqlite, rowsPerStatement: 1) {
+            for statement in FleetSQL.write(batch, dialect: .sqlite, rowsPerStatement: 1, schema: schema) {
                 try connection.execute(statement.sql, statement.values, keep: true)
             }
         }

@@ -47,7 +47,8 @@ def main():
             devices.append(dev)
             apps.extend(app_rows)
             history.append(checkin)
-        db.executemany("INSERT INTO devices VALUES (?,?,?,?,?,?,?,?,?,?)", devices)
+        db.executemany("INSERT INTO devices (device, platform, os_version, device_model, locale, time_zone, "
+                       "enrolled_at, reported_at, last_checkin, replica) VALUES (?,?,?,?,?,?,?,?,?,?)", devices)
         db.executemany("INSERT INTO device_apps VALUES (?,?,?,?,?,?,?,?,?)", apps)
         db.executemany("INSERT INTO checkins (device, received_at, replica, body) VALUES (?,?,?,?)", history)
         db.commit()

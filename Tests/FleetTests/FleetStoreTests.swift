@@ -153,6 +153,65 @@ import Testing
         try await store.close()
     }
 
+    /// Each device's history, newest first, through batches that hold one device several times and interleave
+    /// devices, whether stored before migration 4 (on SQLite it then links the history already there) or after,
+    /// with a limit, and after retention has removed the older part.
+    @Test(arguments: StoreKind.available)
+    func historyOfEachDevice(kind: StoreKind) async throws {
+        let location = try TestStores.freshLocation(kind)
+        func batch(_ checkIns: [(String, Int64)]) -> [CheckInRecord] {
+            checkIns.map { TestStores.record($0.0, at: $0.1, apps: [.init(app: field, version: "1.\($0.1)")]) }
+        }
+        let old = try await openStore(location, upTo: 3)
+        try await old.write(batch([("a", 100), ("b", 101), ("a", 102)]))
+        try await old.write(batch([("b", 103), ("a", 103)]))
+        try await old.close()
+        let store = try await TestStores.open(location)
+        try await store.write(batch([("a", 104), ("c", 105), ("a", 106), ("a", 107)]))
+        try await store.write(batch([("b", 108)]))
+        // A check-in that arrives late (an earlier time) is still its device's latest stored one.
+        try await store.write(batch([("c", 99)]))
+
+        let cases: [(device: String, limit: Int, seconds: [Int64])] = [
+            ("a", 10, [107, 106, 104, 103, 102, 100]), ("b", 10, [108, 103, 101]), ("c", 10, [99, 105]),
+            ("a", 2, [107, 106]), ("b", 1, [108]), ("a", 0, []), ("nobody", 10, []),
+        ]
+        for (device, limit, seconds) in cases {
+            let history = try await store.checkIns(device: device, limit: limit)
+            #expect(history.map(\.receivedAt.seconds) == seconds, "\(device), limit \(limit)")
+            #expect(history.allSatisfy { $0.device == device && $0.body.contains("\"device\":\"\(device)\"") })
+            #expect(history.map(\.id) == history.map(\.id).sorted(by: >))
+        }
+        // Retention: PostgreSQL removes what was received before 104; SQLite removes history from its oldest end up
+        // to the first check-in stored that was received at or after 104, so c's late one (99, stored after them)
+        // stays until a later prune.
+        let pruned = try await store.prune(checkInsBefore: Instant(seconds: 104), rollupsBefore: "2000-01-01")
+        #expect(pruned == (kind == .sqlite ? 5 : 6))
+        try await store.write(batch([("a", 109), ("b", 110)]))
+        #expect(try await store.checkIns(device: "a", limit: 10).map(\.receivedAt.seconds) == [109, 107, 106, 104])
+        #expect(try await store.checkIns(device: "b", limit: 10).map(\.receivedAt.seconds) == [110, 108])
+        #expect(
+            try await store.checkIns(device: "c", limit: 10).map(\.receivedAt.seconds)
+                == (kind == .sqlite ? [99, 105] : [105]))
+        // Once history stored after it is older than the cutoff too, it goes.
+        let later = try await store.prune(checkInsBefore: Instant(seconds: 109), rollupsBefore: "2000-01-01")
+        #expect(later == (kind == .sqlite ? 6 : 5))
+        #expect(try await store.checkIns(device: "a", limit: 10).map(\.receivedAt.seconds) == [109])
+        #expect(try await store.checkIns(device: "c", limit: 10).isEmpty)
+        try await store.close()
+    }
+
+    /// A store of `location` migrated only up to `version`.
+    private func openStore(_ location: StoreLocation, upTo version: Int) async throws -> any FleetStore {
+        switch location {
+        case .sqlite(let path): try await SQLiteFleetStore.open(path: path, logger: TestStores.logger, upTo: version)
+        case .postgres(let postgres):
+            try await PostgresFleetStore.open(
+                postgres, logger: TestStores.logger, connectTimeout: .seconds(60), upTo: version)
+        case .none: throw FleetStoreError(.unusable, "no store")
+        }
+    }
+
     /// An empty store gets every migration; a store at version 1 is brought to the latest with its data; a store
     /// from a newer mdmconf is refused.
     @Test(arguments: StoreKind.available)
