@@ -12,9 +12,6 @@ public protocol FleetStore: Sendable {
     /// is.
     func write(_ batch: [CheckInRecord]) async throws
 
-    /// How many `write`s may run at once (1: one writer at a time, as SQLite has).
-    var concurrentWrites: Int { get }
-
     /// Devices in id order (byte order), after `after`, at most `limit` of them, each with every app it reported.
     func devices(after: String?, limit: Int) async throws -> [DeviceState]
 
@@ -56,7 +53,6 @@ public protocol FleetStore: Sendable {
 
 extension FleetStore {
     public func catalogNotifications() -> AsyncStream<Int>? { nil }
-    public var concurrentWrites: Int { 1 }
 }
 
 /// One check-in as it is stored: what the device sent, when the server took it, which replica took it.

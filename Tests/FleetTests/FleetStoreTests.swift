@@ -40,10 +40,9 @@ import Testing
         try await store.close()
     }
 
-    /// A replica that commits late never replaces a newer state with an older one; the history keeps both.
-    /// A batch over one statement's parameter limit (PostgreSQL then writes it as several statements in one
-    /// transaction) is stored whole; check-ins handed to the writer back to back are stored in the order they came,
-    /// however many lanes the store has (a device keeps its lane): each device's state is its last check-in's.
+    /// A batch of 1,000 devices (12,000 values: PostgreSQL binds them as 23 arrays, SQLite as a statement a row) is
+    /// stored whole; check-ins handed to the writer back to back are stored in the order they came: each device's
+    /// state is its last check-in's.
     @Test(arguments: StoreKind.available)
     func bigBatchesAndBackToBackCheckIns(kind: StoreKind) async throws {
         let store = try await TestStores.open(kind)
@@ -52,7 +51,7 @@ import Testing
         #expect(try await store.counts() == StoreCounts(devices: 1_000, deviceApps: 3_000, checkIns: 1_000))
 
         let writer = CheckInWriter(store: store)
-        let devices = (0..<24).map { "lane-\($0)" }
+        let devices = (0..<24).map { "queued-\($0)" }
         let failures = Locked(0)
         await withCheckedContinuation { (allStored: CheckedContinuation<Void, Never>) in
             let remaining = Locked(devices.count * 10)
@@ -121,6 +120,18 @@ import Testing
         #expect(state.apps.first?.app.app == app)
         #expect(state.apps.first?.app.configError == error)
         #expect(try await store.counts() == StoreCounts(devices: 1, deviceApps: 1, checkIns: 1))
+        // Text beyond ASCII, empty text next to absent values (PostgreSQL binds each column as one array whose
+        // elements may be NULL).
+        let unusual = "gerät-ü-🚀"
+        let apps: [CheckIn.App] = [
+            .init(app: "com.exämple.field", version: "1.0", build: "", channel: nil, configETag: "\"ä\"", configError: ""),
+            .init(app: field, version: "2.0", build: nil, channel: "béta", configETag: nil, deferralsUsed: 0),
+        ]
+        try await store.write([TestStores.record(unusual, at: 4_001, osVersion: nil, apps: apps)])
+        let stored = try #require(try await store.device(unusual))
+        #expect(stored.osVersion == nil)
+        #expect(stored.apps.map(\.app).sorted { $0.app < $1.app } == apps.sorted { $0.app < $1.app })
+        #expect(try await store.checkIns(device: unusual, limit: 5).first?.body.contains(unusual) == true)
         try await store.close()
     }
 
