@@ -124,7 +124,8 @@ import Testing
         // elements may be NULL).
         let unusual = "gerät-ü-🚀"
         let apps: [CheckIn.App] = [
-            .init(app: "com.exämple.field", version: "1.0", build: "", channel: nil, configETag: "\"ä\"", configError: ""),
+            .init(
+                app: "com.exämple.field", version: "1.0", build: "", channel: nil, configETag: "\"ä\"", configError: ""),
             .init(app: field, version: "2.0", build: nil, channel: "béta", configETag: nil, deferralsUsed: 0),
         ]
         try await store.write([TestStores.record(unusual, at: 4_001, osVersion: nil, apps: apps)])
