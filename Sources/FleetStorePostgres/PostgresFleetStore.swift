@@ -33,32 +33,26 @@ public final class PostgresFleetStore: FleetStore {
         _ location: PostgresLocation, logger: Logger, connectTimeout: Duration = .seconds(10),
         operationTimeout: Duration = .seconds(10), upTo: Int = FleetSQL.latestVersion
     ) async throws -> PostgresFleetStore {
+        // The pool's connections and the writing one, to the same database.
         var configuration: PostgresClient.Configuration
+        var writing: PostgresConnection.Configuration
+        let (user, password, database) = (location.user, location.password, location.database)
         if let socket = location.socketPath {
-            configuration = .init(
-                unixSocketPath: socket, username: location.user, password: location.password,
-                database: location.database)
+            configuration = .init(unixSocketPath: socket, username: user, password: password, database: database)
+            writing = .init(unixSocketPath: socket, username: user, password: password, database: database)
         } else {
+            let (host, port) = (location.host, location.port)
             configuration = .init(
-                host: location.host, port: location.port, username: location.user, password: location.password,
-                database: location.database, tls: .disable)
+                host: host, port: port, username: user, password: password, database: database, tls: .disable)
+            writing = .init(
+                host: host, port: port, username: user, password: password, database: database, tls: .disable)
         }
         configuration.options.connectTimeout = connectTimeout
         configuration.options.maximumConnections = 8
+        writing.options.connectTimeout = .seconds(connectTimeout.components.seconds)
         let client = PostgresClient(
             configuration: configuration, eventLoopGroup: Self.eventLoops, backgroundLogger: logger)
         let runTask = Task { await client.run() }
-        var writing: PostgresConnection.Configuration
-        if let socket = location.socketPath {
-            writing = .init(
-                unixSocketPath: socket, username: location.user, password: location.password,
-                database: location.database)
-        } else {
-            writing = .init(
-                host: location.host, port: location.port, username: location.user, password: location.password,
-                database: location.database, tls: .disable)
-        }
-        writing.options.connectTimeout = .seconds(connectTimeout.components.seconds)
         let store = PostgresFleetStore(
             location: location, client: client, runTask: runTask, writing: writing, logger: logger,
             operationTimeout: operationTimeout)
@@ -189,12 +183,25 @@ public final class PostgresFleetStore: FleetStore {
 
     /// `write` between `BEGIN` and `COMMIT`, the three queued on `connection` together: it sends each as soon as the
     /// one before is answered, without a hop back to this task in between. Stored once `COMMIT` answered `COMMIT`.
+    ///
+    /// They are queued on the connection's event loop, after checking there that it is open: a query handed to a
+    /// connection that has just closed is dropped by PostgresNIO and never answered (a write waited for ever in a
+    /// test that ended the connection), while one queued on an open connection fails when it closes.
     private static func transaction(_ write: PostgresQuery, on connection: PostgresConnection, logger: Logger)
         async throws
     {
-        let begin: EventLoopFuture<PostgresQueryResult> = connection.query("BEGIN", logger: logger)
-        let written: EventLoopFuture<PostgresQueryResult> = connection.query(write, logger: logger)
-        let commit: EventLoopFuture<PostgresQueryResult> = connection.query("COMMIT", logger: logger)
+        let queued = connection.eventLoop.submit { () throws -> [EventLoopFuture<PostgresQueryResult>] in
+            guard !connection.isClosed else {
+                throw FleetStoreError(.unavailable, "the connection to PostgreSQL has closed")
+            }
+            return [
+                connection.query("BEGIN", logger: logger), connection.query(write, logger: logger),
+                connection.query("COMMIT", logger: logger),
+            ]
+        }
+        let begin = queued.flatMap { $0[0] }
+        let written = queued.flatMap { $0[1] }
+        let commit = queued.flatMap { $0[2] }
         do {
             _ = try await begin.get()
             _ = try await written.get()

@@ -265,6 +265,40 @@ import Testing
         }
     }
 
+    /// PostgreSQL: the connection batches are written on, ended by the database (an administrator's
+    /// `pg_terminate_backend`, a proxy that restarts), is replaced: at most the write it was in the middle of fails
+    /// (nothing of it stored), and the next ones are stored, without waiting for the pool.
+    @Test func writingConnectionEndedByTheDatabase() async throws {
+        guard StoreKind.available.contains(.postgres) else { return }
+        guard case .postgres(let postgres) = try TestStores.freshLocation(.postgres) else { return }
+        let store = try await TestStores.open(.postgres(postgres))
+        let apps: [CheckIn.App] = [.init(app: field, version: "1.0")]
+        var stored = 0
+        for round in 0..<3 {
+            try await store.write([TestStores.record("before-\(round)", at: 1_000, apps: apps)])
+            stored += 1
+            let bin = ProcessInfo.processInfo.environment["MDMCONF_TEST_POSTGRES_BIN"] ?? "/usr/bin"
+            let ended = try Spawn.run([
+                bin + "/psql", "-h", postgres.host, "-p", String(postgres.port), "-U", postgres.user, "-d",
+                postgres.database, "-qtA", "-c",
+                "SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            ])
+            #expect(Int(ended.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 1, "round \(round)")
+            var failures = 0
+            for attempt in 0..<3 {
+                do {
+                    try await store.write([TestStores.record("after-\(round)-\(attempt)", at: 1_001, apps: apps)])
+                    stored += 1
+                } catch {
+                    failures += 1
+                }
+            }
+            #expect(failures <= 1, "round \(round): \(failures) writes failed")
+        }
+        #expect(try await store.counts().checkIns == stored)
+        try await store.close()
+    }
+
     /// Records migration 99 as applied, as a future mdmconf would.
     private func markNewer(_ location: StoreLocation) async throws {
         switch location {
