@@ -8,7 +8,7 @@ import CivilTime
 ///
 /// Batches are written one at a time, so check-ins are stored in the order they came. (PostgreSQL took check-ins in
 /// three such lanes side by side until its connections got event loops of their own: then one lane's larger
-/// batches took 13,200-13,700 check-ins/s against 12,100-12,400 for two lanes and 9,800-10,900 for three, and
+/// batches took 12,900-13,700 check-ins/s against 11,600-12,400 for two lanes and 9,800-10,900 for three, and
 /// with commits 2 ms slower 7,200 against 7,400 and 7,700.)
 ///
 /// The writer is the one serial part of taking check-ins, so nothing on its path waits for a task to be scheduled
