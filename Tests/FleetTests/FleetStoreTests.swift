@@ -268,7 +268,7 @@ import Testing
     /// PostgreSQL: the connection batches are written on, ended by the database (an administrator's
     /// `pg_terminate_backend`, a proxy that restarts), is replaced: at most the write it was in the middle of fails
     /// (nothing of it stored), and the next ones are stored, without waiting for the pool.
-    @Test func writingConnectionEndedByTheDatabase() async throws {
+    @Test func postgreSQLWritingConnectionEndedByTheDatabase() async throws {
         guard StoreKind.available.contains(.postgres) else { return }
         guard case .postgres(let postgres) = try TestStores.freshLocation(.postgres) else { return }
         let store = try await TestStores.open(.postgres(postgres))
