@@ -215,18 +215,14 @@ public enum FleetSQL {
         return [(.devices, deviceRows), (.deviceApps, appRows), (.checkIns, historyRows)]
     }
 
-    /// The statements that store `batch`, to run in one transaction. Rows go as many to a statement as the dialect
-    /// takes, or `rowsPerStatement` (a driver that keeps statements prepared wants few statement texts). `schema` is
-    /// the store's migration (tests write stores of older ones).
-    public static func write(
-        _ batch: [CheckInRecord], dialect: Dialect, rowsPerStatement: Int? = nil, schema: Int = latestVersion
-    ) -> [Statement] {
+    /// SQLite: the statements that store `batch`, to run in one transaction, a row each. The store keeps their few
+    /// texts prepared (multi-row statements were compiled anew for every batch size), and a linked history row reads
+    /// the link the row before it left. `schema` is the store's migration (tests write stores of older ones).
+    public static func writeRowByRow(_ batch: [CheckInRecord], schema: Int = latestVersion) -> [Statement] {
         rows(of: batch).flatMap { table, rows in
-            let linked = table.linked && dialect == .sqlite && schema >= 4
-            return insert(
-                into: table.name, columns: table.columns, rows: rows, conflict: table.conflict, dialect: dialect,
-                // A linked row reads the link its device's previous row left: one row a statement.
-                rowsPerStatement: linked ? 1 : rowsPerStatement, linked: linked)
+            insert(
+                into: table.name, columns: table.columns, rows: rows, conflict: table.conflict, dialect: .sqlite,
+                rowsPerStatement: 1, linked: table.linked && schema >= 4)
         }
     }
 

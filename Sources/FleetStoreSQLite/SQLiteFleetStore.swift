@@ -126,11 +126,9 @@ public final class SQLiteFleetStore: FleetStore {
 
     public func write(_ batch: [CheckInRecord]) async throws {
         guard !batch.isEmpty else { return }
-        // One row a statement: the few statement texts stay prepared, where multi-row ones were compiled anew for
-        // every batch size.
         let schema = schema
         try await transaction { connection in
-            for statement in FleetSQL.write(batch, dialect: .sqlite, rowsPerStatement: 1, schema: schema) {
+            for statement in FleetSQL.writeRowByRow(batch, schema: schema) {
                 try connection.execute(statement.sql, statement.values, keep: true)
             }
         }
