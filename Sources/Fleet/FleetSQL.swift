@@ -111,6 +111,9 @@ public enum FleetSQL {
             Migration(
                 version: 4, name: "SQLite: each device's check-ins linked newest first",
                 statements: dialect == .sqlite ? linkedHistory : []),
+            Migration(
+                version: 5, name: "PostgreSQL: a batch written and committed by one call",
+                statements: dialect == .postgres ? [writeProcedure] : []),
         ]
     }
 
@@ -235,13 +238,16 @@ public enum FleetSQL {
 
         public var sql: String
         public var columns: [Column]
+        /// The statement commits its own work (`CALL mdmconf_write_checkins`): it must not run inside `BEGIN`.
+        public var commits: Bool
     }
 
     /// PostgreSQL: `batch` in one statement, the state upserts as data-modifying `WITH` queries before the history
     /// insert, each table's rows bound as one array per column and read back with `unnest`. The text is the same for
     /// every batch, so PostgreSQL parses and plans a short statement instead of one with a placeholder per value
     /// (a quarter of its time per check-in went to parsing and planning those).
-    public static func writeAsColumns(_ batch: [CheckInRecord]) -> ColumnStatement {
+    /// From migration 5 on, the statement is the stored procedure that runs it and commits (`writeProcedure`).
+    public static func writeAsColumns(_ batch: [CheckInRecord], schema: Int = latestVersion) -> ColumnStatement {
         var columns: [ColumnStatement.Column] = []
         for (table, rows) in rows(of: batch) {
             for (index, name) in table.columns.enumerated() {
@@ -250,8 +256,33 @@ public enum FleetSQL {
                         ? .integer(rows.map { $0[index].integer }) : .text(rows.map { $0[index].text }))
             }
         }
-        return ColumnStatement(sql: columnsSQL, columns: columns)
+        return schema >= 5
+            ? ColumnStatement(sql: callSQL, columns: columns, commits: true)
+            : ColumnStatement(sql: columnsSQL, columns: columns, commits: false)
     }
+
+    /// The parameter types of `columnsSQL`, in order.
+    private static var columnTypes: [String] {
+        [Table.devices, .deviceApps, .checkIns].flatMap { table in
+            table.columns.map { table.integers.contains($0) ? "BIGINT[]" : "TEXT[]" }
+        }
+    }
+
+    /// PostgreSQL (migration 5): `columnsSQL` in a procedure that commits before it answers, so a batch is one
+    /// round trip to the database instead of three (`BEGIN`, the statement, `COMMIT`, each waiting for the one
+    /// before). `COMMIT` in a procedure is a whole commit, flushed as `synchronous_commit` asks, so the `CALL`'s
+    /// answer confirms the batch is stored; a failure before it rolls the batch back. A migration that changes the
+    /// columns of these tables must drop and create the procedure again.
+    static var writeProcedure: String {
+        "CREATE PROCEDURE mdmconf_write_checkins(\(columnTypes.joined(separator: ", "))) LANGUAGE plpgsql AS "
+            + "$procedure$ BEGIN \(columnsSQL); COMMIT; END $procedure$"
+    }
+
+    /// The call of `writeProcedure` with a batch's columns.
+    static let callSQL: String = {
+        let parameters = columnTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)" }
+        return "CALL mdmconf_write_checkins(\(parameters.joined(separator: ", ")))"
+    }()
 
     /// `writeAsColumns`' statement.
     static let columnsSQL: String = {

@@ -22,6 +22,8 @@ public final class PostgresFleetStore: FleetStore {
         var busy = false
         var closed = false
     }
+    /// The schema version batches are written for (`FleetSQL.writeAsColumns`): the latest, or `upTo` in tests.
+    private let schema: Int
     /// How long one read or transaction may wait for the database.
     public let operationTimeout: Duration
 
@@ -55,7 +57,7 @@ public final class PostgresFleetStore: FleetStore {
         let runTask = Task { await client.run() }
         let store = PostgresFleetStore(
             location: location, client: client, runTask: runTask, writing: writing, logger: logger,
-            operationTimeout: operationTimeout)
+            operationTimeout: operationTimeout, schema: min(upTo, FleetSQL.latestVersion))
         do {
             let seconds = Double(connectTimeout.components.seconds)
             try await withTimeout(seconds: seconds, "no answer within \(Int(seconds)) s") {
@@ -71,8 +73,9 @@ public final class PostgresFleetStore: FleetStore {
 
     private init(
         location: PostgresLocation, client: PostgresClient, runTask: Task<Void, Never>,
-        writing: PostgresConnection.Configuration, logger: Logger, operationTimeout: Duration
+        writing: PostgresConnection.Configuration, logger: Logger, operationTimeout: Duration, schema: Int
     ) {
+        self.schema = schema
         self.writingConfiguration = writing
         self.location = location
         self.operationTimeout = operationTimeout
@@ -145,10 +148,11 @@ public final class PostgresFleetStore: FleetStore {
 
     // MARK: Writing
 
-    /// A batch is one statement (`FleetSQL.writeAsColumns`) in one transaction (`transaction(_:on:logger:)`).
+    /// A batch is one statement (`FleetSQL.writeAsColumns`), committed before it answers or in a transaction of its
+    /// own (`transaction(_:commits:on:logger:)`).
     public func write(_ batch: [CheckInRecord]) async throws {
         guard !batch.isEmpty else { return }
-        let statement = FleetSQL.writeAsColumns(batch)
+        let statement = FleetSQL.writeAsColumns(batch, schema: schema)
         var binds = PostgresBindings(capacity: statement.columns.count)
         for column in statement.columns {
             switch column {
@@ -163,7 +167,7 @@ public final class PostgresFleetStore: FleetStore {
             // bounded here.
             if let connection = try await takeWritingConnection() {
                 do {
-                    try await Self.transaction(query, on: connection, logger: logger)
+                    try await Self.transaction(query, commits: statement.commits, on: connection, logger: logger)
                 } catch {
                     giveBack(connection, broken: true)
                     throw error
@@ -172,7 +176,8 @@ public final class PostgresFleetStore: FleetStore {
             } else {
                 try await bounded {
                     try await self.client.withConnection { connection in
-                        try await Self.transaction(query, on: connection, logger: self.logger)
+                        try await Self.transaction(
+                            query, commits: statement.commits, on: connection, logger: self.logger)
                     }
                 }
             }
@@ -181,23 +186,30 @@ public final class PostgresFleetStore: FleetStore {
         }
     }
 
-    /// `write` between `BEGIN` and `COMMIT`, the three queued on `connection` together: it sends each as soon as the
-    /// one before is answered, without a hop back to this task in between. Stored once `COMMIT` answered `COMMIT`.
+    /// `write`, stored once it is answered: a statement that `commits` (migration 5's procedure) alone, one that
+    /// does not between `BEGIN` and `COMMIT`, the three queued on `connection` together (it sends each as soon as
+    /// the one before is answered, without a hop back to this task in between), stored once `COMMIT` answered
+    /// `COMMIT`.
     ///
     /// They are queued on the connection's event loop, after checking there that it is open: a query handed to a
     /// connection that has just closed is dropped by PostgresNIO and never answered (a write waited for ever in a
     /// test that ended the connection), while one queued on an open connection fails when it closes.
-    private static func transaction(_ write: PostgresQuery, on connection: PostgresConnection, logger: Logger)
-        async throws
-    {
+    private static func transaction(
+        _ write: PostgresQuery, commits: Bool, on connection: PostgresConnection, logger: Logger
+    ) async throws {
         let queued = connection.eventLoop.submit { () throws -> [EventLoopFuture<PostgresQueryResult>] in
             guard !connection.isClosed else {
                 throw FleetStoreError(.unavailable, "the connection to PostgreSQL has closed")
             }
+            if commits { return [connection.query(write, logger: logger)] }
             return [
                 connection.query("BEGIN", logger: logger), connection.query(write, logger: logger),
                 connection.query("COMMIT", logger: logger),
             ]
+        }
+        if commits {
+            _ = try await queued.flatMap { $0[0] }.get()
+            return
         }
         let begin = queued.flatMap { $0[0] }
         let written = queued.flatMap { $0[1] }
@@ -248,7 +260,8 @@ public final class PostgresFleetStore: FleetStore {
             if state.connection === connection { state.connection = nil }
             return true
         }
-        if close { connection.close().whenComplete { _ in } }
+        // The connection is kept until it has closed (PostgresNIO asserts that a connection is closed when freed).
+        if close { connection.close().whenComplete { _ in withExtendedLifetime(connection) {} } }
     }
 
     public func saveRollup(day: String, rows: [RollupRow]) async throws {

@@ -299,30 +299,77 @@ import Testing
         try await store.close()
     }
 
+    /// Each way a batch is written, by store and schema: SQLite; PostgreSQL before migration 5 (the statement between
+    /// `BEGIN` and `COMMIT`) and after it (the procedure that commits before it answers).
+    static let writePaths: [(kind: StoreKind, schema: Int)] = StoreKind.available.flatMap { kind in
+        kind == .postgres ? [(kind, 4), (kind, FleetSQL.latestVersion)] : [(kind, FleetSQL.latestVersion)]
+    }
+
+    /// A batch that fails part-way (a trigger refuses its second check-in's history row, after the batch has
+    /// upserted both devices' state) stores nothing of it, and the store writes the next batch.
+    @Test(arguments: writePaths)
+    func batchThatFailsPartWayStoresNothing(kind: StoreKind, schema: Int) async throws {
+        let location = try TestStores.freshLocation(kind)
+        let store = try await openStore(location, upTo: schema)
+        let apps: [CheckIn.App] = [.init(app: field, version: "1.0")]
+        try await store.write([TestStores.record("first", at: 1_000, apps: apps)])
+        switch location {
+        case .sqlite:
+            try execute(
+                """
+                CREATE TRIGGER refuse BEFORE INSERT ON checkins WHEN NEW.device = 'refused' \
+                BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
+                """, on: location)
+        default:
+            try execute(
+                """
+                CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+                IF NEW.device = 'refused' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$; \
+                CREATE TRIGGER refuse BEFORE INSERT ON checkins FOR EACH ROW EXECUTE FUNCTION refuse()
+                """, on: location)
+        }
+        let before = try await store.counts()
+        await #expect(throws: FleetStoreError.self) {
+            try await store.write([
+                TestStores.record("accepted", at: 1_001, apps: apps), TestStores.record("refused", at: 1_001, apps: apps),
+            ])
+        }
+        #expect(try await store.counts() == before)
+        #expect(try await store.device("accepted") == nil)
+        try await store.write([TestStores.record("after", at: 1_002, apps: apps)])
+        #expect(try await store.counts() == StoreCounts(devices: 2, deviceApps: 2, checkIns: 2))
+        #expect(try await store.device("after")?.lastCheckIn == Instant(seconds: 1_002))
+        try await store.close()
+    }
+
     /// Records migration 99 as applied, as a future mdmconf would.
     private func markNewer(_ location: StoreLocation) async throws {
+        try execute("INSERT INTO mdmconf_migrations VALUES (99, 'future', 0)", on: location)
+    }
+
+    /// Runs `sql` on the store's database from outside it (Python's sqlite3, psql).
+    private func execute(_ sql: String, on location: StoreLocation) throws {
+        let process = Process()
         switch location {
         case .sqlite(let path):
-            let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO mdmconf_migrations VALUES (99, 'future', 0)\"); c.commit()", path]
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            process.arguments = [
+                "python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2])",
+                path, sql,
+            ]
         case .postgres(let postgres):
             let bin = ProcessInfo.processInfo.environment["MDMCONF_TEST_POSTGRES_BIN"] ?? "/usr/bin"
-            let process = Process()
             process.executableURL = URL(fileURLWithPath: bin + "/psql")
             process.arguments = [
-                "-h", postgres.host, "-p", String(postgres.port), "-U", postgres.user, "-d", postgres.database, "-c",
-                "INSERT INTO mdmconf_migrations VALUES (99, 'future', 0)",
+                "-h", postgres.host, "-p", String(postgres.port), "-U", postgres.user, "-d", postgres.database,
+                "-v", "ON_ERROR_STOP=1", "-c", sql,
             ]
             process.standardOutput = Pipe()
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-        case .none: break
+        case .none: return
         }
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(sql)")
     }
 
     @Test func storeLocations() throws {
