@@ -77,31 +77,35 @@ public struct FleetQuery: Sendable {
 
     /// Every device that passes `filter`.
     public func all(_ filter: FleetFilter) async throws -> [DeviceCompliance] {
-        try await collect(filter, keepingRows: true, counting: false).rows
+        try await collect(filter, keepingRows: true, counting: false, as: { $0 }).rows
     }
 
-    /// Every device that passes `filter`, and their counts, taken as the rows are made instead of in a pass of
-    /// their own afterwards (`mdmconf report`).
-    public func allWithSummary(_ filter: FleetFilter) async throws -> (rows: [DeviceCompliance], summary: FleetSummary)
-    {
-        try await collect(filter, keepingRows: true, counting: true)
+    /// Every device that passes `filter`, each made into a `Row` by `make` as it is judged (`mdmconf report` keeps
+    /// what it prints, not every device's whole compliance), and their counts, taken as the rows are made instead of
+    /// in a pass of their own afterwards.
+    public func allWithSummary<Row: Sendable>(
+        _ filter: FleetFilter, as make: @escaping @Sendable (DeviceCompliance) -> Row
+    ) async throws -> (rows: [Row], summary: FleetSummary) {
+        try await collect(filter, keepingRows: true, counting: true, as: make)
     }
 
     /// Counts over every device that passes `filter`.
     public func summary(_ filter: FleetFilter) async throws -> FleetSummary {
-        try await collect(filter, keepingRows: false, counting: true).summary
+        try await collect(filter, keepingRows: false, counting: true, as: { $0 }).summary
     }
 
-    /// One scan of the fleet for the three above: the rows that pass `filter`, their counts, or both.
-    private func collect(_ filter: FleetFilter, keepingRows: Bool, counting: Bool) async throws
-        -> (rows: [DeviceCompliance], summary: FleetSummary)
-    {
+    /// One scan of the fleet for the three above: the rows that pass `filter` (made by `make`), their counts, or
+    /// both.
+    private func collect<Row: Sendable>(
+        _ filter: FleetFilter, keepingRows: Bool, counting: Bool,
+        as make: @escaping @Sendable (DeviceCompliance) -> Row
+    ) async throws -> (rows: [Row], summary: FleetSummary) {
         let parts = try await halves { after, through in
-            var rows: [DeviceCompliance] = []
+            var rows: [Row] = []
             var summary = FleetSummary(app: filter.app)
             func take(_ row: DeviceCompliance) {
                 if counting { summary.add(row) }
-                if keepingRows { rows.append(row) }
+                if keepingRows { rows.append(make(row)) }
             }
             try await scan(after: after, through: through) { row in
                 // Without a filter the row is taken as it is, not through `apply`'s copy.
@@ -114,7 +118,7 @@ public struct FleetQuery: Sendable {
             }
             return (rows, summary)
         }
-        var rows: [DeviceCompliance] = []
+        var rows: [Row] = []
         var summary = FleetSummary(app: filter.app)
         for (partRows, partSummary) in parts {
             rows += partRows

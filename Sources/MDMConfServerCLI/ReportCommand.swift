@@ -62,19 +62,27 @@ struct ReportCommand: ParsableCommand {
         let instant = now.flatMap(parsedNow) ?? .now
         let query = FleetQuery(store: opened, evaluator: ComplianceEvaluator(catalog: loaded, now: instant))
         let filter = FleetFilter(app: app, status: status, decision: decision)
-        let rows: [DeviceCompliance]
-        let summary: FleetSummary
-        do {
-            (rows, summary) = try await query.allWithSummary(filter)
-            try? await opened.close()
-        } catch {
-            try? await opened.close()
-            Console.error(
-                "error: the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
-            return ExitStatus.invalidConfiguration.rawValue
+        /// The devices, each made into what `format` prints as it is judged, and their counts; nil after
+        /// printing why the store could not be read.
+        func read<Row: Sendable>(_ make: @escaping @Sendable (DeviceCompliance) -> Row) async -> (
+            rows: [Row], summary: FleetSummary
+        )? {
+            do {
+                let read = try await query.allWithSummary(filter, as: make)
+                try? await opened.close()
+                return read
+            } catch {
+                try? await opened.close()
+                Console.error(
+                    "error: the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
+                return nil
+            }
         }
+        let summary: FleetSummary
         switch format {
         case .json:
+            guard let (rows, counted) = await read({ $0 }) else { return ExitStatus.invalidConfiguration.rawValue }
+            summary = counted
             ReportDocument(
                 head: [
                     ("generatedAt", .string(Instant.now.description)), ("now", .string(instant.description)),
@@ -82,6 +90,8 @@ struct ReportCommand: ParsableCommand {
                 ], rows: rows
             ).render(Console.out(bytes:))
         case .csv:
+            guard let (rows, counted) = await read({ $0 }) else { return ExitStatus.invalidConfiguration.rawValue }
+            summary = counted
             Console.out(FleetCSV.header)
             ParallelMap.inBlocks(
                 of: rows.count, size: 4_096, { range in range.map { FleetCSV.lines(rows[$0]) }.joined() }
@@ -89,6 +99,11 @@ struct ReportCommand: ParsableCommand {
                 Console.out($0)
             }
         case .text:
+            // Each device kept as its table cells, not its whole compliance (a tenth of the memory).
+            guard let (rows, counted) = await read(ReportTable.Row.init) else {
+                return ExitStatus.invalidConfiguration.rawValue
+            }
+            summary = counted
             ReportTable(rows: rows).render(Console.out(bytes:))
             Console.error(
                 "\(summary.devices) devices: \(summary.compliant) compliant, \(summary.noncompliant) not compliant (judged at \(instant))\n"
@@ -105,7 +120,41 @@ extension Outcome: ExpressibleByArgument {}
 /// Rows are laid out in blocks on every core (`ParallelMap.inBlocks`) and written as they are made: 100,000 devices
 /// are 34 MB of table.
 struct ReportTable: Sendable {
-    let rows: [DeviceCompliance]
+    /// A device as the table shows it: its cells, and why it is not compliant. Made as each device is judged, so a
+    /// report keeps these instead of every device's whole compliance (its stored state and decisions): over
+    /// 100,000 devices × 3 apps the process peaked at 130 MB instead of 308 MB, and the kernel cleared 30,000 fresh
+    /// pages for it instead of 81,000 (on PostgreSQL 0.89–0.98 s against 0.97–1.03 s, alternating runs).
+    struct Row: Sendable {
+        struct App: Sendable {
+            var app: String
+            var version: String?
+            var decision: Outcome?
+            var config: ConfigStatus
+        }
+
+        var device: String
+        var seen: SeenStatus
+        var lastCheckIn: Instant?
+        var apps: [App]
+        var compliant: Bool
+        /// `DeviceCompliance.why` joined; empty when compliant.
+        var why: String
+
+        init(_ row: DeviceCompliance) {
+            device = row.device
+            seen = row.seen
+            lastCheckIn = row.state?.lastCheckIn
+            apps = row.apps.indices.map { index in
+                App(
+                    app: row.apps[index].app, version: row.apps[index].reported?.version,
+                    decision: row.apps[index].decision?.decision, config: row.apps[index].config)
+            }
+            compliant = row.compliant
+            why = compliant ? "" : row.why.joined(separator: "; ")
+        }
+    }
+
+    let rows: [Row]
 
     static let header = ["DEVICE", "SEEN", "LAST CHECK-IN", "APP", "VERSION", "UPDATE", "CONFIG", "COMPLIANT"]
     /// Rows laid out by one task.
@@ -116,7 +165,7 @@ struct ReportTable: Sendable {
         cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count
     }
 
-    private static func checkIn(_ row: DeviceCompliance) -> String { row.state?.lastCheckIn.description ?? "-" }
+    private static func checkIn(_ row: Row) -> String { row.lastCheckIn?.description ?? "-" }
 
     /// Calls `write` with the table and the reasons, in order, a piece at a time.
     func render(_ write: (UnsafeBufferPointer<UInt8>) -> Void) {
@@ -142,7 +191,7 @@ struct ReportTable: Sendable {
     private func widths(of block: Range<Int>) -> [Int] {
         var widths = [Int](repeating: 0, count: Self.header.count)
         for index in block {
-            // Each row read in place (`rows[index]`): a copy of a row is a dozen reference counts, on two cores.
+            // Each row read in place (`rows[index]`): a copy of a row is reference counts, on two cores.
             widths[0] = max(widths[0], Self.width(rows[index].device))
             widths[1] = max(widths[1], rows[index].seen.rawValue.utf8.count)
             widths[2] = max(widths[2], Self.width(Self.checkIn(rows[index])))
@@ -150,8 +199,8 @@ struct ReportTable: Sendable {
             if rows[index].apps.isEmpty { for column in 3...6 { widths[column] = max(widths[column], 1) } }
             for app in rows[index].apps.indices {
                 widths[3] = max(widths[3], Self.width(rows[index].apps[app].app))
-                widths[4] = max(widths[4], (rows[index].apps[app].reported?.version).map(Self.width) ?? 1)
-                widths[5] = max(widths[5], rows[index].apps[app].decision?.decision.rawValue.utf8.count ?? 1)
+                widths[4] = max(widths[4], rows[index].apps[app].version.map(Self.width) ?? 1)
+                widths[5] = max(widths[5], rows[index].apps[app].decision?.rawValue.utf8.count ?? 1)
                 widths[6] = max(widths[6], rows[index].apps[app].config.rawValue.utf8.count)
             }
         }
@@ -178,14 +227,14 @@ struct ReportTable: Sendable {
                     for column in 0...2 { lines.cell("", column) }
                 }
                 lines.cell(rows[index].apps[app].app, 3)
-                lines.cell(rows[index].apps[app].reported?.version ?? "-", 4)
-                lines.cell(rows[index].apps[app].decision?.decision.rawValue ?? "-", 5)
+                lines.cell(rows[index].apps[app].version ?? "-", 4)
+                lines.cell(rows[index].apps[app].decision?.rawValue ?? "-", 5)
                 lines.cell(rows[index].apps[app].config.rawValue, 6)
                 if app == 0 { lines.cell(compliant ? "yes" : "no", 7) }
             }
             lines.endLine()
             if !compliant {
-                why.append(contentsOf: "  \(rows[index].device): \(rows[index].why.joined(separator: "; "))\n".utf8)
+                why.append(contentsOf: "  \(rows[index].device): \(rows[index].why)\n".utf8)
             }
         }
         return (lines.bytes, why)

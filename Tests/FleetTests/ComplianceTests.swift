@@ -262,7 +262,7 @@ struct ComplianceTests {
         let summary = try await query.summary(FleetFilter())
         // The rows with their counts, as `mdmconf report` takes them: the same rows, the counts of those rows.
         for filter in [FleetFilter(), FleetFilter(status: .silent), FleetFilter(app: Self.field, decision: .required)] {
-            let counted = try await query.allWithSummary(filter)
+            let counted = try await query.allWithSummary(filter, as: { $0 })
             #expect(counted.rows.map(\.device) == (try await query.all(filter)).map(\.device))
             #expect(counted.summary == counted.rows.reduce(into: FleetSummary(app: filter.app)) { $0.add($1) })
             #expect(counted.summary == (try await query.summary(filter)))
