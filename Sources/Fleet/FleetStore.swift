@@ -12,6 +12,12 @@ public protocol FleetStore: Sendable {
     /// is.
     func write(_ batch: [CheckInRecord]) async throws
 
+    /// `write(_:)` for the check-in writer, which sends one batch after another from the store's own thread:
+    /// `completion` is called once the batch is stored or has failed, on a thread of the store's (a database
+    /// connection's event loop, SQLite's writing thread) after this has returned, or at once with a failure when the
+    /// store has closed. A store without such a thread gets the default, a task that awaits `write(_:)`.
+    func write(_ batch: [CheckInRecord], completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
+
     /// Devices in id order (byte order), after `after`, at most `limit` of them, each with every app it reported.
     func devices(after: String?, limit: Int) async throws -> [DeviceState]
 
@@ -49,6 +55,12 @@ public protocol FleetStore: Sendable {
     /// Generation numbers as publishes announce them (PostgreSQL `LISTEN`), and a 0 whenever listening (re)starts;
     /// nil when the store cannot announce (SQLite: followers poll). The stream ends when its consumer stops.
     func catalogNotifications() -> AsyncStream<Int>?
+}
+
+extension FleetStore {
+    public func write(_ batch: [CheckInRecord], completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        Task { completion(await Result { try await write(batch) }) }
+    }
 }
 
 extension FleetStore {

@@ -152,22 +152,14 @@ public final class PostgresFleetStore: FleetStore {
     /// own (`transaction(_:commits:on:logger:)`).
     public func write(_ batch: [CheckInRecord]) async throws {
         guard !batch.isEmpty else { return }
-        let statement = FleetSQL.writeAsColumns(batch, schema: schema)
-        var binds = PostgresBindings(capacity: statement.columns.count)
-        for column in statement.columns {
-            switch column {
-            case .text(let values): binds.append(ArrayParameter(text: values))
-            case .integer(let values): binds.append(ArrayParameter(integers: values))
-            }
-        }
-        let query = PostgresQuery(unsafeSQL: statement.sql, binds: binds)
+        let (query, commits) = writing(batch)
         do {
             // The writing connection fails at once when the database is gone (its connect has a time-out, and a
             // check-in's write is bounded by `CheckInWriter`); the pool keeps a lease waiting, so its writes are
             // bounded here.
             if let connection = try await takeWritingConnection() {
                 do {
-                    try await Self.transaction(query, commits: statement.commits, on: connection, logger: logger)
+                    try await Self.transaction(query, commits: commits, on: connection, logger: logger).get()
                 } catch {
                     giveBack(connection, broken: true)
                     throw error
@@ -176,27 +168,77 @@ public final class PostgresFleetStore: FleetStore {
             } else {
                 try await bounded {
                     try await self.client.withConnection { connection in
-                        try await Self.transaction(
-                            query, commits: statement.commits, on: connection, logger: self.logger)
+                        try await Self.transaction(query, commits: commits, on: connection, logger: self.logger).get()
                     }
                 }
             }
         } catch {
-            throw FleetStoreError(.unavailable, "the PostgreSQL store refused a write: \(Self.reason(error))")
+            throw Self.refused(error)
         }
+    }
+
+    /// On the writing connection's event loop when it is connected and free: the check-in writer's next batch is
+    /// taken and sent from there, with no task to wake in between. Otherwise through `write(_:)`.
+    public func write(_ batch: [CheckInRecord], completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let connection = writingConnection.withLock { state -> PostgresConnection? in
+            guard !batch.isEmpty, !state.busy, !state.closed, let connection = state.connection, !connection.isClosed
+            else {
+                return nil
+            }
+            state.busy = true
+            return connection
+        }
+        guard let connection else {
+            Task {
+                do {
+                    try await self.write(batch)
+                    completion(.success(()))
+                } catch {
+                    completion(.failure(error))
+                }
+            }
+            return
+        }
+        let (query, commits) = writing(batch)
+        Self.transaction(query, commits: commits, on: connection, logger: logger).whenComplete { result in
+            switch result {
+            case .success:
+                self.giveBack(connection, broken: false)
+                completion(.success(()))
+            case .failure(let error):
+                self.giveBack(connection, broken: true)
+                completion(.failure(Self.refused(error)))
+            }
+        }
+    }
+
+    /// The query that writes `batch`, and whether it commits by itself.
+    private func writing(_ batch: [CheckInRecord]) -> (query: PostgresQuery, commits: Bool) {
+        let statement = FleetSQL.writeAsColumns(batch, schema: schema)
+        var binds = PostgresBindings(capacity: statement.columns.count)
+        for column in statement.columns {
+            switch column {
+            case .text(let values): binds.append(ArrayParameter(text: values))
+            case .integer(let values): binds.append(ArrayParameter(integers: values))
+            }
+        }
+        return (PostgresQuery(unsafeSQL: statement.sql, binds: binds), statement.commits)
+    }
+
+    private static func refused(_ error: any Error) -> FleetStoreError {
+        FleetStoreError(.unavailable, "the PostgreSQL store refused a write: \(reason(error))")
     }
 
     /// `write`, stored once it is answered: a statement that `commits` (migration 5's procedure) alone, one that
     /// does not between `BEGIN` and `COMMIT`, the three queued on `connection` together (it sends each as soon as
-    /// the one before is answered, without a hop back to this task in between), stored once `COMMIT` answered
-    /// `COMMIT`.
+    /// the one before is answered), stored once `COMMIT` answered `COMMIT`. Completes on the connection's loop.
     ///
     /// They are queued on the connection's event loop, after checking there that it is open: a query handed to a
     /// connection that has just closed is dropped by PostgresNIO and never answered (a write waited for ever in a
     /// test that ended the connection), while one queued on an open connection fails when it closes.
     private static func transaction(
         _ write: PostgresQuery, commits: Bool, on connection: PostgresConnection, logger: Logger
-    ) async throws {
+    ) -> EventLoopFuture<Void> {
         let queued = connection.eventLoop.submit { () throws -> [EventLoopFuture<PostgresQueryResult>] in
             guard !connection.isClosed else {
                 throw FleetStoreError(.unavailable, "the connection to PostgreSQL has closed")
@@ -207,23 +249,18 @@ public final class PostgresFleetStore: FleetStore {
                 connection.query("COMMIT", logger: logger),
             ]
         }
-        if commits {
-            _ = try await queued.flatMap { $0[0] }.get()
-            return
-        }
-        let begin = queued.flatMap { $0[0] }
-        let written = queued.flatMap { $0[1] }
-        let commit = queued.flatMap { $0[2] }
-        do {
-            _ = try await begin.get()
-            _ = try await written.get()
-        } catch {
-            _ = try? await commit.get()  // a failed transaction ends in ROLLBACK; the connection is clean
-            throw error
-        }
-        let committed = try await commit.get()
-        guard committed.metadata.command == "COMMIT" else {
-            throw FleetStoreError(.unavailable, "PostgreSQL ended the transaction with \(committed.metadata.command)")
+        return queued.flatMap { answers -> EventLoopFuture<Void> in
+            if commits { return answers[0].map { _ in } }
+            let (begin, written, commit) = (answers[0], answers[1], answers[2])
+            return begin.and(written).flatMap { _ in commit }.flatMapThrowing { committed in
+                guard committed.metadata.command == "COMMIT" else {
+                    throw FleetStoreError(
+                        .unavailable, "PostgreSQL ended the transaction with \(committed.metadata.command)")
+                }
+            }.flatMapError { error in
+                // A failed transaction ends in ROLLBACK; the error is reported once that has answered.
+                commit.map { _ in }.recover { _ in }.flatMapThrowing { throw error }
+            }
         }
     }
 

@@ -127,10 +127,27 @@ public final class SQLiteFleetStore: FleetStore {
     public func write(_ batch: [CheckInRecord]) async throws {
         guard !batch.isEmpty else { return }
         let schema = schema
-        try await transaction { connection in
-            for statement in FleetSQL.writeRowByRow(batch, schema: schema) {
-                try connection.execute(statement.sql, statement.values, keep: true)
+        try await transaction { connection in try Self.write(batch, schema: schema, on: connection) }
+    }
+
+    /// On the writing thread: the check-in writer's next batch is taken and sent from there.
+    public func write(_ batch: [CheckInRecord], completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let (schema, path) = (schema, path)
+        writer.submit { connection in
+            guard let connection else {
+                completion(.failure(FleetStoreError(.unavailable, "the SQLite store \(path) is closed")))
+                return
             }
+            completion(
+                Result {
+                    try Self.transaction(on: connection, path: path) { try Self.write(batch, schema: schema, on: $0) }
+                })
+        }
+    }
+
+    private static func write(_ batch: [CheckInRecord], schema: Int, on connection: SQLiteThreadConnection) throws {
+        for statement in FleetSQL.writeRowByRow(batch, schema: schema) {
+            try connection.execute(statement.sql, statement.values, keep: true)
         }
     }
 
@@ -159,15 +176,25 @@ public final class SQLiteFleetStore: FleetStore {
     {
         let path = self.path
         do {
-            return try await writer.run { connection in
-                do {
-                    try connection.execute("BEGIN IMMEDIATE")
-                } catch {
-                    throw FleetStoreError(
-                        .unavailable, "the SQLite store \(path) cannot start a write: \(Self.reason(error))")
-                }
-                return try connection.commit { try body(connection) }
-            }
+            return try await writer.run { connection in try Self.transaction(on: connection, path: path, body) }
+        } catch let error as FleetStoreError {
+            throw error
+        } catch {
+            throw FleetStoreError(.unavailable, "the SQLite store \(path) refused a write: \(Self.reason(error))")
+        }
+    }
+
+    /// `body` in one `BEGIN IMMEDIATE` transaction; call on the writing connection's thread.
+    private static func transaction<T>(
+        on connection: SQLiteThreadConnection, path: String, _ body: (SQLiteThreadConnection) throws -> T
+    ) throws -> T {
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            throw FleetStoreError(.unavailable, "the SQLite store \(path) cannot start a write: \(Self.reason(error))")
+        }
+        do {
+            return try connection.commit { try body(connection) }
         } catch let error as FleetStoreError {
             throw error
         } catch {

@@ -47,6 +47,11 @@ final class SQLiteThreadConnection: @unchecked Sendable {
         try await thread.runIfActive { try body(self) }
     }
 
+    /// `body` on the connection's thread, given nil when the thread has stopped (then at once, on the caller's).
+    func submit(_ body: @escaping @Sendable (SQLiteThreadConnection?) -> Void) {
+        thread.submit { state in body(state == .active ? self : nil) }
+    }
+
     /// `body`, then `COMMIT`; `ROLLBACK` when either throws. Call from `run`, after a `BEGIN`.
     func commit<T>(after body: () throws -> T) throws -> T {
         do {

@@ -267,15 +267,21 @@ import Testing
 
     /// PostgreSQL: the connection batches are written on, ended by the database (an administrator's
     /// `pg_terminate_backend`, a proxy that restarts), is replaced: at most the write it was in the middle of fails
-    /// (nothing of it stored), and the next ones are stored, without waiting for the pool.
-    @Test func postgreSQLWritingConnectionEndedByTheDatabase() async throws {
+    /// (nothing of it stored), and the next ones are stored, without waiting for the pool. Through `write(_:)`, and
+    /// through the check-in writer, which writes on the connection's event loop (`write(_:completion:)`).
+    @Test(arguments: [false, true])
+    func postgreSQLWritingConnectionEndedByTheDatabase(throughWriter: Bool) async throws {
         guard StoreKind.available.contains(.postgres) else { return }
         guard case .postgres(let postgres) = try TestStores.freshLocation(.postgres) else { return }
         let store = try await TestStores.open(.postgres(postgres))
+        let writer = CheckInWriter(store: store, retryAfter: 0)
         let apps: [CheckIn.App] = [.init(app: field, version: "1.0")]
+        func write(_ record: CheckInRecord) async throws {
+            if throughWriter { try await writer.submit(record) } else { try await store.write([record]) }
+        }
         var stored = 0
         for round in 0..<3 {
-            try await store.write([TestStores.record("before-\(round)", at: 1_000, apps: apps)])
+            try await write(TestStores.record("before-\(round)", at: 1_000, apps: apps))
             stored += 1
             let bin = ProcessInfo.processInfo.environment["MDMCONF_TEST_POSTGRES_BIN"] ?? "/usr/bin"
             let ended = try Spawn.run([
@@ -287,7 +293,7 @@ import Testing
             var failures = 0
             for attempt in 0..<3 {
                 do {
-                    try await store.write([TestStores.record("after-\(round)-\(attempt)", at: 1_001, apps: apps)])
+                    try await write(TestStores.record("after-\(round)-\(attempt)", at: 1_001, apps: apps))
                     stored += 1
                 } catch {
                     failures += 1
