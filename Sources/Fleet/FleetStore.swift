@@ -59,6 +59,14 @@ public protocol FleetStore: Sendable {
 
 extension FleetStore {
     public func write(_ batch: [CheckInRecord], completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        writeInTask(batch, completion: completion)
+    }
+
+    /// `write(_:)` in a task, then `completion`: the default `write(_:completion:)`, and a store's own when it
+    /// cannot write on its thread.
+    public func writeInTask(
+        _ batch: [CheckInRecord], completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
         Task { completion(await Result { try await write(batch) }) }
     }
 }

@@ -189,14 +189,7 @@ public final class PostgresFleetStore: FleetStore {
             return connection
         }
         guard let connection else {
-            Task {
-                do {
-                    try await self.write(batch)
-                    completion(.success(()))
-                } catch {
-                    completion(.failure(error))
-                }
-            }
+            writeInTask(batch, completion: completion)
             return
         }
         let (query, commits) = writing(batch)

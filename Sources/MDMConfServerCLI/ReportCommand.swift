@@ -99,7 +99,7 @@ struct ReportCommand: ParsableCommand {
                 Console.out($0)
             }
         case .text:
-            // Each device kept as its table cells, not its whole compliance (a tenth of the memory).
+            // Each device kept as its table cells, not its whole compliance (`ReportTable.Row`).
             guard let (rows, counted) = await read(ReportTable.Row.init) else {
                 return ExitStatus.invalidConfiguration.rawValue
             }
