@@ -261,12 +261,16 @@ public enum FleetSQL {
             : ColumnStatement(sql: columnsSQL, columns: columns, commits: false)
     }
 
-    /// The parameter types of `columnsSQL`, in order.
-    private static var columnTypes: [String] {
-        [Table.devices, .deviceApps, .checkIns].flatMap { table in
-            table.columns.map { table.integers.contains($0) ? "BIGINT[]" : "TEXT[]" }
-        }
+    /// The tables a batch writes, in the order of `columnsSQL`'s parameters.
+    private static let batchTables = [Table.devices, .deviceApps, .checkIns]
+
+    /// The array type of each of `columnsSQL`'s parameters, in order.
+    private static let columnTypes: [String] = batchTables.flatMap { table in
+        table.columns.map { table.integers.contains($0) ? "BIGINT[]" : "TEXT[]" }
     }
+
+    /// `$1::TEXT[]`, …: each column's parameter as the statements name it.
+    private static let columnParameters = columnTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)" }
 
     /// PostgreSQL (migration 5): `columnsSQL` in a procedure that commits before it answers, so a batch is one
     /// round trip to the database instead of three (`BEGIN`, the statement, `COMMIT`, each waiting for the one
@@ -279,19 +283,14 @@ public enum FleetSQL {
     }
 
     /// The call of `writeProcedure` with a batch's columns.
-    static let callSQL: String = {
-        let parameters = columnTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)" }
-        return "CALL mdmconf_write_checkins(\(parameters.joined(separator: ", ")))"
-    }()
+    static let callSQL = "CALL mdmconf_write_checkins(\(columnParameters.joined(separator: ", ")))"
 
     /// `writeAsColumns`' statement.
     static let columnsSQL: String = {
-        var parameter = 1
-        let inserts = [Table.devices, .deviceApps, .checkIns].map { table in
-            let arrays = table.columns.map { name in
-                defer { parameter += 1 }
-                return "$\(parameter)::" + (table.integers.contains(name) ? "BIGINT[]" : "TEXT[]")
-            }
+        var parameters = columnParameters[...]
+        let inserts = batchTables.map { table in
+            let arrays = parameters.prefix(table.columns.count)
+            parameters = parameters.dropFirst(table.columns.count)
             return insertText(
                 into: table.name, columns: table.columns,
                 source: "SELECT * FROM unnest(\(arrays.joined(separator: ", ")))",
