@@ -30,7 +30,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.4.0"),
-        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
@@ -38,12 +37,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.10.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        // SQLite as Debian ships it (the SQLite driver drives its C API on a thread of its own).
+        .systemLibrary(
+            name: "CSQLite3",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .systemLibrary(
             name: "CLibIDN2",
@@ -79,6 +85,7 @@ let package = Package(
                 "MDMConfClientCore", "MDMConf", "MDMDiagnostics", "PropertyList", "UpdatePolicy", "CivilTime",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(
@@ -88,22 +95,21 @@ let package = Package(
         .target(
             name: "FleetStoreSQLite",
             dependencies: [
-                "Fleet", "CivilTime", .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
+                "Fleet", "CivilTime", "CSQLite3", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(
             name: "FleetStorePostgres",
             dependencies: [
                 "Fleet", "CivilTime", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(
             name: "FleetStores",
             dependencies: [
                 "Fleet", "FleetStoreSQLite", "FleetStorePostgres", .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The admin page's HTML: pages from the library's answers, rendered with Mustache; no HTTP.
@@ -117,7 +123,7 @@ let package = Package(
         .target(
             name: "MDMConfServer",
             dependencies: [
-                "AdminUI", "Fleet", "FleetStores", "MDMConf", "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy",
+                "AdminUI", "Fleet", "MDMConf", "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy",
                 "CivilTime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -191,8 +197,8 @@ let package = Package(
             dependencies: ["PropertyList", "MDMDiagnostics"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "UpdatePolicyTests", dependencies: ["UpdatePolicy", "CivilTime"]),
-        .testTarget(name: "DevicePolicyTests", dependencies: ["DevicePolicy", "PropertyList", "MDMDiagnostics"]),
+        .testTarget(name: "UpdatePolicyTests", dependencies: ["UpdatePolicy", "CivilTime", "MDMDiagnostics"]),
+        .testTarget(name: "DevicePolicyTests", dependencies: ["DevicePolicy", "CivilTime"]),
         .testTarget(name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics"]),
         .testTarget(
             name: "MDMConfTests",
@@ -210,14 +216,13 @@ let package = Package(
             name: "FleetTests",
             dependencies: [
                 "FleetTestSupport", "Fleet", "FleetStores", "FleetStoreSQLite", "FleetStorePostgres", "MDMConf", "UpdatePolicy", "CivilTime",
-                "PropertyList", .product(name: "Logging", package: "swift-log"),
+                "PropertyList",
             ]
         ),
         .testTarget(
             name: "MDMConfServerTests",
             dependencies: [
-                "AdminUI", "MDMConfServer", "MDMConf", "PropertyList", "MDMDiagnostics", "Fleet", "FleetStores", "FleetStoreSQLite",
-                "FleetTestSupport",
+                "AdminUI", "MDMConfServer", "MDMConf", "Fleet", "FleetStoreSQLite", "FleetTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -228,8 +233,8 @@ let package = Package(
         .testTarget(
             name: "MDMConfCLITests",
             dependencies: [
-                "MDMConfCLI", "MDMConfServerCLI", "MDMConfCommandSupport", "MDMConfServer", "field-app-launch", "MDMConfClient", "MDMConfClientCore", "PropertyList", "UpdatePolicy", "CivilTime", "Fleet",
-                "FleetTestSupport", "MDMConf",
+                "MDMConfCLI", "MDMConfServerCLI", "MDMConfCommandSupport", "MDMConfServer", "field-app-launch", "MDMConfClient", "MDMConfClientCore", "PropertyList", "CivilTime", "Fleet",
+                "FleetTestSupport", "MDMConf", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
     ]

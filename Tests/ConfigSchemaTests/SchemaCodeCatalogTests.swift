@@ -11,10 +11,10 @@ struct SchemaCodeCatalogTests {
         #expect(codes.allSatisfy { $0.hasPrefix("MC2") || $0.hasPrefix("MC3") })
     }
 
-    @Test func readmeDocumentsEveryCode() throws {
-        let readme = try String(contentsOf: Support.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test func referenceDocumentsEveryCode() throws {
+        let reference = try String(contentsOf: Support.packageRoot.appendingPathComponent("Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"), encoding: .utf8)
         for code in SchemaCode.all {
-            #expect(readme.contains("| \(code.code) | \(code.name) |"), "README lacks \(code.code) \(code.name)")
+            #expect(reference.contains("| \(code.code) | \(code.name) |"), "the reference lacks \(code.code) \(code.name)")
         }
     }
 }

@@ -3,28 +3,28 @@ import Testing
 
 @testable import DevicePolicy
 
-/// Every device-policy code is documented in the README, and no code is used twice.
+/// Every device-policy code is documented in the diagnostics reference, and no code is used twice.
 struct CodeCatalogTests {
-    static func readme() throws -> String {
+    static func reference() throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        return try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        return try String(contentsOf: root.appendingPathComponent("Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"), encoding: .utf8)
     }
 
-    @Test func errorCodesAreInTheREADME() throws {
-        let readme = try Self.readme()
+    @Test func errorCodesAreInTheReference() throws {
+        let reference = try Self.reference()
         for code in DevicePolicyCode.errors {
-            #expect(readme.contains("| \(code.code) | \(code.name) |"), "README lacks \(code.code) \(code.name)")
+            #expect(reference.contains("| \(code.code) | \(code.name) |"), "the reference lacks \(code.code) \(code.name)")
         }
         #expect(Set(DevicePolicyCode.errors.map(\.code)).count == DevicePolicyCode.errors.count)
     }
 
-    @Test func lintCodesAreInTheREADME() throws {
-        let readme = try Self.readme()
+    @Test func lintCodesAreInTheReference() throws {
+        let reference = try Self.reference()
         for lint in PolicyLint.all {
             #expect(
-                readme.contains("| \(lint.code.code) | \(lint.code.name) | \(lint.code.rule ?? "") |"),
-                "README lacks \(lint.code.code)")
+                reference.contains("| \(lint.code.code) | \(lint.code.name) | \(lint.code.rule ?? "") |"),
+                "the reference lacks \(lint.code.code)")
         }
     }
 }

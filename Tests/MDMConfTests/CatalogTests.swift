@@ -269,14 +269,15 @@ struct CatalogTests {
         #expect(catalog.warnings.map(\.code.code).sorted() == ["MC6007", "MC6007", "MC6012"])
     }
 
-    /// Every MC6xxx code is in the README's table with its name, and codes are unique.
-    @Test func catalogCodesAreInTheREADME() throws {
-        let readme = try String(
-            contentsOf: BundledContentTests.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    /// Every MC6xxx code is in the diagnostics reference's table with its name, and codes are unique.
+    @Test func catalogCodesAreInTheReference() throws {
+        let reference = try String(
+            contentsOf: BundledContentTests.packageRoot.appendingPathComponent(
+                "Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"), encoding: .utf8)
         #expect(Set(CatalogCode.all.map(\.code)).count == CatalogCode.all.count)
         for code in CatalogCode.all {
             #expect(code.code.hasPrefix("MC6"))
-            #expect(readme.contains("| \(code.code) | \(code.name) |"), "\(code.code) is not in the README")
+            #expect(reference.contains("| \(code.code) | \(code.name) |"), "\(code.code) is not in the reference")
         }
     }
 }

@@ -15,10 +15,10 @@ struct CodeCatalogTests {
         }
     }
 
-    @Test func readmeDocumentsEveryCode() throws {
-        let readme = try String(contentsOf: Plistlib.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test func referenceDocumentsEveryCode() throws {
+        let reference = try String(contentsOf: Plistlib.packageRoot.appendingPathComponent("Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"), encoding: .utf8)
         for code in PlistCode.all {
-            #expect(readme.contains("| \(code.code) | \(code.name) |"), "README lacks \(code.code) \(code.name)")
+            #expect(reference.contains("| \(code.code) | \(code.name) |"), "the reference lacks \(code.code) \(code.name)")
         }
     }
 }

@@ -10,12 +10,12 @@ struct UpdatePolicyCodeCatalogTests {
         #expect(UpdatePolicyCode.reason(UpdatePolicyCode.invalidDateTime) == "invalid_datetime")
     }
 
-    @Test func readmeDocumentsEveryCode() throws {
+    @Test func referenceDocumentsEveryCode() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let reference = try String(contentsOf: root.appendingPathComponent("Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"), encoding: .utf8)
         for code in UpdatePolicyCode.all {
-            #expect(readme.contains("| \(code.code) | \(code.name) |"), "README lacks \(code.code)")
+            #expect(reference.contains("| \(code.code) | \(code.name) |"), "the reference lacks \(code.code)")
         }
     }
 }
