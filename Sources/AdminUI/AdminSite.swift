@@ -58,7 +58,7 @@ public struct AdminChrome: Sendable {
     }
 }
 
-/// The admin page (admin-ui.md): each page built from the library's own answers (validation, decisions, policy
+/// The admin page (*The admin page*): each page built from the library's own answers (validation, decisions, policy
 /// answers, compliance, diffs) and rendered with the Mustache templates of `AdminTemplates`. Builds HTML only:
 /// sessions, CSRF checks and HTTP live in the server.
 public struct AdminSite: Sendable {

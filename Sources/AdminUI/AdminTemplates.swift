@@ -1,4 +1,4 @@
-/// The admin page's Mustache templates (admin-ui.md). Every `{{value}}` is HTML-escaped by the renderer; the only
+/// The admin page's Mustache templates (*The admin page*). Every `{{value}}` is HTML-escaped by the renderer; the only
 /// triple-mustache is `{{{svg}}}`, markup the page builds itself from escaped text (`BarChart`). No inline
 /// scripts or styles: the Content-Security-Policy allows neither.
 enum AdminTemplates {

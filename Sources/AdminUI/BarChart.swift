@@ -1,4 +1,4 @@
-/// A horizontal bar chart as inline SVG, made on the server (admin-ui.md: no scripts, fonts or CDNs). Labels are
+/// A horizontal bar chart as inline SVG, made on the server (*The admin page*: no scripts, fonts or CDNs). Labels are
 /// escaped here because the template inserts the markup as is.
 struct BarChart {
     struct Bar {

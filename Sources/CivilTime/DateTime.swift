@@ -72,7 +72,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A policy date-time (update-policy.md 3.5): `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM]`. With `Z` or an
+/// A policy date-time (*Update policies*): `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM]`. With `Z` or an
 /// offset it is an absolute instant; without, a floating wall time resolved in a zone.
 public struct PolicyDateTime: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: Hashable, Sendable {

@@ -1,7 +1,7 @@
 import MDMDiagnostics
 import PropertyList
 
-/// Imports a ProfileManifest (`pfm_*` plist, plist-and-schemas.md 2.2) into a `ConfigSchema`. Real manifests
+/// Imports a ProfileManifest (`pfm_*` plist, *Schemas and validation*) into a `ConfigSchema`. Real manifests
 /// have defects; each is a lint finding, and the importer keeps what it can safely read.
 public struct ManifestImporter: Sendable {
     public var readerOptions: PlistReaderOptions

@@ -1,7 +1,7 @@
 import MDMDiagnostics
 import PropertyList
 
-/// Imports an AppConfig community specfile (plist-and-schemas.md 2.1) into a `ConfigSchema`, with every
+/// Imports an AppConfig community specfile (*Schemas and validation*) into a `ConfigSchema`, with every
 /// structural (XSD) and semantic defect as a lint finding.
 public struct SpecfileImporter: Sendable {
     public var readerOptions: PlistReaderOptions

@@ -4,7 +4,7 @@ enum SpecfileXSD {
     static let text = #"""
         <?xml version="1.0" encoding="UTF-8"?>
         <!--
-          The structure of an AppConfig community specfile, as mdmconf reads it (plist-and-schemas.md, 2.1).
+          The structure of an AppConfig community specfile, as mdmconf reads it (*Schemas and validation*).
           Values that need a friendlier message than an XSD error (version, bundleId, bounds, patterns, variable
           names) are typed as strings here and checked by mdmconf's own lint (MC3xxx).
         -->

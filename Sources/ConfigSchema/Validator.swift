@@ -21,7 +21,7 @@ public struct ValidationOptions: Sendable {
     }
 }
 
-/// Checks a configuration against a schema: every rule of plist-and-schemas.md section 3, every finding
+/// Checks a configuration against a schema: every rule of *Schemas and validation*, every finding
 /// with its position and key path. Values of sensitive keys are never quoted.
 public enum Validator {
     /// Everything `mdmconf validate` reports about one file: the reader's findings (those on sensitive values

@@ -1,6 +1,6 @@
 import MDMDiagnostics
 
-/// The device-policy codes (device-policy.md sections 4 and 13): `MC50xx` profile errors, `MC51xx` query
+/// The device-policy codes (*Device policies*): `MC50xx` profile errors, `MC51xx` query
 /// errors, `MC52xx` lints (each with its `L_…` rule).
 public enum DevicePolicyCode {
     public static let notAProfile = DiagnosticCode("MC5001", "not-a-profile", summary: "The root is not a dict.")

@@ -1,7 +1,7 @@
 import MDMDiagnostics
 import PropertyList
 
-/// The evaluated keys of each payload type (device-policy.md 6–10), validated strictly: no coercion.
+/// The evaluated keys of each payload type (*Device policies*), validated strictly: no coercion.
 extension DocumentReader {
     /// The entry for `current` or its deprecated `alias`; the current key wins when both are present.
     mutating func take(_ keys: inout PayloadKeys, _ current: String, alias: String? = nil) -> PlistDictionary.Entry? {

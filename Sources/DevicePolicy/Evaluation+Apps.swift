@@ -1,6 +1,6 @@
 import MDMDiagnostics
 
-/// Kiosk, app, ASAM and restriction questions (device-policy.md 7 and 11).
+/// Kiosk, app, ASAM and restriction questions (*Device policies*).
 extension Evaluation {
     /// The effective App Lock: active lock payloads and the distinct apps they name.
     struct KioskState {

@@ -1,6 +1,6 @@
 import MDMDiagnostics
 
-/// URL, Wi-Fi and VPN questions (device-policy.md 8–10).
+/// URL, Wi-Fi and VPN questions (*Device policies*).
 extension Evaluation {
     /// Matching entries of one list: through the host index, or every entry when tracing.
     private mutating func matches(

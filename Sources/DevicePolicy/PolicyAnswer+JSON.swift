@@ -1,7 +1,7 @@
 import MDMDiagnostics
 
 extension PolicyAnswer {
-    /// The answer document of device-policy.md 12: every key always present, absent values null.
+    /// The answer document of *Device policies*: every key always present, absent values null.
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [
             (

@@ -1,6 +1,6 @@
 import PropertyList
 
-/// The text form of a policy answer (device-policy.md 12): `DECISION TYPE ARG (at TIME)`, a line per reason,
+/// The text form of a policy answer (*Device policies*): `DECISION TYPE ARG (at TIME)`, a line per reason,
 /// advisories, inactive payloads and the trace. Shown by `mdmconf policy` and the admin page's what-if.
 extension PolicyAnswer {
     public var text: String {

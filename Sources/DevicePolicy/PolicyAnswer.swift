@@ -10,7 +10,7 @@ public enum Effect: String, Sendable, Comparable, CaseIterable {
     public static func < (lhs: Effect, rhs: Effect) -> Bool { lhs.rank < rhs.rank }
 }
 
-/// The answer's decision and its exit code (device-policy.md 2).
+/// The answer's decision and its exit code (*Device policies*).
 public enum PolicyDecision: String, Sendable {
     case allow, deny, indeterminate, conditional, ok
 
@@ -118,7 +118,7 @@ public struct ProfileStatus: Sendable {
     let inputPosition: Int
 }
 
-/// A device-policy question, as asked (device-policy.md 2).
+/// A device-policy question, as asked (*Device policies*).
 public struct PolicyQuery: Sendable {
     public enum Kind: String, Sendable, CaseIterable { case app, url, wifi, kiosk, vpn, asam, restriction }
     public var kind: Kind
@@ -150,7 +150,7 @@ public struct PolicyQuery: Sendable {
     }
 }
 
-/// The whole answer to one query (device-policy.md 12).
+/// The whole answer to one query (*Device policies*).
 public struct PolicyAnswer: Sendable {
     public var query: PolicyQuery
     /// The normalised URL (url) or nil.

@@ -1,7 +1,7 @@
 import CivilTime
 import MDMDiagnostics
 
-/// Answers device-policy questions over one profile set (device-policy.md 6–12): a pure function of the
+/// Answers device-policy questions over one profile set (*Device policies*): a pure function of the
 /// documents, the query and the instant, independent of document order except same-identifier replacement.
 /// Build it once per profile set; it is immutable and `Sendable`.
 public struct PolicyEngine: Sendable {

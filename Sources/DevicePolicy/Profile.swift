@@ -70,7 +70,7 @@ public struct Restrictions: Sendable {
     public static let listKeys = [
         "allowListedAppBundleIDs", "blockedAppBundleIDs", "autonomousSingleAppModePermittedAppIDs",
     ]
-    /// Deprecated spelling → current key (device-policy.md 3).
+    /// Deprecated spelling → current key (*Device policies*).
     public static let aliases = [
         "whitelistedAppBundleIDs": "allowListedAppBundleIDs", "blacklistedAppBundleIDs": "blockedAppBundleIDs",
         "forceWiFiWhitelisting": "forceWiFiToAllowedNetworksOnly",

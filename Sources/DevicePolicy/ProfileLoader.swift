@@ -2,7 +2,7 @@ import CivilTime
 import MDMDiagnostics
 import PropertyList
 
-/// Reads configuration profiles and bare payloads (device-policy.md 3–5): every document is checked
+/// Reads configuration profiles and bare payloads (*Device policies*): every document is checked
 /// completely, and every error is reported with its profile, payload and key path.
 public struct ProfileLoader: Sendable {
     public var readerOptions: PlistReaderOptions

@@ -1,6 +1,6 @@
 import MDMDiagnostics
 
-/// The documents of one evaluation after replacement and `--skip-invalid` (device-policy.md 3–4).
+/// The documents of one evaluation after replacement and `--skip-invalid` (*Device policies*).
 public struct ProfileSet: Sendable {
     public let documents: [ProfileDocument]
     public let profiles: [ProfileStatus]

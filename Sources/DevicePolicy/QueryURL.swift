@@ -1,6 +1,6 @@
 import MDMDiagnostics
 
-/// An `http`/`https` URL as the policy engine reads it (device-policy.md 8.2): the WHATWG subset written in the
+/// An `http`/`https` URL as the policy engine reads it (*Device policies*): the WHATWG subset written in the
 /// project. User-info, query and fragment are dropped; the host is normalised (8.3) and the path has its dot
 /// segments resolved and its unsafe bytes percent-encoded.
 public struct QueryURL: Hashable, Sendable {

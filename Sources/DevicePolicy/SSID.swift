@@ -1,4 +1,4 @@
-/// A Wi-Fi network name as bytes (device-policy.md 9): compared byte for byte, never normalised.
+/// A Wi-Fi network name as bytes (*Device policies*): compared byte for byte, never normalised.
 public struct SSID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let bytes: [UInt8]
 
@@ -36,7 +36,7 @@ public struct SSID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public static func < (lhs: SSID, rhs: SSID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
 }
 
-/// Bundle identifiers (device-policy.md 6): `[A-Za-z0-9.-]+`, compared ASCII case-insensitively.
+/// Bundle identifiers (*Device policies*): `[A-Za-z0-9.-]+`, compared ASCII case-insensitively.
 public enum BundleID {
     public static func isValid(_ text: String) -> Bool {
         !text.isEmpty

@@ -1,6 +1,6 @@
 import CivilTime
 
-/// One `MDMConfSchedule` window (device-policy.md 5): weekdays, a wall-clock start and end, and a zone.
+/// One `MDMConfSchedule` window (*Device policies*): weekdays, a wall-clock start and end, and a zone.
 public struct ScheduleWindow: Sendable {
     /// Weekdays as 0 = Monday … 6 = Sunday.
     public let days: Set<Int>

@@ -8,7 +8,7 @@ import CLibIDN2
     import Darwin
 #endif
 
-/// A normalised URL host (device-policy.md 8.3): a lowercase ASCII domain name without a trailing dot, an
+/// A normalised URL host (*Device policies*): a lowercase ASCII domain name without a trailing dot, an
 /// IPv4 address or an IPv6 address. Patterns and query URLs share this normalisation.
 public enum URLHost: Hashable, Sendable, CustomStringConvertible {
     case domain(String)

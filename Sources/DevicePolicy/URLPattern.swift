@@ -1,4 +1,4 @@
-/// A URL pattern of `DenyListURLs`, `PermittedURLs` and bookmark URLs (device-policy.md 8.1):
+/// A URL pattern of `DenyListURLs`, `PermittedURLs` and bookmark URLs (*Device policies*):
 /// `[scheme://]host[:port][path]`, hosts matched at label boundaries, paths as byte prefixes.
 public struct URLPattern: Hashable, Sendable {
     public enum HostForm: Hashable, Sendable {

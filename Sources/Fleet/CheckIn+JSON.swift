@@ -34,7 +34,7 @@ extension CheckInErrors {
     }
 }
 
-/// The answer to a check-in (fleet.md): per app, whether the device's configuration is current and what it must
+/// The answer to a check-in (*Fleet state*): per app, whether the device's configuration is current and what it must
 /// do about updates. Computed with the same lookup and evaluator that serve configs and update checks.
 public enum CheckInAnswer {
     /// `requests` are the apps' update requests as `CheckIn.parseWithRequests` read them (in the check-in's order,

@@ -4,8 +4,8 @@ import MDMConf
 import PropertyList
 import UpdatePolicy
 
-/// One device's report at app launch (fleet.md, Check-in): what it runs, validated with the grammars of
-/// update-policy.md. Fields keep the text the device sent (trimmed), so what is stored is what was checked.
+/// One device's report at app launch (*Fleet state*): what it runs, validated with the grammars of
+/// *Update policies*. Fields keep the text the device sent (trimmed), so what is stored is what was checked.
 public struct CheckIn: Sendable, Equatable {
     /// One app the device reports.
     public struct App: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import CivilTime
 
-/// Group commit for check-ins (fleet.md, Reliability): check-ins that arrive while a batch is being written wait
+/// Group commit for check-ins (*Fleet state*): check-ins that arrive while a batch is being written wait
 /// and go together in the next one, one transaction each; `submit` returns only after the batch holding its
 /// check-in has committed, and throws when that batch failed. After a failure, check-ins are refused at once for
 /// `retryAfter` seconds (the 503's `Retry-After`) instead of piling up behind a store that is down; the next batch

@@ -50,7 +50,7 @@ public struct AppCompliance: Sendable {
     }
 }
 
-/// One device's compliance (fleet.md, Compliance): the row of every listing and the unit of `report`.
+/// One device's compliance (*Fleet state*): the row of every listing and the unit of `report`.
 public struct DeviceCompliance: Sendable {
     public var device: String
     /// nil for an inventory device that never checked in.

@@ -1,6 +1,6 @@
 import CivilTime
 
-/// Where fleet state lives (fleet.md, The store): the latest state of each device and of each (device, app), the
+/// Where fleet state lives (*Fleet state*): the latest state of each device and of each (device, app), the
 /// append-only check-in history, and the daily compliance roll-ups. Two implementations, SQLite and PostgreSQL,
 /// pass the same test suite; nothing here knows a driver.
 public protocol FleetStore: Sendable {

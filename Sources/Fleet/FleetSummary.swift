@@ -113,7 +113,7 @@ public struct FleetSummary: Sendable, Equatable {
 }
 
 extension DeviceCompliance {
-    /// The device document of fleet.md.
+    /// The device document of *Fleet state*.
     public var json: JSONValue {
         .object([
             ("device", .string(device)), ("compliant", .bool(compliant)), ("seen", .string(seen.rawValue)),

@@ -1,4 +1,4 @@
-/// The `--store` argument (fleet.md, The store): `sqlite:PATH`, `postgres://…` or `postgresql://…`, or `none`.
+/// The `--store` argument (*Fleet state*): `sqlite:PATH`, `postgres://…` or `postgresql://…`, or `none`.
 public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     case sqlite(path: String)
     case postgres(PostgresLocation)

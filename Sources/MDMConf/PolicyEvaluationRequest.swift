@@ -3,7 +3,7 @@ import DevicePolicy
 import MDMDiagnostics
 import PropertyList
 
-/// The body of `POST /v1/policy/evaluate` (device-policy.md 12): `{query: {type, arg, ssidHex, hidden, at, trace},
+/// The body of `POST /v1/policy/evaluate` (*Device policies*): `{query: {type, arg, ssidHex, hidden, at, trace},
 /// profiles?: [{name, xml | base64}]}`.
 public struct PolicyEvaluationRequest: Sendable {
     public let query: PolicyQuery
@@ -86,7 +86,7 @@ public struct MalformedRequest: Error, Sendable {
 }
 
 extension PolicyQuery {
-    /// A query from its JSON or plist form `{type, arg, ssidHex, hidden, at, trace}` (device-policy.md 12, 14);
+    /// A query from its JSON or plist form `{type, arg, ssidHex, hidden, at, trace}` (*Device policies*);
     /// `at` defaults to `now`. Values are checked later like CLI arguments (MC51xx).
     public static func parse(_ fields: PlistDictionary, now: Instant) -> Result<PolicyQuery, MalformedRequest> {
         func text(_ key: String) -> Result<String?, MalformedRequest> {

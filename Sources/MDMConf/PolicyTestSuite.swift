@@ -3,7 +3,7 @@ import DevicePolicy
 import MDMDiagnostics
 import PropertyList
 
-/// `mdmconf policy test CASES` (device-policy.md 14): a table of queries over profile files with the answers
+/// `mdmconf policy test CASES` (*Device policies*): a table of queries over profile files with the answers
 /// expected, OPA-style. Cases come from JSON (an array, or `{"cases": [...]}`) or a plist of that structure.
 public struct PolicyTestSuite: Sendable {
     public struct Case: Sendable {

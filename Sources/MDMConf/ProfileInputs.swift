@@ -1,7 +1,7 @@
 import DevicePolicy
 import PropertyList
 
-/// The `--profile` paths of the policy commands (device-policy.md 2): files as given, a folder adds its
+/// The `--profile` paths of the policy commands (*Device policies*): files as given, a folder adds its
 /// `*.mobileconfig` and `*.plist` files (not recursive, extension case-insensitive, dot-files skipped) sorted by
 /// file-name bytes; `-` is standard input.
 public enum ProfileInputs {

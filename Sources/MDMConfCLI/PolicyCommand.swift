@@ -12,7 +12,7 @@ struct PolicyCommand: ParsableCommand {
         abstract: "Answer device-policy questions over configuration profiles: apps, kiosk, URLs, Wi-Fi, VPN.",
         discussion: """
             Profiles (--profile, repeatable; a folder adds its .mobileconfig and .plist files) are merged as \
-            device-policy.md says, and each answer lists the rules that decided it.
+            *Device policies* says, and each answer lists the rules that decided it.
 
             Exit codes: 0 allow / ok, 1 deny, 3 indeterminate (kiosk conflict), 4 conditional (decided at run time \
             by a filter plug-in, the auto filter or VPN on-demand rules), 64 usage error, 65 invalid query, \

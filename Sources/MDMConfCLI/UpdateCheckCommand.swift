@@ -194,7 +194,7 @@ struct UpdateCheck: Equatable {
                 options: RenderOptions(color: Console.stderrColorEnabled, sources: [file: SourceText(source)]))
             for diagnostic in diagnostics {
                 var text = renderer.render(diagnostic)
-                // Compiler style, ending with the reason code of update-policy.md 6.2.
+                // Compiler style, ending with the reason code of *Update policies*.
                 if let newline = text.firstIndex(of: "\n") {
                     text.insert(contentsOf: " (\(UpdatePolicyCode.reason(diagnostic.code)))", at: newline)
                 }

@@ -3,7 +3,7 @@ import Foundation
 import MDMDiagnostics
 import PropertyList
 
-/// The part of a check-in answer (fleet.md) that concerns this client's app.
+/// The part of a check-in answer (*Fleet state*) that concerns this client's app.
 struct CheckInAnswer {
     var generation: Int?
     /// `current`, `stale` or `none`.
@@ -64,7 +64,7 @@ extension PlistValue {
 }
 
 extension UpdateAdvice {
-    /// The advice in a decision document (update-policy.md 6.1); nil when it is not one, or its decision is
+    /// The advice in a decision document (*Update policies*); nil when it is not one, or its decision is
     /// `error` (which a check-in never answers with 200).
     init?(document value: PlistValue, source: Source, now: Date) {
         guard let object = value.dictionary, let decisionText = object["decision"]?.value.string,

@@ -98,7 +98,7 @@ public struct Configuration: Sendable {
     public func url(_ path: String) -> URL? { string(path).flatMap(URL.init(string:)) }
 }
 
-/// `ok`, `recommended`, `required` or `unsupported`, as update-policy.md decides.
+/// `ok`, `recommended`, `required` or `unsupported`, as *Update policies* decides.
 public enum UpdateDecision: String, Sendable, Equatable, CaseIterable {
     case ok, recommended, required, unsupported
 }
@@ -125,7 +125,7 @@ public struct UpdateAdvice: Sendable, Equatable {
     public var decidedAt: Date
     /// Seconds since the server decided, as of the launch.
     public var age: Double
-    /// The decision document exactly as the server sent it (update-policy.md 6.1).
+    /// The decision document exactly as the server sent it (*Update policies*).
     public var document: String
 
     public struct Message: Sendable, Equatable {

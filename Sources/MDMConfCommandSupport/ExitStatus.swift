@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// The exit codes of `mdmconf`, exactly as `cli-conventions.md` lists them. Never change a number.
+/// The exit codes of `mdmconf`, exactly as *Commands and exit codes* lists them. Never change a number.
 package enum ExitStatus: Int32 {
     case success = 0
     case findings = 1

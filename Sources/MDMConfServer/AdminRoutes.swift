@@ -10,7 +10,7 @@ import NIOCore
 import PropertyList
 import UpdatePolicy
 
-/// Admin sessions (admin-ui.md, Access): a session id in an `HttpOnly`, `SameSite=Strict` cookie, its CSRF token
+/// Admin sessions (*The admin page*): a session id in an `HttpOnly`, `SameSite=Strict` cookie, its CSRF token
 /// for every changing form, an absolute expiry. In memory: a restart logs everyone out.
 final class AdminSessions: Sendable {
     struct Session: Sendable {
@@ -151,7 +151,7 @@ final class FleetCountsCache: Sendable {
     }
 }
 
-/// `/admin`: the admin page's routes (admin-ui.md). Handlers check the session and CSRF token, read parameters
+/// `/admin`: the admin page's routes (*The admin page*). Handlers check the session and CSRF token, read parameters
 /// and hand the library's answers to `AdminSite` to render; no decision, validation or diff is made here.
 struct AdminRoutes: Sendable {
     let catalogs: CatalogStore
@@ -260,7 +260,7 @@ struct AdminRoutes: Sendable {
             let clock = ContinuousClock()
             let start = clock.now
             var response = await body(state, access.chrome)
-            // The server-side time of the page (queries and rendering), for the page budget of admin-ui.md.
+            // The server-side time of the page (queries and rendering), for the page budget of *The admin page*.
             let elapsed = clock.now - start
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             response.headers[HTTPField.Name("Server-Timing")!] = "render;dur=\((milliseconds * 1000).rounded() / 1000)"

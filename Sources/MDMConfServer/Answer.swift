@@ -10,7 +10,7 @@ struct Refusal: Error, Sendable {
     let response: Response
 }
 
-/// Building responses: JSON bodies, the error shape of server.md, request bodies within the limit.
+/// Building responses: JSON bodies, the error shape of *Serving a catalog*, request bodies within the limit.
 enum Answer {
     static let generationField = fieldName("X-MDMConf-Catalog-Generation")
     static let variantField = fieldName("X-MDMConf-Config-Variant")
@@ -83,7 +83,7 @@ extension String {
     fileprivate func replacingHyphens() -> String { String(map { $0 == "-" ? "_" : $0 }) }
 }
 
-/// Who is asking (server.md "Auth").
+/// Who is asking (*Serving a catalog*).
 enum Caller: Sendable, Equatable {
     /// Development mode: no tokens file.
     case open

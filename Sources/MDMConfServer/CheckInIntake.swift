@@ -5,7 +5,7 @@ import MDMDiagnostics
 import PropertyList
 import UpdatePolicy
 
-/// One check-in from the request's bytes to the answer's (fleet.md, Check-in), whoever reads the request: the route and the
+/// One check-in from the request's bytes to the answer's (*Fleet state*), whoever reads the request: the route and the
 /// event-loop fast path (`CheckInFastPath`) both take check-ins through it, so each answer has one implementation.
 struct CheckInIntake: Sendable {
     let fleet: FleetService
@@ -75,7 +75,7 @@ struct CheckInIntake: Sendable {
             CatalogCode.storeUnavailable, "the check-in was not stored: \(error.message)", code: "store_unavailable")
     }
 
-    /// 422 in the error shape of server.md, with one reason per bad field.
+    /// 422 in the error shape of *Serving a catalog*, with one reason per bad field.
     static func invalid(_ errors: CheckInErrors) -> Response {
         Answer.json(
             .unprocessableContent,

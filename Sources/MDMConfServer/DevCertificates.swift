@@ -12,7 +12,7 @@ import X509
 #endif
 
 /// `serve --dev-cert DIR`: a local certificate authority and a server certificate for this machine's names,
-/// made once (server.md, TLS). The CA (`ca.pem`, kept with its key `ca-key.pem`, 0600) is what a test device
+/// made once (*Serving a catalog*). The CA (`ca.pem`, kept with its key `ca-key.pem`, 0600) is what a test device
 /// trusts; the server certificate (`server.pem`, `server-key.pem`) is issued again when it is missing, expires
 /// within 30 days or no longer names every name of the machine. P-256 keys; the server certificate lives 397
 /// days, inside Apple's limit for TLS server certificates.

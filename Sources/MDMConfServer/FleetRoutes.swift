@@ -9,7 +9,7 @@ import NIOCore
 import PropertyList
 import UpdatePolicy
 
-/// `POST /v1/checkin` and the admin's fleet endpoints (fleet.md). Answers come from the Fleet library: the
+/// `POST /v1/checkin` and the admin's fleet endpoints (*Fleet state*). Answers come from the Fleet library: the
 /// handlers only authorise, read parameters and write bytes.
 struct FleetRoutes: Sendable {
     let catalogs: CatalogStore

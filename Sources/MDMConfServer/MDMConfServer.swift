@@ -23,7 +23,7 @@ public struct ServerOptions: Sendable {
     public var fleetMaintenanceInterval: Double?
     /// `--from-store`: seconds between checks for a newer stored generation (nil: the catalog is a folder).
     public var followStoreInterval: Double?
-    /// How long an admin page session lasts after login, in seconds (admin-ui.md, Access).
+    /// How long an admin page session lasts after login, in seconds (*The admin page*).
     public var adminSessionLifetime: Double = 8 * 3600
     /// HTTPS (TLS 1.2+, HTTP/2 and HTTP/1.1 by ALPN) with this certificate; nil serves plain HTTP/1.1.
     public var tls: ServerTLS?

@@ -1,5 +1,5 @@
-// The OpenAPI 3.1 document of every endpoint, served at /openapi.json: the endpoint tables of server.md, fleet.md
-// and admin-ui.md as a contract. ContractTests checks every answer of the endpoint tables against it, and
+// The OpenAPI 3.1 document of every endpoint, served at /openapi.json: the endpoint tables of *Serving a catalog*, *Fleet state*
+// and *The admin page* as a contract. ContractTests checks every answer of the endpoint tables against it, and
 // schemathesis (Tests/Contract) fuzzes a live server with it. Change it with the endpoint it describes.
 enum OpenAPIDocument {
     static let json = #"""
@@ -8,7 +8,7 @@ enum OpenAPIDocument {
   "info": {
     "title": "mdmconf serve",
     "version": "1.0.0",
-    "description": "Configurations, schemas, update decisions and policy answers for client apps; check-ins and fleet state for admins (server.md, fleet.md); the admin page (admin-ui.md). Every answer carries X-MDMConf-Catalog-Generation; errors have one shape (Error)."
+    "description": "Configurations, schemas, update decisions and policy answers for client apps; check-ins and fleet state for admins (*Serving a catalog*, *Fleet state*); the admin page (*The admin page*). Every answer carries X-MDMConf-Catalog-Generation; errors have one shape (Error)."
   },
   "servers": [
     {
@@ -1065,7 +1065,7 @@ enum OpenAPIDocument {
         "summary": "Admin page: overview",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1124,7 +1124,7 @@ enum OpenAPIDocument {
         "summary": "Login form",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1175,7 +1175,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1185,7 +1185,7 @@ enum OpenAPIDocument {
             }
           },
           "403": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1242,7 +1242,7 @@ enum OpenAPIDocument {
             }
           },
           "403": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1284,7 +1284,7 @@ enum OpenAPIDocument {
         "summary": "Admin page: an app",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1304,7 +1304,7 @@ enum OpenAPIDocument {
             }
           },
           "404": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1350,7 +1350,7 @@ enum OpenAPIDocument {
         "summary": "Admin page: validate form",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1396,7 +1396,7 @@ enum OpenAPIDocument {
         "summary": "Admin page: validate an upload (CSRF token required)",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1416,7 +1416,7 @@ enum OpenAPIDocument {
             }
           },
           "400": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1426,7 +1426,7 @@ enum OpenAPIDocument {
             }
           },
           "403": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1436,7 +1436,7 @@ enum OpenAPIDocument {
             }
           },
           "413": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1488,7 +1488,7 @@ enum OpenAPIDocument {
         "summary": "Admin page: update what-if",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1644,7 +1644,7 @@ enum OpenAPIDocument {
         "summary": "Admin page: policy what-if",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1719,7 +1719,7 @@ enum OpenAPIDocument {
         "summary": "Admin page: fleet",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1739,7 +1739,7 @@ enum OpenAPIDocument {
             }
           },
           "400": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1749,7 +1749,7 @@ enum OpenAPIDocument {
             }
           },
           "404": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1814,7 +1814,7 @@ enum OpenAPIDocument {
         "summary": "Admin page: a device",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1834,7 +1834,7 @@ enum OpenAPIDocument {
             }
           },
           "404": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1844,7 +1844,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1881,7 +1881,7 @@ enum OpenAPIDocument {
         "summary": "Admin page: catalog generations",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1901,7 +1901,7 @@ enum OpenAPIDocument {
             }
           },
           "404": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1928,7 +1928,7 @@ enum OpenAPIDocument {
         "summary": "Admin page: a generation and its diff",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1948,7 +1948,7 @@ enum OpenAPIDocument {
             }
           },
           "404": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1958,7 +1958,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -1995,7 +1995,7 @@ enum OpenAPIDocument {
         "summary": "Admin page: confirm a rollback",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -2015,7 +2015,7 @@ enum OpenAPIDocument {
             }
           },
           "404": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -2025,7 +2025,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -2060,7 +2060,7 @@ enum OpenAPIDocument {
         "summary": "Admin page: roll back (CSRF token required)",
         "responses": {
           "200": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -2080,7 +2080,7 @@ enum OpenAPIDocument {
             }
           },
           "403": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -2090,7 +2090,7 @@ enum OpenAPIDocument {
             }
           },
           "404": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -2100,7 +2100,7 @@ enum OpenAPIDocument {
             }
           },
           "422": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {
@@ -2110,7 +2110,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "An HTML page (admin-ui.md)",
+            "description": "An HTML page of the admin page",
             "content": {
               "text/html": {
                 "schema": {

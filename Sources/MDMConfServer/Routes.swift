@@ -9,7 +9,7 @@ import NIOCore
 import PropertyList
 import UpdatePolicy
 
-/// The endpoints of server.md. Every handler reads the catalog state once, so one request never sees two
+/// The endpoints of *Serving a catalog*. Every handler reads the catalog state once, so one request never sees two
 /// catalogs.
 struct Routes: Sendable {
     let store: CatalogStore

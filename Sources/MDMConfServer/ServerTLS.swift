@@ -15,7 +15,7 @@ public struct TLSProblem: Error, Sendable, CustomStringConvertible {
     init(_ message: String) { self.message = message }
 }
 
-/// A certificate chain and its key, read and checked (server.md, TLS).
+/// A certificate chain and its key, read and checked (*Serving a catalog*).
 public struct TLSPair: Sendable {
     public let certificatePath: String
     public let keyPath: String

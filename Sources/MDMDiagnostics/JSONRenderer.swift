@@ -1,4 +1,4 @@
-/// The JSON report of `mdmconf validate` and `mdmconf lint` (plist-and-schemas.md, section 5).
+/// The JSON report of `mdmconf validate` and `mdmconf lint` (the *Diagnostic codes* article describes its shape).
 public struct JSONRenderer: Sendable {
     public init() {}
 

@@ -1,6 +1,6 @@
 import CivilTime
 
-/// An app's marketing version (update-policy.md 3.1): `v1.2.3-beta.1+77`.
+/// An app's marketing version (*Update policies*): `v1.2.3-beta.1+77`.
 ///
 /// Equal cores are equal after zero padding (`1.2` = `1.2.0` = `v1.02`); a version without pre-release is
 /// greater than one with; pre-releases compare identifier by identifier; build metadata never counts.

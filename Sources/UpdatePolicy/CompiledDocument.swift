@@ -50,7 +50,7 @@ struct CompiledDate: Sendable {
         if case .floating(let wall, _) = dateTime.kind { floatingWall = wall }
     }
 
-    /// The instant in the request's zone when it names one (update-policy.md 3.6: request, policy, defaults).
+    /// The instant in the request's zone when it names one (*Update policies*: request, policy, defaults).
     func resolved(for request: UpdateRequest) -> Instant {
         guard let wall = floatingWall, let zone = request.timeZone else { return instant }
         return Instant(seconds: zone.instant(ofWallTime: wall), nanoseconds: nanoseconds)

@@ -17,7 +17,7 @@ public enum Outcome: String, Sendable, Comparable, CaseIterable {
 
     public static func < (lhs: Outcome, rhs: Outcome) -> Bool { lhs.severity < rhs.severity }
 
-    /// The exit code of `mdmconf update-check` (cli-conventions.md).
+    /// The exit code of `mdmconf update-check` (*Commands and exit codes*).
     public var exitCode: Int32 {
         switch self {
         case .ok: 0
@@ -73,7 +73,7 @@ public struct PolicyTrace: Sendable, Hashable {
     public var checks: [TraceCheck]
 }
 
-/// The decision document of update-policy.md 6.1.
+/// The decision document of *Update policies*
 public struct Decision: Sendable {
     public var decision: Outcome
     public var policy: String?

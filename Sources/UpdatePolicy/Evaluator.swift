@@ -1,6 +1,6 @@
 import CivilTime
 
-/// Evaluates a policy document for one request (update-policy.md section 5): pure, deterministic, and
+/// Evaluates a policy document for one request (*Update policies*): pure, deterministic, and
 /// independent of the order of the policies.
 ///
 /// The document is compiled once, when the evaluator is made (`CompiledDocument`); an evaluation keeps its
@@ -485,7 +485,7 @@ struct ChecksRecorded: CheckRecorder {
     }
 }
 
-/// Why a policy was skipped (update-policy.md 5.2).
+/// Why a policy was skipped (*Update policies*).
 enum SkipCode: UInt8 {
     case platformMismatch, channelMismatch, missingOSVersion, osVersionMismatch, appVersionMismatch,
         missingDeviceModel, deviceModelMismatch, notYetActive, notInRollout
@@ -505,7 +505,7 @@ enum SkipCode: UInt8 {
     }
 }
 
-/// A reason a policy gives (update-policy.md 6.2). The cases are in the order a policy reports them: the
+/// A reason a policy gives (*Update policies*). The cases are in the order a policy reports them: the
 /// order in which evaluation finds them.
 enum ReasonCode: UInt8 {
     case belowMinVersion, belowMinBuild, blockedVersion, missingBuild, indeterminateRequired, indeterminateOK,

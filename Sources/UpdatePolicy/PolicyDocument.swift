@@ -1,7 +1,7 @@
 import CivilTime
 import MDMDiagnostics
 
-/// A loaded, fully checked update-policy document (update-policy.md section 2).
+/// A loaded, fully checked update-policy document (*Update policies*).
 public struct PolicyDocument: Sendable {
     public struct Defaults: Sendable {
         public var timeZone: ZoneInfo?
@@ -35,7 +35,7 @@ public struct Message: Sendable {
     public var body: String?
 }
 
-/// One policy of a document (update-policy.md 2.3), typed and checked.
+/// One policy of a document (*Update policies*), typed and checked.
 public struct Policy: Sendable {
     public var id: String
     /// The exact app id, or `*` for every app.

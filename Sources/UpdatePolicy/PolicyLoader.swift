@@ -2,7 +2,7 @@ import MDMDiagnostics
 import PropertyList
 
 /// Loads an update-policy document (XML, binary or JSON; detected from content) and reports every error and
-/// warning of update-policy.md section 7 at once, each with its position and key path.
+/// warning of *Update policies* at once, each with its position and key path.
 public struct PolicyLoader: Sendable {
     public var readerOptions: PlistReaderOptions
 

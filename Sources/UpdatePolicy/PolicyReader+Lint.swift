@@ -2,7 +2,7 @@ import MDMDiagnostics
 import PropertyList
 
 extension PolicyReader {
-    /// The warnings of update-policy.md section 7: never errors, never a change of decision.
+    /// The warnings of *Update policies*: never errors, never a change of decision.
     mutating func lint(
         _ policy: Policy, dict: PlistDictionary, at position: SourcePosition, path: KeyPath,
         defaults: PolicyDocument.Defaults, hasDefaultZone: Bool

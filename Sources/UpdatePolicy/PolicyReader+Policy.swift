@@ -186,7 +186,7 @@ extension PolicyReader {
 
     mutating func token(_ node: PlistNode, path: KeyPath) -> String? {
         guard let text = string(node, path: path) else { return nil }
-        // The same rule as the request's platform and channel (update-policy.md 3.8).
+        // The same rule as the request's platform and channel (*Update policies*).
         guard let lowered = UpdateRequest.token(text)
         else {
             error(

@@ -33,7 +33,7 @@ public struct RolloutPercent: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Rollout bucketing (update-policy.md 5.9): a device's bucket is the first 8 bytes of
+/// Rollout bucketing (*Update policies*): a device's bucket is the first 8 bytes of
 /// SHA-256(seed + ":" + deviceId'), big-endian, mod 10000; it is in the rollout iff bucket < percent × 100.
 public enum Rollout {
     /// The bucket (0…9999) of `deviceID` under `seed`; the id is trimmed of ASCII whitespace and ASCII-lowercased.

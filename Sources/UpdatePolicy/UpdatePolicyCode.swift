@@ -1,6 +1,6 @@
 import MDMDiagnostics
 
-/// The update-policy codes, `MC4xxx` (update-policy.md section 7). The reason string of each is its name with
+/// The update-policy codes, `MC4xxx` (*Update policies*). The reason string of each is its name with
 /// `_` for `-` (`invalid_datetime`).
 public enum UpdatePolicyCode {
     public static let malformedDocument = DiagnosticCode(

@@ -2,7 +2,7 @@ import CivilTime
 import MDMDiagnostics
 import PropertyList
 
-/// The facts of one installed app (update-policy.md section 4), validated.
+/// The facts of one installed app (*Update policies*), validated.
 public struct UpdateRequest: Sendable {
     public var app: String
     public var version: AppVersion

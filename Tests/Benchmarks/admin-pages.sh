@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Admin page budget (issue 18, admin-ui.md): the server-side time of each page (its Server-Timing header: queries
+# Admin page budget (issue 18, *The admin page*): the server-side time of each page (its Server-Timing header: queries
 # and rendering), release build, median of RUNS requests:
 #   1. every page for the example catalog with a SQLite store holding a few check-ins (target < 20 ms);
 #   2. the overview, fleet and device pages over DEVICES devices x 3 apps (target < 200 ms for the fleet page):

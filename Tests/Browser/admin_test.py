@@ -1,4 +1,4 @@
-"""The admin page in a real headless Chromium (admin-ui.md), JavaScript off, against a running `mdmconf serve`.
+"""The admin page in a real headless Chromium (*The admin page*), JavaScript off, against a running `mdmconf serve`.
 
 Run by Tests/Browser/run.sh, which starts the servers and passes their addresses:
     admin_test.py FOLDER_SERVER_URL FROM_STORE_SERVER_URL SCREENSHOT_DIR BROKEN_PLIST

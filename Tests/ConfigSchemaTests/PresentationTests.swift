@@ -2,7 +2,7 @@ import ConfigSchema
 import MDMDiagnostics
 import Testing
 
-/// plist-and-schemas.md: every presentation field's keyName must name a key of the dict.
+/// *Schemas and validation*: every presentation field's keyName must name a key of the dict.
 struct PresentationTests {
     @Test func aFieldForAnUndeclaredKeyIsAnError() {
         let load = Support.specfile(

@@ -4,7 +4,7 @@ import MDMConf
 import PropertyList
 import Testing
 
-/// Every field of a check-in through the grammars of update-policy.md: one reason per bad field, by its path.
+/// Every field of a check-in through the grammars of *Update policies*: one reason per bad field, by its path.
 struct CheckInTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String

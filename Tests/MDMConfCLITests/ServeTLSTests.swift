@@ -8,7 +8,7 @@ import Testing
     import Darwin
 #endif
 
-/// `mdmconf serve` over real TLS on loopback (server.md, TLS), with curl as the client: it verifies against the
+/// `mdmconf serve` over real TLS on loopback (*Serving a catalog*), with curl as the client: it verifies against the
 /// development CA, speaks HTTP/2 by ALPN, and refuses a wrong host name and an unknown CA.
 @Suite struct ServeTLSTests {
     static func folder() -> String {

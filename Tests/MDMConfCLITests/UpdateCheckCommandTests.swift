@@ -10,7 +10,7 @@ struct UpdateCheckCommandTests {
             .sorted()
     }()
 
-    /// The exit code each decision has (cli-conventions.md).
+    /// The exit code each decision has (*Commands and exit codes*).
     static let exitCodes = ["ok": 0, "recommended": 10, "required": 20, "unsupported": 30, "error": 65]
 
     @Test(arguments: requests)

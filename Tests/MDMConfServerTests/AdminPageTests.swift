@@ -6,7 +6,7 @@ import MDMConf
 import MDMConfServer
 import Testing
 
-/// The admin page over real HTTP on loopback (admin-ui.md): every page for the example catalog, the session and
+/// The admin page over real HTTP on loopback (*The admin page*): every page for the example catalog, the session and
 /// CSRF rules, escaping, a broken reload, development mode. The browser tests (Tests/Browser) drive the same
 /// pages in Chromium.
 @Suite struct AdminPageTests {

@@ -43,7 +43,7 @@ enum Fixture {
     }
 }
 
-/// Every endpoint of server.md over real HTTP on loopback.
+/// Every endpoint of *Serving a catalog* over real HTTP on loopback.
 struct EndpointTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String

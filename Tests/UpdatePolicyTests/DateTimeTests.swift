@@ -6,7 +6,7 @@ import UpdatePolicy
     import Glibc
 #endif
 
-/// Date-times and IANA zones (update-policy.md 3.5), read from the system tz database.
+/// Date-times and IANA zones (*Update policies*), read from the system tz database.
 @Suite(.enabled(if: ZoneInfo(named: "America/New_York") != nil, "no tz database on this machine (apt install tzdata)"))
 struct DateTimeTests {
     struct Case: CustomTestStringConvertible, Sendable {

@@ -3,7 +3,7 @@ import MDMDiagnostics
 import Testing
 import UpdatePolicy
 
-/// Decisions of update-policy.md section 5, boundary by boundary.
+/// Decisions of *Update policies*, boundary by boundary.
 @Suite(.enabled(if: ZoneInfo(named: "America/New_York") != nil, "no tz database on this machine"))
 struct EvaluationTests {
     static func evaluator(_ policies: String, defaults: String = "") throws -> Evaluator {

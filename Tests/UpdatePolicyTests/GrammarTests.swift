@@ -1,7 +1,7 @@
 import Testing
 import UpdatePolicy
 
-/// The grammars and total orders of update-policy.md section 3.
+/// The grammars and total orders of *Update policies*
 struct GrammarTests {
     @Test(arguments: [
         ("1.2", "1.2.0"), ("1.2", "v1.02"), ("1.2", "1.2.0.0+7"), ("1.2.0", "V1.2"), ("007.1", "7.1"),

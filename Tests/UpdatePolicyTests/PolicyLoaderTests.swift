@@ -4,7 +4,7 @@ import MDMDiagnostics
 import Testing
 import UpdatePolicy
 
-/// Load checks and lint warnings of update-policy.md section 7.
+/// Load checks and lint warnings of *Update policies*
 @Suite(.enabled(if: ZoneInfo(named: "Europe/Berlin") != nil, "no tz database on this machine"))
 struct PolicyLoaderTests {
     static func document(_ policy: String, defaults: String = "") -> String {

@@ -2,7 +2,7 @@ import Testing
 import UpdatePolicy
 
 struct RolloutTests {
-    /// The reference values of update-policy.md 5.9.
+    /// The reference values of *Update policies*
     @Test(arguments: [
         ("pilot-2025", "device-0001", 6835), ("pilot-2025", "device-0002", 5234), ("pilot-2026", "device-0003", 582),
     ])

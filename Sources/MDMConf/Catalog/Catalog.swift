@@ -5,7 +5,7 @@ import MDMDiagnostics
 import PropertyList
 import UpdatePolicy
 
-/// One loaded, fully validated catalog folder (server.md): immutable, shared by every request that started
+/// One loaded, fully validated catalog folder (*Serving a catalog*): immutable, shared by every request that started
 /// while it was current. Replaced as a whole on reload, never changed in place.
 public final class Catalog: Sendable {
     /// The folder it was loaded from.
@@ -63,7 +63,7 @@ public struct CatalogSettings: Sendable, Equatable {
     /// A connection must deliver a complete request within this many seconds (slow and idle clients are
     /// closed).
     public var requestTimeout = 30.0
-    /// A device whose last check-in is older than this many days is `silent` (fleet.md, Compliance).
+    /// A device whose last check-in is older than this many days is `silent` (*Fleet state*).
     public var silentAfterDays = 7.0
 
     public init() {}

@@ -1,6 +1,6 @@
 import MDMDiagnostics
 
-/// The catalog and server codes (`MC6xxx`, server.md): what makes a catalog folder unusable, and what the
+/// The catalog and server codes (`MC6xxx`, *Serving a catalog*): what makes a catalog folder unusable, and what the
 /// server reports about a request it refuses.
 public enum CatalogCode {
     public static let notACatalog = DiagnosticCode(
@@ -52,7 +52,7 @@ public enum CatalogCode {
         "MC6106", "not-acceptable", summary: "The Accept header allows neither a plist nor JSON (406).")
     public static let invalidCheckIn = DiagnosticCode(
         "MC6107", "invalid-checkin",
-        summary: "A check-in whose fields break the grammars of update-policy.md, or with unknown keys (422).")
+        summary: "A check-in whose fields break the grammars of *Update policies*, or with unknown keys (422).")
     public static let storeUnavailable = DiagnosticCode(
         "MC6108", "store-unavailable",
         summary: "The fleet store cannot take writes now; retry after the Retry-After seconds (503).")

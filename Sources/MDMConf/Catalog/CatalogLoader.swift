@@ -11,7 +11,7 @@ import UpdatePolicy
     import Darwin
 #endif
 
-/// Loads a catalog folder (server.md) into one `Catalog`, or refuses it with every finding: each configuration
+/// Loads a catalog folder (*Serving a catalog*) into one `Catalog`, or refuses it with every finding: each configuration
 /// and group variant checked against its app's schema (and again with each device's variables substituted),
 /// each update policy, the profiles, the inventory, the tokens and the settings.
 public struct CatalogLoader: Sendable {
