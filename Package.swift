@@ -38,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
     ],
     targets: [
         .systemLibrary(
@@ -142,7 +143,9 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            // The OpenAPI document, embedded in the binary (the server needs no resource bundle beside it).
+            resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
         // What both executables share: console output, exit codes, report and reader options, and what
         // `mdmconf --help` says of the server's commands.
@@ -228,6 +231,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
             ]
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import FleetTestSupport
 import Foundation
 import MDMConfServer
+import OpenAPIKit
 import Testing
 
 /// The OpenAPI document served at `/openapi.json` as a contract: every answer of the endpoint tables (the cases of
@@ -257,6 +258,40 @@ import Testing
                 #expect(!resolved.isEmpty, "\(reference) does not resolve")
             }
         }
+    }
+
+    /// The served document is the file `Sources/MDMConfServer/OpenAPI/openapi.json` byte for byte, OpenAPIKit reads
+    /// and validates it, and every operation's parameters are references to `components/parameters`, each defined
+    /// once.
+    @Test func theDocumentIsWholeForOpenAPIKit() async throws {
+        let file = Fixture.packageRoot.appendingPathComponent("Sources/MDMConfServer/OpenAPI/openapi.json")
+        let onDisk = try Data(contentsOf: file)
+        try await Fixture.live(try Fixture.store()) { http, _ in
+            let response = try await http.request("GET", "/openapi.json")
+            #expect(Data(response.body) == onDisk, "the served document is not the file")
+        }
+        let document = try JSONDecoder().decode(OpenAPI.Document.self, from: onDisk)
+        try document.validate()
+        #expect(document.paths.count >= 25)
+
+        let raw = try #require(try JSONSerialization.jsonObject(with: onDisk) as? [String: Any])
+        let components = try #require((raw["components"] as? [String: Any])?["parameters"] as? [String: Any])
+        let definitions = try components.values.map {
+            String(decoding: try JSONSerialization.data(withJSONObject: $0, options: .sortedKeys), as: UTF8.self)
+        }
+        #expect(Set(definitions).count == definitions.count, "a parameter is defined twice under components")
+        var used = Set<String>()
+        for (path, item) in try #require(raw["paths"] as? [String: Any]) {
+            for (method, operation) in try #require(item as? [String: Any]) {
+                for parameter in (operation as? [String: Any])?["parameters"] as? [[String: Any]] ?? [] {
+                    let reference = try #require(
+                        parameter["$ref"] as? String, "\(method) \(path) writes a parameter out inline")
+                    #expect(reference.hasPrefix("#/components/parameters/"), "\(method) \(path): \(reference)")
+                    used.insert(String(reference.dropFirst("#/components/parameters/".count)))
+                }
+            }
+        }
+        #expect(used == Set(components.keys), "parameters defined but not used: \(Set(components.keys).subtracting(used))")
     }
 }
 
