@@ -1,8 +1,8 @@
-import Fleet
-import NIOPosix
 // SQLite's C API from the system's library (`CSQLite3`, pkg-config `sqlite3`). It is the one copy of SQLite in the
 // process; two copies of SQLite must never open the same file, as their locks would not see each other.
 import CSQLite3
+import Fleet
+import NIOPosix
 
 /// A connection to the store's file, driven through SQLite's C API on a thread of its own: the store's writer and
 /// its readers. A whole transaction, or a whole read, is one job on that thread. Through sqlite-nio's API every

@@ -12,9 +12,12 @@ struct SchemaCodeCatalogTests {
     }
 
     @Test func referenceDocumentsEveryCode() throws {
-        let reference = try String(contentsOf: Support.packageRoot.appendingPathComponent("Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"), encoding: .utf8)
+        let reference = try String(
+            contentsOf: Support.packageRoot.appendingPathComponent(
+                "Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"), encoding: .utf8)
         for code in SchemaCode.all {
-            #expect(reference.contains("| \(code.code) | \(code.name) |"), "the reference lacks \(code.code) \(code.name)")
+            #expect(
+                reference.contains("| \(code.code) | \(code.name) |"), "the reference lacks \(code.code) \(code.name)")
         }
     }
 }

@@ -8,13 +8,16 @@ struct CodeCatalogTests {
     static func reference() throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        return try String(contentsOf: root.appendingPathComponent("Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"), encoding: .utf8)
+        return try String(
+            contentsOf: root.appendingPathComponent("Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"),
+            encoding: .utf8)
     }
 
     @Test func errorCodesAreInTheReference() throws {
         let reference = try Self.reference()
         for code in DevicePolicyCode.errors {
-            #expect(reference.contains("| \(code.code) | \(code.name) |"), "the reference lacks \(code.code) \(code.name)")
+            #expect(
+                reference.contains("| \(code.code) | \(code.name) |"), "the reference lacks \(code.code) \(code.name)")
         }
         #expect(Set(DevicePolicyCode.errors.map(\.code)).count == DevicePolicyCode.errors.count)
     }

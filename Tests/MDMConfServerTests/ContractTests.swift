@@ -291,7 +291,8 @@ import Testing
                 }
             }
         }
-        #expect(used == Set(components.keys), "parameters defined but not used: \(Set(components.keys).subtracting(used))")
+        #expect(
+            used == Set(components.keys), "parameters defined but not used: \(Set(components.keys).subtracting(used))")
     }
 }
 

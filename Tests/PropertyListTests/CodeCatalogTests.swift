@@ -16,9 +16,12 @@ struct CodeCatalogTests {
     }
 
     @Test func referenceDocumentsEveryCode() throws {
-        let reference = try String(contentsOf: Plistlib.packageRoot.appendingPathComponent("Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"), encoding: .utf8)
+        let reference = try String(
+            contentsOf: Plistlib.packageRoot.appendingPathComponent(
+                "Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"), encoding: .utf8)
         for code in PlistCode.all {
-            #expect(reference.contains("| \(code.code) | \(code.name) |"), "the reference lacks \(code.code) \(code.name)")
+            #expect(
+                reference.contains("| \(code.code) | \(code.name) |"), "the reference lacks \(code.code) \(code.name)")
         }
     }
 }

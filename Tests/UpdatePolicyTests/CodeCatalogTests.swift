@@ -13,7 +13,9 @@ struct UpdatePolicyCodeCatalogTests {
     @Test func referenceDocumentsEveryCode() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let reference = try String(contentsOf: root.appendingPathComponent("Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"), encoding: .utf8)
+        let reference = try String(
+            contentsOf: root.appendingPathComponent("Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"),
+            encoding: .utf8)
         for code in UpdatePolicyCode.all {
             #expect(reference.contains("| \(code.code) | \(code.name) |"), "the reference lacks \(code.code)")
         }

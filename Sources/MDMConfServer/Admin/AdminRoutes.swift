@@ -10,7 +10,6 @@ import NIOCore
 import PropertyList
 import UpdatePolicy
 
-
 /// `/admin`: the admin page's routes (*The admin page*). Handlers check the session and CSRF token, read parameters
 /// and hand the library's answers to `AdminSite` to render; no decision, validation or diff is made here.
 struct AdminRoutes: Sendable {

@@ -1,5 +1,5 @@
-import HTTPTypes
 import DevicePolicy
+import HTTPTypes
 import MDMConf
 import MDMDiagnostics
 
