@@ -5,7 +5,7 @@ import PropertyList
 /// One published catalog generation: its number, what it holds and who published it why.
 public struct CatalogGeneration: Sendable, Equatable {
     public var number: Int
-    /// ``MDMConf/CatalogFiles/contentHash`` of its files.
+    /// `CatalogFiles.contentHash` (MDMConf) of its files.
     public var contentHash: String
     public var author: String
     public var message: String

@@ -52,7 +52,7 @@ public struct SchemaDiscovery: Sendable {
     }
 
     /// Every schema on the search path with its declared id, in search order. Each folder's ids are kept in an
-    /// index on disk (``SchemaIndex``), so a file is read again only when its path, size or modification time
+    /// index on disk (`SchemaIndex`), so a file is read again only when its path, size or modification time
     /// changed: a library of hundreds of ProfileManifests costs a `stat` per file, not a read.
     public func candidates() -> [Candidate] {
         var found: [Candidate] = []
