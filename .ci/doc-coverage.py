@@ -9,7 +9,8 @@ undocumented declaration."""
 import glob, json, os, sys
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-modules = sorted(d for d in os.listdir(os.path.join(root, "Sources")) if os.path.isdir(os.path.join(root, "Sources", d)))
+# The modules with a DocC catalog: the library products and the mdmconf tool.
+modules = sorted(os.path.basename(os.path.dirname(d)) for d in glob.glob(os.path.join(root, "Sources", "*", "*.docc")))
 listing = "--list" in sys.argv
 total = 0
 seen = set()
