@@ -182,13 +182,13 @@ struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// The API's paths and their methods, from the OpenAPI document.
 struct RouteTable: Sendable {
-    static let shared = RouteTable(openAPI: OpenAPIDocument.json)
+    static let shared = RouteTable(openAPI: OpenAPIDocument.bytes)
 
     /// Path templates split at `/` (`{name}` matches any one segment) with their methods, upper case.
     let routes: [(segments: [Substring], methods: [String])]
 
-    init(openAPI text: String) {
-        let root = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    init(openAPI document: [UInt8]) {
+        let root = (try? JSONSerialization.jsonObject(with: Data(document))) as? [String: Any]
         let paths = root?["paths"] as? [String: Any] ?? [:]
         routes = paths.keys.sorted().map { path in
             let operations = paths[path] as? [String: Any] ?? [:]

@@ -5,6 +5,6 @@
 /// it and validates it with OpenAPIKit, and schemathesis (`Tests/Contract`) fuzzes a live server with it. Change
 /// it with the endpoint it describes.
 enum OpenAPIDocument {
-    /// The document's text, exactly as served.
-    static let json = String(decoding: PackageResources.openapi_json, as: UTF8.self)
+    /// The document's bytes, exactly as served.
+    static var bytes: [UInt8] { PackageResources.openapi_json }
 }

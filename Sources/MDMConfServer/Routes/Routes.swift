@@ -28,7 +28,7 @@ struct Routes: Sendable {
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             return Response(
-                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
         }
         router.get("/readyz") { _, _ in await ready() }
         router.get("/metrics") { _, _ in
