@@ -30,7 +30,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.4.0"),
-        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
@@ -46,6 +45,12 @@ let package = Package(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        // SQLite as Debian ships it (the SQLite driver drives its C API on a thread of its own).
+        .systemLibrary(
+            name: "CSQLite3",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .systemLibrary(
             name: "CLibIDN2",
@@ -91,8 +96,7 @@ let package = Package(
         .target(
             name: "FleetStoreSQLite",
             dependencies: [
-                "Fleet", "CivilTime", .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "Fleet", "CivilTime", "CSQLite3", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),

@@ -1,6 +1,14 @@
 #ifndef MDMCONF_CLIBXML2_SHIM_H
 #define MDMCONF_CLIBXML2_SHIM_H
 
+#include <libxml/xmlversion.h>
+/* Swift's Foundation carries its own ICU (`_FoundationICU`). With the system ICU's headers inside this module as
+   well (libxml2's encoding.h includes <unicode/ucnv.h> when libxml2 was built with ICU, as Debian's is), a Swift file
+   that sees both modules and one more C module can fail to build: "'UErrorCode' has different definitions in
+   different modules". mdmconf never uses libxml2's ICU converters, and the one declaration the macro changes is the
+   tail of xmlCharEncodingHandler, which mdmconf neither allocates nor reads; so the ICU part is left out here. */
+#undef LIBXML_ICU_ENABLED
+
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>

@@ -1,11 +1,8 @@
+// SQLite's C API from the system's library (`CSQLite3`, pkg-config `sqlite3`). It is the one copy of SQLite in the
+// process; two copies of SQLite must never open the same file, as their locks would not see each other.
+import CSQLite3
 import Fleet
 import NIOPosix
-// SQLite's C API as sqlite-nio bundles it: its `VaporCSQLite` module, which `SQLiteNIO` itself imports (a target
-// of the package, not a product: a rename upstream breaks this import; the vendored files and the prefix of their
-// symbols have been renamed before, vapor/sqlite-nio#55).
-// It is the one copy of SQLite in the process; two copies of SQLite must never open the same file, as their locks
-// would not see each other.
-import VaporCSQLite
 
 /// A connection to the store's file, driven through SQLite's C API on a thread of its own: the store's writer and
 /// its readers. A whole transaction, or a whole read, is one job on that thread. Through sqlite-nio's API every
@@ -75,17 +72,17 @@ final class SQLiteThreadConnection: @unchecked Sendable {
         } else {
             var made: OpaquePointer?
             let flags = keep ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
-            try check(sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, flags, &made, nil))
+            try check(sqlite3_prepare_v3(handle, sql, -1, flags, &made, nil))
             guard let made else { return [] }  // only white space or a comment
             statement = made
             if keep { prepared[sql] = made }
         }
         defer {
             if keep {
-                sqlite_nio_sqlite3_reset(statement)
-                sqlite_nio_sqlite3_clear_bindings(statement)
+                sqlite3_reset(statement)
+                sqlite3_clear_bindings(statement)
             } else {
-                sqlite_nio_sqlite3_finalize(statement)
+                sqlite3_finalize(statement)
             }
         }
         for (offset, value) in values.enumerated() {
@@ -93,22 +90,22 @@ final class SQLiteThreadConnection: @unchecked Sendable {
             switch value {
             case .text(let text):
                 try check(
-                    sqlite_nio_sqlite3_bind_text64(
+                    sqlite3_bind_text64(
                         statement, index, text, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8)))
-            case .integer(let number): try check(sqlite_nio_sqlite3_bind_int64(statement, index, number))
-            case .null: try check(sqlite_nio_sqlite3_bind_null(statement, index))
+            case .integer(let number): try check(sqlite3_bind_int64(statement, index, number))
+            case .null: try check(sqlite3_bind_null(statement, index))
             }
         }
         var rows: [[FleetSQL.Value]] = []
         while true {
-            let step = sqlite_nio_sqlite3_step(statement)
+            let step = sqlite3_step(statement)
             if step == SQLITE_DONE { return rows }
             guard step == SQLITE_ROW else { throw failure(step) }
             rows.append(
-                (0..<sqlite_nio_sqlite3_column_count(statement)).map { column in
-                    switch sqlite_nio_sqlite3_column_type(statement, column) {
-                    case SQLITE_INTEGER, SQLITE_FLOAT: .integer(sqlite_nio_sqlite3_column_int64(statement, column))
-                    case SQLITE_TEXT: .text(String(cString: sqlite_nio_sqlite3_column_text(statement, column)))
+                (0..<sqlite3_column_count(statement)).map { column in
+                    switch sqlite3_column_type(statement, column) {
+                    case SQLITE_INTEGER, SQLITE_FLOAT: .integer(sqlite3_column_int64(statement, column))
+                    case SQLITE_TEXT: .text(String(cString: sqlite3_column_text(statement, column)))
                     default: .null
                     }
                 })
@@ -116,7 +113,7 @@ final class SQLiteThreadConnection: @unchecked Sendable {
     }
 
     /// Rows changed by the last `INSERT`, `UPDATE` or `DELETE`. Call from `run`.
-    var changes: Int { Int(sqlite_nio_sqlite3_changes64(handle)) }
+    var changes: Int { Int(sqlite3_changes64(handle)) }
 
     /// Closes the connection and stops its thread.
     func close() async throws {
@@ -126,7 +123,7 @@ final class SQLiteThreadConnection: @unchecked Sendable {
 
     private func open() throws {
         let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let status = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK else {
             let error = failure(status)
             closeHandle()
@@ -135,9 +132,9 @@ final class SQLiteThreadConnection: @unchecked Sendable {
     }
 
     private func closeHandle() {
-        for statement in prepared.values { sqlite_nio_sqlite3_finalize(statement) }
+        for statement in prepared.values { sqlite3_finalize(statement) }
         prepared.removeAll()
-        sqlite_nio_sqlite3_close_v2(handle)
+        sqlite3_close_v2(handle)
         handle = nil
     }
 
@@ -146,9 +143,9 @@ final class SQLiteThreadConnection: @unchecked Sendable {
     }
 
     private func failure(_ status: Int32) -> SQLiteCallError {
-        let message = handle.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let message = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
         return SQLiteCallError(
-            status: status, message: message ?? String(cString: sqlite_nio_sqlite3_errstr(status)))
+            status: status, message: message ?? String(cString: sqlite3_errstr(status)))
     }
 
     /// SQLite copies a bound text before the call returns.
