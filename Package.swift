@@ -219,7 +219,7 @@ let package = Package(
             name: "FleetTests",
             dependencies: [
                 "FleetTestSupport", "Fleet", "FleetStores", "FleetStoreSQLite", "FleetStorePostgres", "MDMConf", "UpdatePolicy", "CivilTime",
-                "PropertyList",
+                "PropertyList", "CSQLite3",
             ]
         ),
         .testTarget(

@@ -121,7 +121,12 @@ final class SQLiteThreadConnection: @unchecked Sendable {
         try await thread.shutdownGracefully()
     }
 
+    /// SQLite's process-wide settings, made once before the first connection opens: no memory statistics (a global
+    /// mutex on every allocation; Debian's SQLite keeps them on). Its value is SQLite's answer (`SQLITE_OK`).
+    static let processSettings: Int32 = mdmconf_sqlite3_disable_memory_statistics()
+
     private func open() throws {
+        _ = Self.processSettings
         let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK else {
