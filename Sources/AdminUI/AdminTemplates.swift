@@ -47,14 +47,14 @@ enum AdminTemplates {
     /// A list of diagnostics: a table a person scans, then the compiler-style text with source excerpts.
     static let findings = """
         {{#findings.any}}
-        <table class="findings">
+        <div class="scroll"><table class="findings">
         <caption>{{findings.summary}}</caption>
         <thead><tr><th scope="col">Where</th><th scope="col">Severity</th><th scope="col">Code</th><th scope="col">Message</th><th scope="col">Key path</th><th scope="col">Hint</th></tr></thead>
         <tbody>
         {{#findings.rows}}<tr class="{{severity}}"><td class="where">{{place}}</td><td><span class="badge {{severity}}">{{severity}}</span></td><td><code>{{code}}</code></td><td>{{message}}</td><td><code>{{keyPath}}</code></td><td>{{hint}}</td></tr>
         {{/findings.rows}}
         </tbody>
-        </table>
+        </table></div>
         <details{{#findings.open}} open{{/findings.open}}><summary>As the CLI prints them</summary><pre class="diagnostics">{{findings.text}}</pre></details>
         {{/findings.any}}
         """
@@ -229,9 +229,9 @@ enum AdminTemplates {
         {{#result}}
         <section aria-labelledby="answer" class="result">
         <h2 id="answer">Answer: <span class="badge {{badgeClass}}">{{decision}}</span></h2>
-        {{#hasReasons}}<table><caption>Deciding rules</caption><thead><tr><th scope="col">Effect</th><th scope="col">Rule</th><th scope="col">Payload</th><th scope="col">Where</th><th scope="col">Why</th></tr></thead><tbody>
+        {{#hasReasons}}<div class="scroll"><table><caption>Deciding rules</caption><thead><tr><th scope="col">Effect</th><th scope="col">Rule</th><th scope="col">Payload</th><th scope="col">Where</th><th scope="col">Why</th></tr></thead><tbody>
         {{#reasons}}<tr><td>{{effect}}</td><td><code>{{code}}</code></td><td>{{payload}}</td><td>{{place}}</td><td>{{message}}</td></tr>{{/reasons}}
-        </tbody></table>{{/hasReasons}}
+        </tbody></table></div>{{/hasReasons}}
         <h3>The full answer</h3>
         <pre class="trace">{{text}}</pre>
         </section>
@@ -283,13 +283,13 @@ enum AdminTemplates {
         {{#hasWhy}}<ul class="why">{{#why}}<li>{{.}}</li>{{/why}}</ul>{{/hasWhy}}
         <dl class="facts">{{#platform}}<dt>Platform</dt><dd>{{platform}} {{osVersion}}</dd>{{/platform}}{{#model}}<dt>Model</dt><dd>{{model}}</dd>{{/model}}{{#groups}}<dt>Groups</dt><dd>{{groups}}</dd>{{/groups}}</dl>
         <h2>Apps</h2>
-        <table><thead><tr><th scope="col">App</th><th scope="col">Version</th><th scope="col">Decision</th><th scope="col">Config</th><th scope="col">Compliant</th></tr></thead><tbody>
+        <div class="scroll"><table><thead><tr><th scope="col">App</th><th scope="col">Version</th><th scope="col">Decision</th><th scope="col">Config</th><th scope="col">Compliant</th></tr></thead><tbody>
         {{#apps}}<tr><td><a href="/admin/apps/{{app}}">{{app}}</a></td><td>{{version}}</td><td><span class="badge {{decision}}">{{decision}}</span> {{reasons}}</td><td>{{config}}{{#configError}}: {{configError}}{{/configError}}</td><td>{{compliant}}</td></tr>{{/apps}}
-        </tbody></table>
+        </tbody></table></div>
         <h2>Recent check-ins</h2>
-        {{#hasCheckIns}}<table><thead><tr><th scope="col">Received</th><th scope="col">Replica</th><th scope="col">Reported</th></tr></thead><tbody>
+        {{#hasCheckIns}}<div class="scroll"><table><thead><tr><th scope="col">Received</th><th scope="col">Replica</th><th scope="col">Reported</th></tr></thead><tbody>
         {{#checkIns}}<tr><td>{{receivedAt}}</td><td>{{replica}}</td><td><code>{{body}}</code></td></tr>{{/checkIns}}
-        </tbody></table>{{/hasCheckIns}}
+        </tbody></table></div>{{/hasCheckIns}}
         {{^hasCheckIns}}<p>This device has not checked in.</p>{{/hasCheckIns}}
         <p><a href="/admin/fleet">Back to the fleet</a></p>
         {{> foot}}

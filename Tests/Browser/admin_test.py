@@ -172,10 +172,18 @@ def update(driver):
     click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form.grid button[type=submit]"))
     body = text(driver)
     expect("Decision: required" in body, body[:800])
-    expect("below_min_version" in body, "the reason is shown")
+    expect("field-3.0-floor: below_min_version" in body, "the reason is shown with its policy: " + body[:1200])
+    # The policy's deadline, 2026-07-01T09:00:00 without an offset, is read in the device's zone: 12:00 UTC in
+    # São Paulo (UTC-3). The policy's default zone, Europe/Berlin (UTC+2 in July), would make it 07:00 UTC.
+    expect("deadline fail (now 2026-11-30T09:00:00Z at or after 2026-07-01T12:00:00Z)" in body,
+           "the deadline in the device's zone: " + body[-1500:])
+    driver.get(FOLDER + "/admin/update?app=com.example.field&version=2.3.1&platform=ios&osVersion=17.4"
+               "&now=2026-11-30T09%3A00%3A00Z")
+    expect("at or after 2026-07-01T07:00:00Z" in text(driver), "no zone given: the policy's own zone")
     driver.get(FOLDER + "/admin/update?app=com.example.field&version=3.0.0&platform=ios&osVersion=15.7")
     body = text(driver)
-    expect("Decision:" in body, body[:600])
+    expect("Decision: ok" in body and "field-3.2-recommended: not_in_rollout" in body,
+           "3.0.0 meets the floor; without a device id the staged recommendation skips it: " + body[-1500:])
     driver.get(FOLDER + "/admin/update?app=com.example.field&version=three&platform=ios")
     expect("invalid_version" in text(driver), "a bad version is named")
     driver.get(FOLDER + "/admin/update?app=com.example.field&version=2.3.1&platform=ios&osVersion=17.4"
@@ -185,29 +193,52 @@ def update(driver):
 
 @test("policy what-if: URL, app, Wi-Fi, kiosk and VPN questions get answers with their rules")
 def policy(driver):
+    # (question, argument, answer, the deciding rules with the line of the profile that holds each)
     asks = [
-        ("url", "https://admin.acme.com/login", None),
-        ("url", "https://portal.acme.com/kiosk/", None),
-        ("app", "com.acme.storefront", None),
-        ("wifi", "ACME-Store", None),
-        ("kiosk", "", None),
-        ("vpn", "", None),
+        ("url", "https://admin.acme.com/login", "deny", ["URL_DENYLISTED 30-web-filter.mobileconfig:51:17"]),
+        ("url", "https://portal.acme.com/kiosk/", "allow", ["URL_ALLOWLISTED 30-web-filter.mobileconfig:32:21"]),
+        ("app", "com.acme.storefront", "allow",
+         ["KIOSK_APP 10-app-lock.mobileconfig:29:17", "APP_ALLOWLISTED 20-restrictions.mobileconfig:30:17"]),
+        ("app", "com.example.games", "deny", ["20-restrictions.mobileconfig"]),
+        ("wifi", "ACME-Store", "allow",
+         ["SSID_ALLOWLISTED 40-wifi.mobileconfig:62:17", "PROFILE_NETWORK 40-wifi.mobileconfig:27:13"]),
+        ("wifi", "Free Public WiFi", "deny", ["40-wifi.mobileconfig"]),
+        ("kiosk", "", "ok", ["KIOSK_ACTIVE 10-app-lock.mobileconfig:29:17"]),
+        ("vpn", "", "ok", ["ALWAYS_ON_ENFORCED 50-vpn.mobileconfig:29:13"]),
     ]
-    answers = []
-    for kind, argument, _ in asks:
+    for kind, argument, answer, rules in asks:
         driver.get(FOLDER + "/admin/policy")
         Select(driver.find_element(By.ID, "type")).select_by_value(kind)
         field = driver.find_element(By.ID, "arg")
         field.clear()
         if argument:
             field.send_keys(argument)
+        # A fixed time on a weekday at noon, so the after-hours schedule of the example profiles is inactive.
+        field = driver.find_element(By.ID, "at")
+        field.clear()
+        field.send_keys("2026-11-30T12:00:00+01:00")
         click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form.grid button[type=submit]"))
         body = text(driver)
-        expect("Answer:" in body, f"{kind} {argument}: {body[:600]}")
-        answers.append(body.split("Answer:")[1].split("\n")[0].strip())
-    expect(answers[0] != answers[1], f"a blocked and an allowed URL differ: {answers}")
+        expect(f"Answer: {answer}" in body, f"{kind} {argument}: expected {answer}: {body[:900]}")
+        deciding = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "table tbody tr")]
+        for rule in rules:
+            code, _, where = rule.partition(" ")
+            if not where:
+                code, where = "", code
+            expect(any(code in row and where in row for row in deciding),
+                   f"{kind} {argument}: no deciding rule {rule} in {deciding}")
     driver.get(FOLDER + "/admin/policy?type=url&arg=https%3A%2F%2Fadmin.acme.com%2Flogin")
     shot(driver, "05-policy-what-if")
+
+
+def device_rows(driver):
+    """The fleet page's device table: device id → the text of each cell."""
+    table = driver.find_element(By.XPATH, "//h2[@id='devices']/following::table[1]")
+    rows = {}
+    for row in table.find_elements(By.CSS_SELECTOR, "tbody tr"):
+        cells = [cell.text.strip() for cell in row.find_elements(By.CSS_SELECTOR, "th, td")]
+        rows[cells[0]] = cells
+    return rows
 
 
 @test("fleet: devices with reasons, filters, a version chart and a device page")
@@ -216,12 +247,22 @@ def fleet(driver):
     body = text(driver)
     expect("iphone-0117" in body and "ipad-0042" in body, body[:800])
     expect(driver.find_elements(By.CSS_SELECTOR, "figure svg.chart"), "versions per app as inline SVG")
-    expect("below_min_version" in body or "required" in body, "rows carry their reasons")
+    rows = device_rows(driver)
+    expect("required (below_min_version" in rows.get("ipad-0042", ["", "", "", "", "", ""])[5],
+           f"rows carry their reasons: {rows.get('ipad-0042')}")
+    expect("required (blocked_version)" in rows.get("iphone-0202", ["", "", "", "", "", ""])[5],
+           f"rows carry their reasons: {rows.get('iphone-0202')}")
     shot(driver, "06-fleet")
-    Select(driver.find_element(By.ID, "status")).select_by_value("compliant")
-    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form.grid button[type=submit]"))
-    rows = driver.find_elements(By.CSS_SELECTOR, "#devices ~ div table tbody tr, table tbody tr")
-    expect(all("yes" in row.text for row in rows), "the compliant filter shows only compliant devices")
+    # run.sh checks in one compliant device (iphone-0117) and three that are not.
+    for status, compliant, present, absent in [("compliant", "yes", "iphone-0117", "ipad-0042"),
+                                               ("noncompliant", "no", "ipad-0042", "iphone-0117")]:
+        driver.get(FOLDER + "/admin/fleet")
+        Select(driver.find_element(By.ID, "status")).select_by_value(status)
+        click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form.grid button[type=submit]"))
+        rows = device_rows(driver)
+        expect(present in rows and absent not in rows, f"the {status} filter: {sorted(rows)}")
+        expect(all(cells[1] == compliant for cells in rows.values()),
+               f"the {status} filter shows only devices with Compliant '{compliant}': {rows}")
     driver.get(FOLDER + "/admin/fleet/devices/iphone-0117")
     body = text(driver)
     expect("Recent check-ins" in body and "com.example.field" in body, body[:800])
@@ -278,11 +319,34 @@ def forged_and_logout(driver):
     expect("/admin/login" in driver.current_url, "after logout the overview needs a login again")
 
 
-@test("the overview at phone width")
+def layout(driver):
+    """The page's content width and viewport width (CSS pixels), and the left edges of the fleet counts' terms
+    and of the filter form's fields."""
+    metrics = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
+    terms = {round(e.rect["x"]) for e in driver.find_elements(By.CSS_SELECTOR, "dl.counts dt")}
+    fields = {round(e.rect["x"]) for e in driver.find_elements(By.CSS_SELECTOR, "form.grid select")}
+    return metrics["cssContentSize"]["width"], metrics["cssLayoutViewport"]["clientWidth"], terms, fields
+
+
+@test("the overview and the fleet page at phone width: one column, nothing wider than the screen")
 def phone(driver):
-    driver.set_window_size(390, 844)
+    driver.set_window_size(1280, 900)
     log_in(driver, FOLDER, ADMIN)
+    driver.get(FOLDER + "/admin/fleet")
+    _, _, terms, fields = layout(driver)
+    expect(len(terms) > 1 and len(fields) > 1, f"at desktop width the counts and filters sit side by side: {terms} {fields}")
+    driver.set_window_size(390, 844)
+    driver.get(FOLDER + "/admin")
     expect("com.example.field" in text(driver), "the overview renders at phone width")
+    for path in ["/admin", "/admin/fleet", "/admin/update", "/admin/fleet/devices/iphone-0117",
+                 "/admin/policy?type=url&arg=https%3A%2F%2Fadmin.acme.com%2Flogin", "/admin/history/2"]:
+        driver.get(FOLDER + path)
+        content, viewport, terms, fields = layout(driver)
+        expect(content <= viewport, f"{path}: the page is {content} px wide on a {viewport} px screen")
+        expect(len(terms) <= 1 and len(fields) <= 1, f"{path}: one column at phone width: {terms} {fields}")
+        nav = driver.find_element(By.TAG_NAME, "nav").rect
+        expect(nav["x"] >= 0 and nav["x"] + nav["width"] <= viewport, f"{path}: the navigation fits: {nav}")
+    driver.get(FOLDER + "/admin")
     shot(driver, "11-overview-phone")
 
 

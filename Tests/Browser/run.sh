@@ -48,9 +48,12 @@ admin="Authorization: Bearer example-admin-token-c0ffee"
 checkin() {
     curl -fsS -o /dev/null -X POST "http://127.0.0.1:$port_a/v1/checkin" -H "$admin" -H 'Content-Type: application/json' -d "$1"
 }
-etag=$(curl -fsS -D - -o /dev/null -H "$admin" "http://127.0.0.1:$port_a/v1/apps/com.example.field/config?device=iphone-0117" \
-    | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | sed 's/"/\\"/g')
-checkin "{\"device\": \"iphone-0117\", \"platform\": \"ios\", \"osVersion\": \"17.4.1\", \"apps\": [{\"app\": \"com.example.field\", \"version\": \"3.2.1\", \"configETag\": \"$etag\"}]}"
+etag() {
+    curl -fsS -D - -o /dev/null -H "$admin" "http://127.0.0.1:$port_a/v1/apps/$1/config?device=iphone-0117" \
+        | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | sed 's/"/\\"/g'
+}
+# iphone-0117 runs both of its apps at their current configurations: the one compliant device.
+checkin "{\"device\": \"iphone-0117\", \"platform\": \"ios\", \"osVersion\": \"17.4.1\", \"apps\": [{\"app\": \"com.example.field\", \"version\": \"3.2.1\", \"configETag\": \"$(etag com.example.field)\"}, {\"app\": \"com.example.fieldsync\", \"version\": \"1.4.0\", \"configETag\": \"$(etag com.example.fieldsync)\"}]}"
 checkin '{"device": "ipad-0042", "platform": "ipados", "osVersion": "17.2", "apps": [{"app": "com.example.field", "version": "2.3.1"}]}'
 checkin '{"device": "iphone-0201", "platform": "ios", "osVersion": "15.7", "apps": [{"app": "com.example.field", "version": "2.0"}]}'
 checkin '{"device": "iphone-0202", "platform": "ios", "osVersion": "17.4", "apps": [{"app": "com.example.field", "version": "3.1.0"}, {"app": "com.other.notes", "version": "1.0"}]}'
