@@ -237,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "MDMConfCLITests",
             dependencies: [
-                "MDMConfCLI", "MDMConfServerCLI", "MDMConfCommandSupport", "MDMConfServer", "field-app-launch", "MDMConfClient", "MDMConfClientCore", "PropertyList", "CivilTime", "Fleet",
+                "MDMConfCLI", "MDMConfServerCLI", "MDMConfCommandSupport", "MDMConfServer", "field-app-launch", "mdmconf-fuzz", "MDMConfClient", "MDMConfClientCore", "PropertyList", "CivilTime", "Fleet",
                 "FleetTestSupport", "MDMConf", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -26,6 +26,8 @@ public final class CheckInWriter: Sendable {
     public let retryAfter: Int
     /// A write that takes longer than this many seconds counts as failed.
     public let writeTimeout: Double
+    /// The time, read for when a failure happened and until when check-ins are refused (tests move it).
+    public let clock: @Sendable () -> Instant
 
     /// What a check-in's submitter is told once its batch has committed, or failed.
     public typealias Completion = @Sendable (Result<Void, FleetStoreError>) -> Void
@@ -44,8 +46,12 @@ public final class CheckInWriter: Sendable {
     }
     private let state: Locked<State>
 
-    public init(store: any FleetStore, maxBatch: Int = 2_000, retryAfter: Int = 2, writeTimeout: Double = 10) {
+    public init(
+        store: any FleetStore, maxBatch: Int = 2_000, retryAfter: Int = 2, writeTimeout: Double = 10,
+        clock: @escaping @Sendable () -> Instant = { .now }
+    ) {
         self.store = store
+        self.clock = clock
         self.maxBatch = maxBatch
         self.retryAfter = retryAfter
         self.writeTimeout = writeTimeout
@@ -69,7 +75,7 @@ public final class CheckInWriter: Sendable {
     public func submit(_ record: CheckInRecord, then done: @escaping Completion) {
         enum Next { case wait, write(generation: Int), refuse(String) }
         let next = state.withLock { state -> Next in
-            if let until = state.refusingUntil, Instant.now < until, let failure = state.lastFailure {
+            if let until = state.refusingUntil, clock() < until, let failure = state.lastFailure {
                 return .refuse(failure.message)
             }
             state.pending.append((record, done))
@@ -152,8 +158,9 @@ public final class CheckInWriter: Sendable {
     /// Records a failure, starts refusing, and takes the check-ins that were waiting (to fail them too: the store
     /// is down for all).
     private func fail(_ state: inout State, _ message: String) -> [Entry] {
-        state.lastFailure = (Instant.now, message)
-        state.refusingUntil = Instant.now.adding(seconds: Int64(retryAfter))
+        let now = clock()
+        state.lastFailure = (now, message)
+        state.refusingUntil = now.adding(seconds: Int64(retryAfter))
         defer { state.pending = [] }
         return state.pending
     }

@@ -1,3 +1,4 @@
+import CivilTime
 import Fleet
 import Foundation
 import Hummingbird
@@ -25,6 +26,8 @@ public struct ServerOptions: Sendable {
     public var followStoreInterval: Double?
     /// How long an admin page session lasts after login, in seconds (*The admin page*).
     public var adminSessionLifetime: Double = 8 * 3600
+    /// The time admin sessions are opened and expired by (tests move it instead of waiting).
+    public var clock: @Sendable () -> Instant = { .now }
     /// HTTPS (TLS 1.2+, HTTP/2 and HTTP/1.1 by ALPN) with this certificate; nil serves plain HTTP/1.1.
     public var tls: ServerTLS?
     /// Re-read the TLS certificate and key on SIGHUP (also with `--from-store`, where SIGHUP reloads no folder).

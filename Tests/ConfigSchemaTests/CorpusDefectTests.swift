@@ -147,17 +147,49 @@ struct CorpusDefectTests {
         #expect(errors.contains { $0.keyPath == "Proxy.AutoConfigURL" && $0.code == SchemaCode.excludedKey })
     }
 
+    /// Every file of the corpus reads to what it is: each AppConfig specfile and ProfileManifest to a schema with
+    /// keys (the one specfile marked invalid to schema-structure errors instead), each configuration to a plist
+    /// dictionary or to reader errors that name their line. Whatever a file is, an unusable one says why.
     @Test func everyCorpusFileIsProcessed() throws {
+        var counted: [String: Int] = [:]
         for folder in ["specfiles", "configs", "manifests"] {
             let names = try FileManager.default.contentsOfDirectory(
                 atPath: Support.corpus.appendingPathComponent(folder).path)
+            counted[folder] = names.count
             for name in names {
                 let path = Support.corpusFile("\(folder)/\(name)")
-                _ = try Support.loadSchema(path)
+                let load = try Support.loadSchema(path)
                 let (document, _) = try PropertyListReader().readFile(path)
-                _ = Validator.validate(document, against: nil)
+                let errors = load.diagnostics.filter { $0.severity == .error }
+                if load.usableSchema == nil {
+                    #expect(!errors.isEmpty, "\(name): no schema and no reason")
+                }
+                switch folder {
+                case "specfiles" where name.contains("-INVALID"):
+                    #expect(load.usableSchema?.keys.isEmpty ?? true, "\(name)")
+                    #expect(errors.contains { $0.code == SchemaCode.structure }, "\(name): \(errors)")
+                case "specfiles", "manifests" where name.hasPrefix("ProfileManifests_"):
+                    let keys = load.usableSchema?.keys.count ?? 0
+                    #expect(keys > 0, "\(name): a schema without keys")
+                case "configs":
+                    #expect(errors.contains { $0.code == SchemaCode.notASchema }, "\(name): taken for a schema")
+                    if document.hasErrors {
+                        let read = Validator.validate(document, against: nil).filter { $0.severity == .error }
+                        #expect(!read.isEmpty && read.allSatisfy { ($0.line ?? 0) > 0 }, "\(name): \(read)")
+                    } else {
+                        guard case .dictionary(let entries)? = document.root?.value else {
+                            Issue.record("\(name): not a dictionary")
+                            continue
+                        }
+                        #expect(!entries.isEmpty, "\(name)")
+                    }
+                default:
+                    // Android's app_restrictions.xml is not a schema kind yet: refused with the reader's finding.
+                    #expect(load.usableSchema == nil && errors.allSatisfy { ($0.line ?? 0) > 0 }, "\(name): \(errors)")
+                }
             }
         }
+        #expect(counted == ["specfiles": 9, "configs": 19, "manifests": 22], "the corpus changed: \(counted)")
     }
 }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -76,13 +77,23 @@ public struct RawHTTP: Sendable {
     private static func exchange(port: Int, parts: [[UInt8]], pause: Double, toClose: Bool = false) throws
         -> Response?
     {
+        let fd = try connected(port)
+        defer { close(fd) }
+        for (index, part) in parts.enumerated() {
+            if index > 0 && pause > 0 { usleep(useconds_t(pause * 1_000_000)) }
+            if !write(fd, part) { return try read(fd) }
+        }
+        return toClose ? readToClose(fd) : try read(fd)
+    }
+
+    /// A socket connected to `port` on loopback, reads timing out after 20 s.
+    fileprivate static func connected(_ port: Int) throws -> Int32 {
         #if canImport(Glibc)
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
             let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw Failure.connect }
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -92,21 +103,33 @@ public struct RawHTTP: Sendable {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { throw Failure.connect }
+        guard connected == 0 else {
+            close(fd)
+            throw Failure.connect
+        }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        for (index, part) in parts.enumerated() {
-            if index > 0 && pause > 0 { usleep(useconds_t(pause * 1_000_000)) }
-            var sent = 0
-            while sent < part.count {
-                let result = part[sent...].withUnsafeBytes {
-                    systemSend(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-                }
-                if result <= 0 { return try read(fd) }
-                sent += result
+        return fd
+    }
+
+    /// Sends all of `bytes`; false when the peer has closed.
+    fileprivate static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let result = bytes[sent...].withUnsafeBytes {
+                systemSend(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
+            if result <= 0 { return false }
+            sent += result
         }
-        return toClose ? readToClose(fd) : try read(fd)
+        return true
+    }
+
+    /// True while something listens on `port`: a connection is accepted.
+    public func isListening() -> Bool {
+        guard let fd = try? Self.connected(port) else { return false }
+        close(fd)
+        return true
     }
 
     /// Everything until the peer closes, as the body of a pseudo-response.
@@ -114,7 +137,7 @@ public struct RawHTTP: Sendable {
         Response(status: 0, headers: [], body: receive(fd) { _ in false })
     }
 
-    private static func read(_ fd: Int32) throws -> Response? {
+    fileprivate static func read(_ fd: Int32) throws -> Response? {
         let data = receive(fd) { parse($0)?.complete == true }
         return parse(data)?.response
     }
@@ -148,6 +171,84 @@ public struct RawHTTP: Sendable {
         let length = headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) }
         let response = Response(status: status, headers: headers, body: length.map { Array(body.prefix($0)) } ?? body)
         return (response, length.map { body.count >= $0 } ?? false)
+    }
+}
+
+extension RawHTTP {
+    /// One connection driven step by step, so a test can act between the bytes it sends (trigger a shutdown, keep
+    /// a request from ever finishing) and ask what the server did, instead of sleeping and hoping.
+    public final class Connection: @unchecked Sendable {
+        public enum Outcome: Sendable {
+            /// Nothing yet: the server neither answered nor closed.
+            case open
+            /// The server closed the connection (or reset it) without an answer.
+            case closed
+            case answered(Response)
+        }
+
+        private let fd: Int32
+        private let serverPort: Int
+        private let localPort: Int
+
+        public init(port: Int) throws {
+            let socket = try RawHTTP.connected(port)
+            var address = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+            }
+            fd = socket
+            serverPort = port
+            localPort = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        deinit { close(fd) }
+
+        /// Sends `text`; false when the server has closed the connection.
+        public func write(_ text: String) async -> Bool {
+            let fd = fd
+            return await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(returning: RawHTTP.write(fd, Array(text.utf8))) }
+            }
+        }
+
+        /// Reads one response; nil when the server closed the connection first.
+        public func response() async throws -> Response? {
+            let fd = fd
+            return try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(with: Result { try RawHTTP.read(fd) }) }
+            }
+        }
+
+        /// What the server has done within `seconds`: answered, closed, or neither.
+        public func outcome(within seconds: Double) async -> Outcome {
+            let fd = fd
+            return await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    guard poll(&poller, 1, Int32(seconds * 1_000)) > 0 else {
+                        continuation.resume(returning: .open)
+                        return
+                    }
+                    let answer = try? RawHTTP.read(fd)
+                    continuation.resume(returning: answer.map { .answered($0) } ?? .closed)
+                }
+            }
+        }
+
+        /// True once the server has taken every byte sent so far off its socket: the receive queue of the
+        /// server's end of this connection in `/proc/net/tcp` (Linux) is empty.
+        public func serverHasReadEverything() -> Bool {
+            guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+            let local = String(format: ":%04X", serverPort)
+            let remote = String(format: ":%04X", localPort)
+            for line in table.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 4, fields[1].hasSuffix(local), fields[2].hasSuffix(remote) else { continue }
+                return fields[4].split(separator: ":").last.flatMap { Int($0, radix: 16) } == 0
+            }
+            return false
+        }
     }
 }
 

@@ -202,14 +202,18 @@ import Testing
         let location = try TestStores.freshLocation(.sqlite)
         guard case .sqlite(let path) = location else { return }
         let store = try await SQLiteFleetStore.open(path: path, logger: Fixture.logger, busyTimeoutMilliseconds: 200)
-        let fleet = FleetService(store: store, replica: "r")
+        let clock = TestClock()
+        let fleet = FleetService(store: store, replica: "r", clock: clock.read)
         try await Fixture.live(try Fixture.store(), fleet: fleet) { http, _ in
             #expect(try await http.request("POST", "/v1/checkin", headers: Fixture.iphone, body: Self.checkIn()).status == 200)
             let locker = try SQLiteLocker(path: path)
             let ready = try await Self.expectDegraded(http)
             #expect(ready.contains("locked"))
             locker.release()
-            try await Task.sleep(for: .milliseconds(2_100))
+            // Within Retry-After the store is not tried again, even though it is back; after it, it is.
+            let waiting = try await http.request("POST", "/v1/checkin", headers: Fixture.iphone, body: Self.checkIn())
+            #expect(waiting.status == 503 && waiting.header("Retry-After") == "2", "\(waiting.text)")
+            clock.advance(seconds: 2)
             let back = try await http.request("POST", "/v1/checkin", headers: Fixture.iphone, body: Self.checkIn())
             #expect(back.status == 200, "\(back.text)")
             let readyAgain = try await http.request("GET", "/readyz")

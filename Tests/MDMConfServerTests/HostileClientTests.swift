@@ -233,18 +233,32 @@ struct HostileClientTests {
         try await store.close()
     }
 
-    /// A client that trickles its request is cut off at requestTimeout; others are served meanwhile.
+    /// A client that trickles its request is cut off at requestTimeout, however often it sends a byte; others are
+    /// served meanwhile. The request never ends, so only the server's deadline can end the connection.
     @Test func slowClientsAreClosed() async throws {
         let copy = try CatalogCopy(settings: "<key>requestTimeout</key><real>0.5</real>")
         try await Fixture.live(try Fixture.store(copy.root.path)) { http, _ in
-            let slow = Task {
-                try await http.send(
-                    ["GET /healthz HTTP/1.1\r\n", "Host: x\r\n", "X-A: 1\r\n", "X-B: 2\r\n", "\r\n"], pause: 0.4)
+            let slow = try RawHTTP.Connection(port: http.port)
+            #expect(await slow.write("GET /healthz HTTP/1.1\r\nHost: x\r\n"))
+            var outcome = RawHTTP.Connection.Outcome.open
+            var lines = 0
+            // A header line at least every 0.1 s: never idle as long as the deadline. Up to 20 s, then it failed.
+            while case .open = outcome, lines < 200 {
+                guard await slow.write("X-\(lines): 1\r\n") else {
+                    outcome = .closed
+                    break
+                }
+                lines += 1
+                if lines == 1 {
+                    let other = try await http.request("GET", "/healthz")
+                    #expect(other.status == 200, "others are served meanwhile")
+                }
+                outcome = await slow.outcome(within: 0.1)
             }
-            let other = try await http.request("GET", "/healthz")
-            #expect(other.status == 200)
-            let answer = try await slow.value
-            #expect(answer == nil, "the slow client got no answer")
+            guard case .closed = outcome else {
+                Issue.record("the trickling client was not cut off after \(lines) lines: \(outcome)")
+                return
+            }
         }
     }
 
@@ -256,12 +270,16 @@ struct HostileClientTests {
         let configPath = "apps/com.example.fieldsync/config.plist"
         let original = try String(contentsOf: copy.root.appendingPathComponent(configPath), encoding: .utf8)
         try await Fixture.live(store) { http, _ in
+            // The load runs until the reloads are done; each reload waits for two answers after the one before
+            // it, the second asked after that reload, so every generation is served while others are in flight.
+            let answered = Counter()
             let load = Task {
                 var seen: [String: (etag: String, body: [UInt8])] = [:]
                 var failures: [String] = []
-                for _ in 0..<300 {
+                while !answered.stopped {
                     let response = try await http.request(
                         "GET", "/v1/apps/com.example.fieldsync/config", headers: Fixture.admin)
+                    answered.add()
                     guard response.status == 200, let generation = response.header("X-MDMConf-Catalog-Generation"),
                         let etag = response.header("ETag")
                     else {
@@ -273,10 +291,12 @@ struct HostileClientTests {
                     }
                     seen[generation] = (etag, response.body)
                 }
-                return (seen.count, failures)
+                return (Set(seen.keys), failures)
             }
             var successes = 0
             for round in 0..<20 {
+                let before = answered.value
+                while answered.value < before + 2 { try await Task.sleep(for: .milliseconds(1)) }
                 if round % 2 == 0 {
                     try copy.write(
                         configPath,
@@ -289,13 +309,15 @@ struct HostileClientTests {
                             of: "<string>warning</string>", with: "<integer>7</integer>"))
                     #expect(!store.reload(), "a config that breaks its schema is refused")
                 }
-                try await Task.sleep(for: .milliseconds(5))
             }
+            let last = answered.value
+            while answered.value < last + 2 { try await Task.sleep(for: .milliseconds(1)) }
+            answered.stop()
             let (generations, failures) = try await load.value
             #expect(failures == [])
             #expect(successes == 10)
             #expect(store.current.generation == 11)
-            #expect(generations >= 1)
+            #expect(generations == Set((1...11).map(String.init)), "every generation served during the load")
             let ready = try await http.request("GET", "/readyz")
             #expect(ready.text.contains("\"catalogGeneration\": 11"))
             #expect(ready.text.contains("MC2003"), "the last reload failed: \(ready.text)")
@@ -354,14 +376,29 @@ struct HostileClientTests {
         let body = #"{"app": "com.example.field", "version": "3.2.1", "platform": "ios", "osVersion": "17.4"}"#
         let head =
             "POST /v1/update-check HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer example-admin-token-c0ffee\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
-        let request = Task {
-            try await RawHTTP(port: port).send([head + body.prefix(20), String(body.dropFirst(20))], pause: 0.5)
-        }
-        try await Task.sleep(for: .milliseconds(200))
+        // The head and part of the body, taken off the socket by the server; then the shutdown, seen to have begun
+        // when the port stops taking connections; then the rest of the body.
+        let request = try RawHTTP.Connection(port: port)
+        #expect(await request.write(head + body.prefix(20)))
+        while !request.serverHasReadEverything() { try await Task.sleep(for: .milliseconds(1)) }
         await group.triggerGracefulShutdown()
-        let response = try await request.value
+        while RawHTTP(port: port).isListening() { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(await request.write(String(body.dropFirst(20))))
+        let response = try await request.response()
         #expect(response?.status == 200)
         #expect(response?.text.contains("\"decision\": \"ok\"") == true)
         try await running.value
     }
+}
+
+/// A count shared between a load task and the test driving it, and a flag to end the load.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    private var done = false
+
+    var value: Int { lock.withLock { count } }
+    var stopped: Bool { lock.withLock { done } }
+    func add() { lock.withLock { count += 1 } }
+    func stop() { lock.withLock { done = true } }
 }

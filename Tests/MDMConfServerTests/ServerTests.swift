@@ -145,7 +145,12 @@ struct EndpointTests {
         Case(
             name: "policy evaluate on the catalog's profiles", method: "POST", target: "/v1/policy/evaluate",
             body: #"{"query": {"type": "app", "arg": "com.apple.mobilesafari", "at": "2026-03-10T09:00:00Z"}}"#,
-            status: 200, contains: ["\"decision\":", "\"profiles\":"]),
+            status: 200,
+            contains: [
+                "\"decision\": \"deny\"", "\"code\": \"KIOSK_LOCKED\"",
+                "/catalog/profiles/10-app-lock.mobileconfig\",\n      \"line\": 29,\n      \"column\": 17",
+                "\"identifier\": \"com.acme.kiosk.afterhours\"",
+            ]),
         Case(
             name: "policy evaluate with an inline profile", method: "POST", target: "/v1/policy/evaluate",
             body:

@@ -206,19 +206,3 @@ struct BinaryReaderTests {
         #expect(document.root == nil)
     }
 }
-
-/// Inputs the fuzzers once broke (Tests/Fuzz/Regressions) read to a finding, never a trap.
-struct FuzzRegressionTests {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fuzz/Regressions")
-
-    @Test func savedInputsReadToFindings() throws {
-        let files = try FileManager.default.subpathsOfDirectory(atPath: Self.folder.path).filter { $0.contains(".") }
-        #expect(files.count >= 2)
-        for file in files {
-            let bytes = Array(try Data(contentsOf: Self.folder.appendingPathComponent(file)))
-            let document = PropertyListReader().read(bytes, file: file)
-            #expect(document.hasErrors, "\(file)")
-        }
-    }
-}

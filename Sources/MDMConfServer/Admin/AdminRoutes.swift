@@ -27,7 +27,7 @@ struct AdminRoutes: Sendable {
         self.catalogs = catalogs
         self.fleet = fleet
         self.options = options
-        self.sessions = AdminSessions(lifetime: options.adminSessionLifetime)
+        self.sessions = AdminSessions(lifetime: options.adminSessionLifetime, clock: options.clock)
     }
 
     func register(on router: Router<BasicRequestContext>) {

@@ -11,14 +11,19 @@ final class AdminSessions: Sendable {
     }
 
     let lifetime: Double
+    let clock: @Sendable () -> Instant
     private let sessions = NIOLockedValueBox<[String: Session]>([:])
     /// More live sessions than this and the oldest are dropped (a flood of logins cannot grow memory).
     static let limit = 10_000
 
-    init(lifetime: Double) { self.lifetime = lifetime }
+    init(lifetime: Double, clock: @escaping @Sendable () -> Instant = { .now }) {
+        self.lifetime = lifetime
+        self.clock = clock
+    }
 
     /// A new session: its id and CSRF token.
-    func open(now: Instant = .now) -> (id: String, session: Session) {
+    func open() -> (id: String, session: Session) {
+        let now = clock()
         let id = Self.randomHex()
         let session = Session(csrf: Self.randomHex(), expires: now.adding(seconds: Int64(lifetime)))
         sessions.withLockedValue { all in
@@ -34,8 +39,9 @@ final class AdminSessions: Sendable {
     }
 
     /// The live session of `id`; an expired one is removed.
-    func session(_ id: String?, now: Instant = .now) -> Session? {
+    func session(_ id: String?) -> Session? {
         guard let id else { return nil }
+        let now = clock()
         return sessions.withLockedValue { all in
             guard let session = all[id] else { return nil }
             guard session.expires > now else {

@@ -17,9 +17,13 @@ public final class FleetService: Sendable {
     /// Check-ins' update requests parsed once per distinct texts, for the life of the process.
     public let parseCache = ParseCache()
 
-    public init(store: (any FleetStore)?, replica: String, historyDays: Int = 90, maxBatch: Int = 2_000) {
+    /// `clock` is the time the check-in writer reads for its refusal window after a failed write (tests move it).
+    public init(
+        store: (any FleetStore)?, replica: String, historyDays: Int = 90, maxBatch: Int = 2_000,
+        clock: @escaping @Sendable () -> Instant = { .now }
+    ) {
         self.store = store
-        self.writer = store.map { CheckInWriter(store: $0, maxBatch: maxBatch) }
+        self.writer = store.map { CheckInWriter(store: $0, maxBatch: maxBatch, clock: clock) }
         self.replica = replica
         self.historyDays = historyDays
     }
