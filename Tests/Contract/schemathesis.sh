@@ -44,6 +44,10 @@ for who in admin device none; do
     fi
     cases=$(grep -Eo '[0-9]+ generated' "$work/$who.txt" | tail -1 | cut -d' ' -f1)
     echo "schemathesis ($who): ${cases:-0} cases, exit $code"
+    if [ "${cases:-0}" -eq 0 ]; then
+        echo "schemathesis ($who) generated no cases: nothing was checked"
+        status=1
+    fi
 done
 if ! kill -0 "$server" 2>/dev/null; then
     echo "the server died under schemathesis"; cat "$work/serve.log"; status=1

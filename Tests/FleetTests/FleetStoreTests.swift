@@ -269,10 +269,16 @@ import Testing
     /// `pg_terminate_backend`, a proxy that restarts), is replaced: at most the write it was in the middle of fails
     /// (nothing of it stored), and the next ones are stored, without waiting for the pool. Through `write(_:)`, and
     /// through the check-in writer, which writes on the connection's event loop (`write(_:completion:)`).
-    @Test(arguments: [false, true])
+    @Test(
+        .enabled(
+            if: StoreKind.available.contains(.postgres),
+            "needs PostgreSQL: run the tests through Tests/with-postgres.sh (CI always does)"),
+        arguments: [false, true])
     func postgreSQLWritingConnectionEndedByTheDatabase(throughWriter: Bool) async throws {
-        guard StoreKind.available.contains(.postgres) else { return }
-        guard case .postgres(let postgres) = try TestStores.freshLocation(.postgres) else { return }
+        guard case .postgres(let postgres) = try TestStores.freshLocation(.postgres) else {
+            Issue.record("a PostgreSQL location is not a PostgreSQL location")
+            return
+        }
         let store = try await TestStores.open(.postgres(postgres))
         let writer = CheckInWriter(store: store, retryAfter: 0)
         let apps: [CheckIn.App] = [.init(app: field, version: "1.0")]

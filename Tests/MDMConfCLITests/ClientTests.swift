@@ -312,14 +312,14 @@ import Testing
         let client = MDMConfClient(
             server: URL(string: "http://127.0.0.1:\(canned.port)")!, token: Self.iphoneToken, app: Self.field,
             cache: live.cache(), timeout: 1)
-        let started = Date()
         let launch = await client.launch(version: "2.3.1", platform: "ios", osVersion: "17.4.1")
-        let elapsed = Date().timeIntervalSince(started)
         #expect(launch.problem?.kind == testCase.kind, "\(testCase.name): \(String(describing: launch.problem))")
         #expect(launch.update?.decision == .required && launch.update?.source == .cache, "\(testCase.name)")
         #expect(launch.configuration?.etag == good.configuration?.etag, "\(testCase.name)")
-        #expect(elapsed < 5, "\(testCase.name): a 1 s limit took \(elapsed) s")
-        if testCase.answer == nil { #expect("\(launch.problem!)".contains("no answer within 1 s")) }
+        // The silent server is left by the client's own time limit (not by the system giving up on the socket).
+        if testCase.answer == nil {
+            #expect("\(String(describing: launch.problem))".contains("no answer within 1 s"), "\(testCase.name)")
+        }
     }
 
     /// A cache file cut short (a disk that filled, a copy interrupted) is ignored and replaced whole.

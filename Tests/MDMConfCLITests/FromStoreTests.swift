@@ -41,30 +41,49 @@ import Testing
         }
         for replica in http { #expect(try await generation(replica) == 1) }
 
-        // Readers on both replicas during the publishes: every answer is whole (its bytes hash to its ETag) and
-        // carries one of the published intervals.
+        // Readers on both replicas during the publishes. Every answer is whole (its bytes hash to its ETag) and
+        // holds the interval its generation published; both replicas answer each generation with the same bytes.
+        // After each publish both serve, the test waits for two more rounds of reads, so every generation is read
+        // on both replicas while the next publish is under way.
         let admin = ["Authorization": "Bearer example-admin-token-c0ffee", "Accept": "application/json"]
+        let rounds = LoadCounter()
         let reading = Task {
             var answers = 0
-            var mixed: [String] = []
-            while !Task.isCancelled {
-                for replica in http {
-                    guard
-                        let answer = try? await replica.request(
+            var failures: [String] = []
+            var seen: [Int: [String: Set<String>]] = [:]  // replica → generation → ETags
+            while !rounds.stopped {
+                for (index, replica) in http.enumerated() {
+                    let answer: RawHTTP.Response
+                    do {
+                        answer = try await replica.request(
                             "GET", "/v1/apps/com.example.field/config?device=iphone-0117", headers: admin)
-                    else { continue }
+                    } catch {
+                        failures.append("replica \(index): \(error)")
+                        continue
+                    }
                     answers += 1
                     let etag = "\"" + ContentHash.hex(answer.body, bytes: 16) + "\""
                     let value =
                         (try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])?[
                             "SyncIntervalMinutes"] as? Int
-                    if answer.header("ETag") != etag || !Self.intervals.contains(value ?? -1) {
-                        mixed.append(answer.text)
+                    guard answer.status == 200, let generation = answer.header("X-MDMConf-Catalog-Generation"),
+                        let number = Int(generation), answer.header("ETag") == etag,
+                        value == Self.intervals[number % Self.intervals.count]
+                    else {
+                        failures.append("replica \(index): \(answer.status) \(answer.headers) \(answer.text)")
+                        continue
                     }
+                    seen[index, default: [:]][generation, default: []].insert(etag)
                 }
+                rounds.add()
             }
-            return (answers, mixed)
+            return (answers, failures, seen)
         }
+        func twoMoreRounds() async throws {
+            let now = rounds.value
+            while rounds.value < now + 2 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        try await twoMoreRounds()
 
         let publishes = kind == .postgres ? 50 : 12
         var lags: [Double] = []
@@ -83,11 +102,17 @@ import Testing
                 }
             }
             lags.append(Date().timeIntervalSince(published))
+            try await twoMoreRounds()
         }
-        reading.cancel()
-        let (answers, mixed) = await reading.value
-        #expect(answers > 0)
-        #expect(mixed.isEmpty, "answers mixing generations: \(mixed.prefix(2))")
+        rounds.stop()
+        let (answers, failures, seen) = await reading.value
+        #expect(failures.isEmpty, "answers mixing generations, or failed reads: \(failures.prefix(2))")
+        let every = Set((1...publishes + 1).map(String.init))
+        #expect(Set(seen[0]?.keys ?? [:].keys) == every && Set(seen[1]?.keys ?? [:].keys) == every)
+        for generation in every.sorted() {
+            let etags = (seen[0]?[generation] ?? []).union(seen[1]?[generation] ?? [])
+            #expect(etags.count == 1, "generation \(generation) answered differently by the replicas: \(etags)")
+        }
         let sorted = lags.sorted()
         print(
             "from-store \(kind): \(publishes) publishes, lag until both replicas serve it: p50 \(Int(sorted[sorted.count / 2] * 1000)) ms, max \(Int(sorted.last! * 1000)) ms; \(answers) reads during them"

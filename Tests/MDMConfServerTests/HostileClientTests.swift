@@ -272,7 +272,7 @@ struct HostileClientTests {
         try await Fixture.live(store) { http, _ in
             // The load runs until the reloads are done; each reload waits for two answers after the one before
             // it, the second asked after that reload, so every generation is served while others are in flight.
-            let answered = Counter()
+            let answered = LoadCounter()
             let load = Task {
                 var seen: [String: (etag: String, body: [UInt8])] = [:]
                 var failures: [String] = []
@@ -389,16 +389,4 @@ struct HostileClientTests {
         #expect(response?.text.contains("\"decision\": \"ok\"") == true)
         try await running.value
     }
-}
-
-/// A count shared between a load task and the test driving it, and a flag to end the load.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    private var done = false
-
-    var value: Int { lock.withLock { count } }
-    var stopped: Bool { lock.withLock { done } }
-    func add() { lock.withLock { count += 1 } }
-    func stop() { lock.withLock { done = true } }
 }
