@@ -107,9 +107,15 @@ struct ClientCache: Sendable {
         try Self.writeAtomically(state.encoded(), to: file)
     }
 
+    /// A test seam, never set by an app: with `MDMCONF_TEST_HOLD_CACHE_WRITE` naming a file, a cache write stops
+    /// halfway through its bytes, creates that file and waits to be killed. A test kills the process there, in
+    /// the middle of every write it holds, and checks that the cache is still the old one, whole.
+    static let holdEnvironmentVariable = "MDMCONF_TEST_HOLD_CACHE_WRITE"
+
     /// Writes `bytes` to a temporary file beside `target`, flushes it, renames it over `target` and flushes the
     /// folder. Throws with the system's reason; `target` is then unchanged.
     static func writeAtomically(_ bytes: [UInt8], to target: URL) throws {
+        let hold = getenv(holdEnvironmentVariable).map { String(cString: $0) }
         let folder = target.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let temporary = folder.appendingPathComponent(
@@ -118,8 +124,10 @@ struct ClientCache: Sendable {
         guard fd >= 0 else { throw CacheError(path: temporary.path, errno: errno) }
         var written = 0
         while written < bytes.count {
+            if let hold, written >= bytes.count / 2 { holdUntilKilled(marker: hold) }
+            let chunk = hold == nil ? bytes.count - written : max(1, bytes.count / 2 - written)
             let result = bytes.withUnsafeBytes { buffer in
-                buffer.baseAddress.map { write(fd, $0 + written, bytes.count - written) } ?? 0
+                buffer.baseAddress.map { write(fd, $0 + written, chunk) } ?? 0
             }
             if result < 0 {
                 if errno == EINTR { continue }
@@ -146,6 +154,13 @@ struct ClientCache: Sendable {
             close(dir)
         }
     }
+}
+
+/// The seam of ``ClientCache/holdEnvironmentVariable``: says where it stopped, then waits for the signal.
+private func holdUntilKilled(marker: String) -> Never {
+    let fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    if fd >= 0 { close(fd) }
+    while true { pause() }
 }
 
 struct CacheError: Error, CustomStringConvertible {

@@ -46,8 +46,10 @@ public enum Spawn {
     }
 
     /// Starts `path ARGUMENTS` with its output discarded and returns its process id, for a test that signals it;
-    /// reap it with ``wait(_:)``.
-    public static func start(_ path: String, _ arguments: [String]) throws -> pid_t {
+    /// reap it with ``wait(_:)``. `environment` is added to this process's.
+    public static func start(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> pid_t
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -57,12 +59,23 @@ public enum Spawn {
         }
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        var variables = ProcessInfo.processInfo.environment
+        for (name, value) in environment { variables[name] = value }
+        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard spawned == 0 else {
             throw FleetStoreError(.unusable, "\(path) could not be started (errno \(spawned))")
         }
         return pid
+    }
+
+    /// The exit status of a process started by ``start(_:_:environment:)`` if it has ended (and is now reaped),
+    /// nil while it runs.
+    public static func ended(_ pid: pid_t) -> Int32? {
+        var status: Int32 = 0
+        return waitpid(pid, &status, WNOHANG) == pid ? status : nil
     }
 
     /// Waits for a process started by ``start(_:_:)``; its raw wait status.

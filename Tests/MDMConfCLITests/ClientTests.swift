@@ -343,29 +343,54 @@ import Testing
         #expect(offline.configuration == nil && offline.update == nil)
     }
 
-    /// The example app killed with SIGKILL at random moments of its launches: the cache is always absent or whole.
+    /// An app killed in the middle of writing its cache leaves the old cache whole. Each round launches the example
+    /// app held halfway through its cache write (the test seam `MDMCONF_TEST_HOLD_CACHE_WRITE`), kills it there
+    /// with SIGKILL, and finds the cache byte for byte as before; then a whole launch replaces it, so the next
+    /// round has a different cache to lose.
     @Test func aKilledLaunchNeverLeavesHalfACache() async throws {
         let live = try LiveCatalog()
         let cache = live.cache("killed")
         let file = cache.appendingPathComponent("\(Self.field).mdmconf-cache.json")
-        var killed = 0
-        for round in 0..<40 {
-            let version = ["3.2.1", "2.3.1", "3.0.5", "3.1.0"][round % 4]
+        let rounds = 6
+        var killedMidWrite = 0
+        for round in 0..<rounds {
+            let arguments = [
+                "--server", live.url.absoluteString, "--token", Self.iphoneToken, "--version",
+                ["3.2.1", "2.3.1", "3.0.5", "3.1.0"][round % 4], "--cache", cache.path, "--timeout", "60",
+            ]
+            let before = FileManager.default.contents(atPath: file.path)
+            let marker = live.root.appendingPathComponent("held-\(round)")
             let child = try Spawn.start(
-                ExampleApp.binary.path,
-                [
-                    "--server", live.url.absoluteString, "--token", Self.iphoneToken, "--version", version, "--cache",
-                    cache.path,
-                ])
-            usleep(UInt32.random(in: 0..<40_000))
-            if kill(child, SIGKILL) == 0 { killed += 1 }
-            _ = Spawn.wait(child)
-            if let data = FileManager.default.contents(atPath: file.path) {
-                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-                #expect(object?["format"] as? Int == 1, "round \(round): a cache file that does not parse")
+                ExampleApp.binary.path, arguments, environment: ["MDMCONF_TEST_HOLD_CACHE_WRITE": marker.path])
+            var ended: Int32?
+            while !FileManager.default.fileExists(atPath: marker.path) {
+                ended = Spawn.ended(child)
+                if ended != nil { break }
+                try await Task.sleep(for: .milliseconds(5))
             }
+            guard ended == nil else {
+                Issue.record("round \(round): the app ended (status \(ended!)) before it wrote its cache")
+                continue
+            }
+            let inProgress = try FileManager.default.contentsOfDirectory(atPath: cache.path).filter {
+                $0.hasSuffix(".tmp")
+            }
+            #expect(kill(child, SIGKILL) == 0)
+            let status = Spawn.wait(child)
+            if status & 0x7f == SIGKILL, !inProgress.isEmpty { killedMidWrite += 1 }
+            #expect(
+                FileManager.default.contents(atPath: file.path) == before,
+                "round \(round): a write killed halfway changed the cache")
+
+            let whole = try Spawn.start(ExampleApp.binary.path, arguments)
+            let exit = Spawn.wait(whole)
+            #expect(exit & 0x7f == 0, "round \(round): the whole launch ended by signal \(exit & 0x7f)")
+            let data = try #require(FileManager.default.contents(atPath: file.path), "round \(round)")
+            #expect(data != before, "round \(round): the whole launch did not replace the cache")
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            #expect(object?["format"] as? Int == 1, "round \(round)")
         }
-        #expect(killed > 0)
+        #expect(killedMidWrite == rounds, "\(killedMidWrite) of \(rounds) kills landed in a write in progress")
         let launch = await live.client(cache: "killed").launch(version: "3.2.1", platform: "ios")
         #expect(launch.problem == nil && launch.configuration != nil)
     }
