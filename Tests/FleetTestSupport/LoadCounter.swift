@@ -14,3 +14,15 @@ public final class LoadCounter: @unchecked Sendable {
     public func add() { lock.withLock { count += 1 } }
     public func stop() { lock.withLock { done = true } }
 }
+
+/// Waits until `condition` holds, looking every millisecond, and gives up after `limit` seconds: true when it
+/// held. For a test that waits on what the code does (answers counted, a port closed), so a condition that never
+/// comes fails the test instead of hanging the suite.
+public func eventually(within limit: Double = 60, _ condition: () throws -> Bool) async throws -> Bool {
+    let end = ContinuousClock.now.advanced(by: .milliseconds(Int64(limit * 1000)))
+    while try !condition() {
+        guard ContinuousClock.now < end else { return false }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+    return true
+}

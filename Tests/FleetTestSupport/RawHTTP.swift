@@ -5,10 +5,12 @@ import Foundation
     import Glibc
 
     private let systemSend = Glibc.send
+    private let systemRead = Glibc.read
 #elseif canImport(Darwin)
     import Darwin
 
     private let systemSend = Darwin.send
+    private let systemRead = Darwin.read
 #endif
 
 /// A plain HTTP/1.1 client over a POSIX socket: it sends exactly the bytes it is given (malformed, slow or
@@ -239,15 +241,31 @@ extension RawHTTP {
         /// True once the server has taken every byte sent so far off its socket: the receive queue of the
         /// server's end of this connection in `/proc/net/tcp` (Linux) is empty.
         public func serverHasReadEverything() -> Bool {
-            guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
-            let local = String(format: ":%04X", serverPort)
-            let remote = String(format: ":%04X", localPort)
-            for line in table.split(separator: "\n").dropFirst() {
+            // Read to the end by hand: the file reports a size of 0 and is made a page at a time.
+            let file = open("/proc/net/tcp", O_RDONLY)
+            guard file >= 0 else { return false }
+            defer { close(file) }
+            var table: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { systemRead(file, $0.baseAddress, $0.count) }
+                if count <= 0 { break }
+                table += buffer[0..<count]
+            }
+            let local = ":" + Self.hex(serverPort)
+            let remote = ":" + Self.hex(localPort)
+            for line in String(decoding: table, as: UTF8.self).split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 guard fields.count > 4, fields[1].hasSuffix(local), fields[2].hasSuffix(remote) else { continue }
                 return fields[4].split(separator: ":").last.flatMap { Int($0, radix: 16) } == 0
             }
             return false
+        }
+
+        /// A port as `/proc/net/tcp` writes it: four upper-case hex digits.
+        static func hex(_ port: Int) -> String {
+            let digits = String(port, radix: 16, uppercase: true)
+            return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
         }
     }
 }

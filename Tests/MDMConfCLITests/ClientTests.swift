@@ -363,13 +363,13 @@ import Testing
             let child = try Spawn.start(
                 ExampleApp.binary.path, arguments, environment: ["MDMCONF_TEST_HOLD_CACHE_WRITE": marker.path])
             var ended: Int32?
-            while !FileManager.default.fileExists(atPath: marker.path) {
-                ended = Spawn.ended(child)
-                if ended != nil { break }
-                try await Task.sleep(for: .milliseconds(5))
+            let held = try await eventually {
+                ended = ended ?? Spawn.ended(child)
+                return ended != nil || FileManager.default.fileExists(atPath: marker.path)
             }
-            guard ended == nil else {
-                Issue.record("round \(round): the app ended (status \(ended!)) before it wrote its cache")
+            guard held, ended == nil else {
+                Issue.record("round \(round): the app ended (status \(String(describing: ended))) or never wrote")
+                if ended == nil { kill(child, SIGKILL); _ = Spawn.wait(child) }
                 continue
             }
             let inProgress = try FileManager.default.contentsOfDirectory(atPath: cache.path).filter {

@@ -81,7 +81,7 @@ import Testing
         }
         func twoMoreRounds() async throws {
             let now = rounds.value
-            while rounds.value < now + 2 { try await Task.sleep(for: .milliseconds(1)) }
+            #expect(try await eventually { rounds.value >= now + 2 }, "the readers stopped")
         }
         try await twoMoreRounds()
 

@@ -296,7 +296,10 @@ struct HostileClientTests {
             var successes = 0
             for round in 0..<20 {
                 let before = answered.value
-                while answered.value < before + 2 { try await Task.sleep(for: .milliseconds(1)) }
+                guard try await eventually({ answered.value >= before + 2 }) else {
+                    Issue.record("round \(round): the load stopped answering")
+                    break
+                }
                 if round % 2 == 0 {
                     try copy.write(
                         configPath,
@@ -311,7 +314,7 @@ struct HostileClientTests {
                 }
             }
             let last = answered.value
-            while answered.value < last + 2 { try await Task.sleep(for: .milliseconds(1)) }
+            #expect(try await eventually { answered.value >= last + 2 }, "the load stopped answering")
             answered.stop()
             let (generations, failures) = try await load.value
             #expect(failures == [])
@@ -380,9 +383,9 @@ struct HostileClientTests {
         // when the port stops taking connections; then the rest of the body.
         let request = try RawHTTP.Connection(port: port)
         #expect(await request.write(head + body.prefix(20)))
-        while !request.serverHasReadEverything() { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(try await eventually { request.serverHasReadEverything() }, "the server never read the request")
         await group.triggerGracefulShutdown()
-        while RawHTTP(port: port).isListening() { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(try await eventually { !RawHTTP(port: port).isListening() }, "the server kept listening")
         #expect(await request.write(String(body.dropFirst(20))))
         let response = try await request.response()
         #expect(response?.status == 200)
