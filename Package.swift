@@ -39,6 +39,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -60,7 +61,10 @@ let package = Package(
         .target(name: "MDMDiagnostics"),
         .target(name: "CivilTime"),
         .target(name: "PropertyList", dependencies: ["CLibXML2", "CivilTime", "MDMDiagnostics"]),
-        .target(name: "ConfigSchema", dependencies: ["MDMDiagnostics", "PropertyList"]),
+        .target(
+            name: "ConfigSchema",
+            dependencies: ["MDMDiagnostics", "PropertyList", .product(name: "Yams", package: "Yams")]
+        ),
         .target(
             name: "UpdatePolicy",
             dependencies: [

@@ -8,6 +8,8 @@ public struct ConfigSchema: Sendable {
         case appconfig
         /// ProfileManifests (`pfm_*` plist).
         case manifest
+        /// Apple's device-management YAML (`apple/device-management`).
+        case apple
     }
 
     /// The app's bundle id (specfile `bundleId`) or preference domain (manifest `pfm_domain`).
@@ -15,6 +17,10 @@ public struct ConfigSchema: Sendable {
     public var format: Format
     public var path: String
     public var title: String?
+    public var description: String?
+    /// What Apple's schemas say of the payload as a whole (kind, OS support, enrollment rules); nil for the
+    /// other formats.
+    public var apple: AppleSchemaFacts?
     /// The keys of the configuration dictionary.
     public var keys: [KeySpec] {
         didSet { root.children = keys }
@@ -65,7 +71,7 @@ public struct SchemaLoad: Sendable {
     /// compile): `validate` exits 78 then.
     public var usableSchema: ConfigSchema? {
         let fatal: Set<String> = [
-            SchemaCode.invalidPattern.code, SchemaCode.notASchema.code, PlistCode.notWellFormed.code,
+            SchemaCode.invalidPattern.code, SchemaCode.notASchema.code, SchemaCode.yamlSyntax.code, PlistCode.notWellFormed.code,
             PlistCode.entityDeclaration.code, PlistCode.emptyDocument.code, PlistCode.invalidEncoding.code,
         ]
         return diagnostics.contains { fatal.contains($0.code.code) } ? nil : schema

@@ -48,6 +48,8 @@ public struct KeySpec: Sendable {
     public var description: String?
     /// Where the key is declared in its schema file.
     public var position: SourcePosition
+    /// What Apple's schemas add (the string's format, how it combines, asset types); nil for the other formats.
+    public var apple: AppleKeyFacts?
 
     public init(name: String, types: [ValueType] = [], position: SourcePosition = .unknown) {
         self.name = name
@@ -255,8 +257,52 @@ public struct Availability: Sendable {
     public var introduced: [String: String] = [:]
     public var removed: [String: String] = [:]
     public var deprecated: [String: String] = [:]
+    /// Platforms (lowercased) Apple's schema marks `n/a`: never available there.
+    public var unsupported: Set<String> = []
+    /// Per platform (lowercased): what Apple's schemas say beyond versions (supervision, enrollment, channels).
+    public var rules: [String: PlatformRules] = [:]
 
     public init() {}
 
-    public var isUnrestricted: Bool { platforms.isEmpty && introduced.isEmpty && removed.isEmpty && deprecated.isEmpty }
+    public var isUnrestricted: Bool {
+        platforms.isEmpty && introduced.isEmpty && removed.isEmpty && deprecated.isEmpty && unsupported.isEmpty
+            && rules.isEmpty
+    }
+}
+
+/// What Apple's schemas say of a payload or key on one platform beyond its OS versions (`supportedOS`); nil where
+/// the schema says nothing.
+public struct PlatformRules: Sendable, Equatable {
+    /// Only a supervised device accepts it.
+    public var supervised: Bool?
+    /// Only a device enrolled through Automated Device Enrollment accepts it.
+    public var requiresDEP: Bool?
+    public var userApprovedMDM: Bool?
+    /// More than one payload of the type may be installed.
+    public var multiple: Bool?
+    public var allowManualInstall: Bool?
+    public var deviceChannel: Bool?
+    public var userChannel: Bool?
+    public var alwaysSkippable: Bool?
+    public var beta: Bool?
+    public var accessRights: String?
+    public var userEnrollment: EnrollmentMode?
+    public var sharedIPad: EnrollmentMode?
+    /// Declarative management: the enrollment types and scopes it may be sent to.
+    public var allowedEnrollments: [String]?
+    public var allowedScopes: [String]?
+
+    public init() {}
+}
+
+/// How a payload or key may be used under user enrollment or on a shared iPad.
+public enum EnrollmentMode: String, Sendable, Equatable {
+    /// With or without it.
+    case allowed
+    /// Only with it.
+    case required
+    /// Never with it: the device rejects the payload.
+    case forbidden
+    /// Accepted with it, but the device ignores the key.
+    case ignored
 }

@@ -94,7 +94,15 @@ public enum SchemaCode {
     public static let duplicateSchemaID = DiagnosticCode(
         "MC3017", "duplicate-schema-id", summary: "Two schemas on the search path declare the same id; the first wins.")
     public static let notASchema = DiagnosticCode(
-        "MC3018", "not-a-schema", summary: "The file is neither an AppConfig specfile nor a ProfileManifest.")
+        "MC3018", "not-a-schema",
+        summary: "The file is neither an AppConfig specfile, a ProfileManifest nor one of Apple's YAML schemas.")
+    public static let yamlSyntax = DiagnosticCode(
+        "MC3019", "yaml-syntax", summary: "A YAML schema does not parse as YAML.")
+    public static let unknownAppleField = DiagnosticCode(
+        "MC3020", "unknown-apple-field", summary: "A field that is not part of Apple's device-management YAML format.")
+    public static let invalidAppleValue = DiagnosticCode(
+        "MC3021", "invalid-apple-value",
+        summary: "A field of Apple's YAML format holds a value of the wrong type or an unknown value.")
 
     public static let all: [DiagnosticCode] = [
         rootNotDictionary, unknownKey, typeMismatch, missingRequiredKey, valueNotAllowed, outOfRange, lengthOutOfRange,
@@ -104,6 +112,6 @@ public enum SchemaCode {
         notAConfiguration, structure, duplicateKeyName, invalidVersion, invalidBundleID, defaultViolatesConstraint,
         invalidPattern, minGreaterThanMax, invalidConstraintValue, fieldTypeMismatch, fieldUnknownKey, duplicateField,
         missingLocale, invalidVariable, optionNotAllowed, unknownManifestKey, invalidManifestValue, duplicateSchemaID,
-        notASchema,
+        notASchema, yamlSyntax, unknownAppleField, invalidAppleValue,
     ]
 }

@@ -22,13 +22,15 @@ public struct SchemaLoader: Sendable {
         if SpecfileImporter.recognizes(bytes) {
             return SpecfileImporter(readerOptions: readerOptions).load(bytes, path: path)
         }
+        if AppleSchemaImporter.recognizes(bytes) { return AppleSchemaImporter().load(bytes, path: path) }
         let document = PropertyListReader(options: readerOptions).read(bytes, file: path)
         if ManifestImporter.recognizes(document) || document.hasErrors {
             return ManifestImporter(readerOptions: readerOptions).load(document)
         }
         let diagnostic = Diagnostic(
             SchemaCode.notASchema, severity: .error,
-            message: "neither an AppConfig specfile (<managedAppConfiguration>) nor a ProfileManifest (pfm_domain)",
+            message:
+                "neither an AppConfig specfile (<managedAppConfiguration>), a ProfileManifest (pfm_domain) nor Apple's YAML (payload:)",
             location: SourceLocation(file: path, position: document.root?.position ?? .unknown))
         return SchemaLoad(schema: nil, diagnostics: [diagnostic])
     }

@@ -54,6 +54,12 @@ public struct Linter: Sendable {
                     path: name, schema: load.schema?.reference, shape: "document", diagnostics: load.diagnostics),
                 bytes: bytes)
         }
+        if AppleSchemaImporter.recognizes(bytes) {
+            let load = AppleSchemaImporter().load(bytes, path: name)
+            return CheckedFile.make(
+                FileReport(path: name, schema: load.schema?.reference, shape: "yaml", diagnostics: load.diagnostics),
+                bytes: bytes)
+        }
         if Self.isAndroidRestrictions(bytes) {
             let diagnostic = Diagnostic(
                 SchemaCode.notASchema, severity: .error,

@@ -61,7 +61,7 @@ public struct SchemaDiscovery: Sendable {
         for folder in folders where InputPaths.isDirectory(folder) && seenFolders.insert(Self.realPath(folder)).inserted
         {
             var index = SchemaIndex(folder: folder)
-            for path in InputPaths.expand([folder], extensions: ["xml", "plist"]) {
+            for path in InputPaths.expand([folder], extensions: ["xml", "plist", "yaml"]) {
                 guard let id = index.id(of: path, read: Self.readID) else { continue }
                 found.append(Candidate(path: path, id: id))
             }
@@ -74,6 +74,28 @@ public struct SchemaDiscovery: Sendable {
     static func readID(_ path: String) -> String? {
         guard case .bytes(let bytes)? = try? InputFile.read(path, limit: 64 << 20) else { return nil }
         return declaredID(bytes)
+    }
+
+    /// The `payloadtype` or `declarationtype` of one of Apple's YAML schemas, read from its `payload` mapping's
+    /// lines: profiles and declarations are what configurations are checked against (commands, status items and
+    /// error responses are not looked up by id).
+    static func appleID(_ text: String) -> String? {
+        var inPayload = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("payload:") {
+                inPayload = true
+                continue
+            }
+            guard inPayload else { continue }
+            if let first = line.first, first != " " && first != "#" { return nil }
+            let trimmed = line.drop { $0 == " " }
+            for field in ["payloadtype:", "declarationtype:"] where trimmed.hasPrefix(field) {
+                let value = String(trimmed.dropFirst(field.count)).trimmingWhitespace()
+                let unquoted = value.hasPrefix("'") || value.hasPrefix("\"") ? String(value.dropFirst().dropLast()) : value
+                return unquoted.isEmpty ? nil : unquoted
+            }
+        }
+        return nil
     }
 
     /// The canonical absolute path of an existing file (symbolic links and `..` resolved).
@@ -94,6 +116,7 @@ public struct SchemaDiscovery: Sendable {
     /// after `<key>pfm_domain</key>` of a manifest.
     public static func declaredID(_ bytes: [UInt8]) -> String? {
         let text = String(decoding: bytes, as: UTF8.self)
+        if AppleSchemaImporter.recognizes(bytes) { return appleID(text) }
         if let value = text.textOfElement(after: "<bundleId>", closing: "</bundleId>"),
             text.contains("<managedAppConfiguration")
         {
