@@ -360,6 +360,7 @@ extension AppleSchemaImporter {
             facts.subkeyType = string(mapping["subkeytype"], "subkeytype")
             facts.assetContentTypes = strings(mapping["asset-content-types"], "asset-content-types")
             spec.availability = supportedOS(mapping["supportedOS"], inheriting: inheriting)
+            facts.inherited = inheriting
             if let node = mapping["repetition"] {
                 let (low, high) = bounds(node, field: "repetition", path: path)
                 spec.minCount = low.map { Int($0) }
@@ -506,7 +507,7 @@ extension AppleSchemaImporter {
                     }
                 }
                 if let deprecated = string(facts["deprecated"], "deprecated") { result.deprecated[key] = deprecated }
-                if let removed = string(facts["removed"], "removed") { result.removed[key] = removed }
+                if let removed = string(facts["removed"], "removed") { result.removedIn[key] = removed }
                 var rules = result.rules[key] ?? PlatformRules()
                 if let value = bool(facts["supervised"], "supervised") { rules.supervised = value }
                 if let value = bool(facts["requiresdep"], "requiresdep") { rules.requiresDEP = value }
@@ -616,6 +617,9 @@ public struct AppleKeyFacts: Sendable {
     public var recursive = false
     /// An array whose items each take one of several shapes.
     public var itemAlternatives: [KeySpec] = []
+    /// What the key or payload it sits in supports: the validator reports only what the key restricts beyond it,
+    /// so a supervised-only payload is said once, not once per key.
+    public var inherited: Availability?
 
     public init() {}
 }

@@ -257,6 +257,9 @@ public struct Availability: Sendable {
     public var introduced: [String: String] = [:]
     public var removed: [String: String] = [:]
     public var deprecated: [String: String] = [:]
+    /// Per platform (lowercased): the first OS version without the key (Apple's `removed`; `removed` above is
+    /// the last version with it, as ProfileManifests write it).
+    public var removedIn: [String: String] = [:]
     /// Platforms (lowercased) Apple's schema marks `n/a`: never available there.
     public var unsupported: Set<String> = []
     /// Per platform (lowercased): what Apple's schemas say beyond versions (supervision, enrollment, channels).
@@ -265,8 +268,8 @@ public struct Availability: Sendable {
     public init() {}
 
     public var isUnrestricted: Bool {
-        platforms.isEmpty && introduced.isEmpty && removed.isEmpty && deprecated.isEmpty && unsupported.isEmpty
-            && rules.isEmpty
+        platforms.isEmpty && introduced.isEmpty && removed.isEmpty && removedIn.isEmpty && deprecated.isEmpty
+            && unsupported.isEmpty && rules.isEmpty
     }
 }
 
@@ -295,6 +298,75 @@ public struct PlatformRules: Sendable, Equatable {
     public init() {}
 }
 
+extension PlatformRules {
+    /// Why a payload or key with these rules does not suit a device enrolled as `enrollment`: each finding's code,
+    /// severity and reason. `name` is how the finding names what it checks.
+    public func conflicts(with enrollment: Enrollment, name: String, platform: String) -> [EnrollmentConflict] {
+        var found: [EnrollmentConflict] = []
+        if supervised == true, !enrollment.isSupervised {
+            found.append(
+                EnrollmentConflict(
+                    code: SchemaCode.needsSupervision, severity: .error,
+                    message: "\(name) works only on supervised \(platform) devices, not with \(enrollment.rawValue) enrollment"))
+        }
+        if requiresDEP == true, !enrollment.isAutomated {
+            found.append(
+                EnrollmentConflict(
+                    code: SchemaCode.enrollmentForbids, severity: .error,
+                    message: "\(name) needs a device enrolled through Automated Device Enrollment (\(platform))"))
+        }
+        for (mode, applies, what) in [
+            (userEnrollment, enrollment == .user, "user enrollment"), (sharedIPad, enrollment == .sharedIPad, "a shared iPad"),
+        ] {
+            guard let mode else { continue }
+            switch mode {
+            case .forbidden where applies:
+                found.append(
+                    EnrollmentConflict(
+                        code: SchemaCode.enrollmentForbids, severity: .error,
+                        message: "\(name) is not allowed with \(what) (\(platform))"))
+            case .ignored where applies:
+                found.append(
+                    EnrollmentConflict(
+                        code: SchemaCode.enrollmentIgnores, severity: .warning,
+                        message: "\(name) is ignored with \(what) (\(platform))"))
+            case .required where !applies:
+                found.append(
+                    EnrollmentConflict(
+                        code: SchemaCode.enrollmentForbids, severity: .error,
+                        message: "\(name) works only with \(what) (\(platform))"))
+            default: break
+            }
+        }
+        return found
+    }
+}
+
+/// A payload or key that does not suit the device's enrollment.
+public struct EnrollmentConflict: Sendable, Equatable {
+    public var code: DiagnosticCode
+    public var severity: Severity
+    public var message: String
+}
+
+/// How the device a configuration is for was enrolled (`--enrollment`): what Apple's schemas judge supervision,
+/// user enrollment and shared-iPad rules by.
+public enum Enrollment: String, Sendable, CaseIterable {
+    /// A supervised device.
+    case supervised
+    /// Device enrollment, not supervised.
+    case device
+    /// User enrollment (a personal device; account-driven or profile-based).
+    case user
+    /// A shared iPad: supervised, enrolled automatically.
+    case sharedIPad = "shared-ipad"
+    /// Automated Device Enrollment (DEP): supervised.
+    case dep
+
+    public var isSupervised: Bool { self == .supervised || self == .sharedIPad || self == .dep }
+    public var isAutomated: Bool { self == .dep || self == .sharedIPad }
+}
+
 /// How a payload or key may be used under user enrollment or on a shared iPad.
 public enum EnrollmentMode: String, Sendable, Equatable {
     /// With or without it.
@@ -305,4 +377,55 @@ public enum EnrollmentMode: String, Sendable, Equatable {
     case forbidden
     /// Accepted with it, but the device ignores the key.
     case ignored
+}
+
+extension Availability {
+    /// Why `name` (a key or a payload) does not suit `platform` at `osVersion` on a device enrolled as
+    /// `enrollment`: not on the platform, not yet or no longer in that version, deprecated, or against Apple's
+    /// supervision and enrollment rules. `strict` (Apple's schemas) makes an unavailable key an error: the device
+    /// refuses or drops it; the community formats say it as a warning.
+    public func findings(
+        name: String, platform: String, osVersion: String?, enrollment: Enrollment?, strict: Bool,
+        unavailable: DiagnosticCode = SchemaCode.unavailableKey
+    ) -> [EnrollmentConflict] {
+        let key = platform.lowercased()
+        let severity: Severity = strict ? .error : .warning
+        var found: [EnrollmentConflict] = []
+        if unsupported.contains(key)
+            || (!platforms.isEmpty && !platforms.contains(where: { $0.lowercased() == key }))
+        {
+            let only = platforms.isEmpty ? "" : " (only \(platforms.joined(separator: ", ")))"
+            return [
+                EnrollmentConflict(
+                    code: unavailable, severity: severity, message: "\(name) is not available on \(platform)\(only)")
+            ]
+        }
+        if let version = osVersion {
+            if let introduced = introduced[key], compareVersions(version, introduced) < 0 {
+                found.append(
+                    EnrollmentConflict(
+                        code: unavailable, severity: severity, message: "\(name) needs \(platform) \(introduced) or later"))
+            }
+            if let removed = removed[key], compareVersions(version, removed) > 0 {
+                found.append(
+                    EnrollmentConflict(
+                        code: unavailable, severity: severity, message: "\(name) is not available after \(platform) \(removed)"))
+            }
+            if let removed = removedIn[key], compareVersions(version, removed) >= 0 {
+                found.append(
+                    EnrollmentConflict(
+                        code: unavailable, severity: severity, message: "\(name) was removed in \(platform) \(removed)"))
+            }
+            if let deprecated = deprecated[key], compareVersions(version, deprecated) >= 0 {
+                found.append(
+                    EnrollmentConflict(
+                        code: SchemaCode.deprecatedKey, severity: .warning,
+                        message: "\(name) is deprecated since \(platform) \(deprecated)"))
+            }
+        }
+        if let enrollment, let rules = rules[key] {
+            found += rules.conflicts(with: enrollment, name: name, platform: platform)
+        }
+        return found
+    }
 }

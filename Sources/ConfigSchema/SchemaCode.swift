@@ -96,6 +96,26 @@ public enum SchemaCode {
     public static let notASchema = DiagnosticCode(
         "MC3018", "not-a-schema",
         summary: "The file is neither an AppConfig specfile, a ProfileManifest nor one of Apple's YAML schemas.")
+    // MARK: Profiles against Apple's schemas
+
+    public static let unknownPayloadType = DiagnosticCode(
+        "MC2050", "unknown-payload-type", summary: "No schema on the search path describes the payload's PayloadType.")
+    public static let duplicatePayloadID = DiagnosticCode(
+        "MC2051", "duplicate-payload-id", summary: "Two payloads of one profile share a PayloadUUID or PayloadIdentifier.")
+    public static let invalidPayloadUUID = DiagnosticCode(
+        "MC2052", "invalid-payload-uuid", summary: "A PayloadUUID that is not a UUID.")
+    public static let payloadNotMultiple = DiagnosticCode(
+        "MC2053", "payload-not-multiple", summary: "A payload type that may be installed once appears twice.")
+    public static let needsSupervision = DiagnosticCode(
+        "MC2054", "needs-supervision", summary: "A payload or key that only a supervised device accepts.")
+    public static let enrollmentForbids = DiagnosticCode(
+        "MC2055", "enrollment-forbids",
+        summary: "The device's enrollment (user, shared iPad, not automated) does not allow the payload or key.")
+    public static let enrollmentIgnores = DiagnosticCode(
+        "MC2056", "enrollment-ignores", summary: "The device's enrollment accepts the key but ignores it.")
+    public static let unavailablePayload = DiagnosticCode(
+        "MC2057", "unavailable-payload", summary: "The payload type is not available on the platform or OS version.")
+
     public static let yamlSyntax = DiagnosticCode(
         "MC3019", "yaml-syntax", summary: "A YAML schema does not parse as YAML.")
     public static let unknownAppleField = DiagnosticCode(
@@ -112,6 +132,8 @@ public enum SchemaCode {
         notAConfiguration, structure, duplicateKeyName, invalidVersion, invalidBundleID, defaultViolatesConstraint,
         invalidPattern, minGreaterThanMax, invalidConstraintValue, fieldTypeMismatch, fieldUnknownKey, duplicateField,
         missingLocale, invalidVariable, optionNotAllowed, unknownManifestKey, invalidManifestValue, duplicateSchemaID,
-        notASchema, yamlSyntax, unknownAppleField, invalidAppleValue,
+        notASchema, yamlSyntax, unknownAppleField, invalidAppleValue, unknownPayloadType, duplicatePayloadID,
+        invalidPayloadUUID, payloadNotMultiple, needsSupervision, enrollmentForbids, enrollmentIgnores,
+        unavailablePayload,
     ]
 }

@@ -10,14 +10,18 @@ public struct ValidationOptions: Sendable {
     /// Platform and OS version the configuration is for (`--platform`, `--os-version`).
     public var platform: String?
     public var osVersion: String?
+    /// How the device is enrolled (`--enrollment`): with `platform`, Apple's supervision and enrollment rules.
+    public var enrollment: Enrollment?
 
     public init(
-        mdm: MDM = .any, resolvedVariables: [String: String]? = nil, platform: String? = nil, osVersion: String? = nil
+        mdm: MDM = .any, resolvedVariables: [String: String]? = nil, platform: String? = nil, osVersion: String? = nil,
+        enrollment: Enrollment? = nil
     ) {
         self.mdm = mdm
         self.resolvedVariables = resolvedVariables
         self.platform = platform
         self.osVersion = osVersion
+        self.enrollment = enrollment
     }
 }
 
@@ -32,6 +36,7 @@ public enum Validator {
     ) -> [Diagnostic] {
         var run = Validation(file: document.file, options: options)
         if schema?.format == .manifest { run.manifest = schema?.path }
+        run.appleSchema = schema?.format == .apple
         var root = document.root
         if let node = root, let values = options.resolvedVariables {
             root = run.substitute(node, values: values, path: .root)
@@ -61,6 +66,20 @@ public enum Validator {
         return reader + run.diagnostics
     }
 
+    /// The findings about one dictionary inside a larger document (a profile's payload) against `schema`, each
+    /// finding's key path starting at `path` (`PayloadContent[2]`).
+    public static func validate(
+        _ node: PlistNode, file: String, against schema: ConfigSchema, at path: KeyPath,
+        options: ValidationOptions = ValidationOptions()
+    ) -> [Diagnostic] {
+        var run = Validation(file: file, options: options)
+        if schema.format == .manifest { run.manifest = schema.path }
+        run.appleSchema = schema.format == .apple
+        if case .dictionary(let dict) = node.value { run.root = dict }
+        run.validate(node, against: schema.root, path: path, sensitive: false)
+        return run.diagnostics
+    }
+
     /// The findings about one value against one key spec (used to check schema defaults too).
     public static func check(
         _ value: PlistValue, against spec: KeySpec, file: String, at position: SourcePosition, path: KeyPath
@@ -77,6 +96,9 @@ struct Validation {
     var root: PlistDictionary?
     /// The ProfileManifest the schema came from, named in hints on what only the manifest says.
     var manifest: String?
+    /// The schema is Apple's: a key the platform or OS does not have is an error (the device refuses or drops it),
+    /// not a warning as for the community formats.
+    var appleSchema = false
     let options: ValidationOptions
     var diagnostics: [Diagnostic] = []
 
@@ -345,7 +367,9 @@ struct Validation {
                     SchemaCode.deprecatedKey, .warning, "\(keyText(entry.key)) is deprecated", at: entry.keyPosition,
                     hint: deprecation.isEmpty ? nil : deprecation)
             }
-            if options.platform != nil { checkAvailability(children[index], at: entry.keyPosition) }
+            if options.platform != nil {
+                checkAvailability(children[index], at: entry.keyPosition, path: KeyPath(trail))
+            }
             if children[index].required, isEmpty(entry.value.value) {
                 report(
                     SchemaCode.emptyRequiredValue, .error, "required key \(keyText(entry.key)) is empty",
@@ -392,34 +416,20 @@ struct Validation {
         }
     }
 
-    private mutating func checkAvailability(_ spec: KeySpec, at position: SourcePosition) {
-        guard let platform = options.platform?.lowercased(), !spec.availability.isUnrestricted else { return }
-        let availability = spec.availability
-        if !availability.platforms.isEmpty, !availability.platforms.contains(where: { $0.lowercased() == platform }) {
-            report(
-                SchemaCode.unavailableKey, .warning,
-                "'\(spec.name)' is not available on \(options.platform ?? platform) (only \(availability.platforms.joined(separator: ", ")))",
-                at: position)
-            return
+    private mutating func checkAvailability(_ spec: KeySpec, at position: SourcePosition, path: KeyPath) {
+        guard let platform = options.platform, !spec.availability.isUnrestricted else { return }
+        func findings(_ availability: Availability) -> [EnrollmentConflict] {
+            availability.findings(
+                name: "'\(spec.name)'", platform: platform, osVersion: options.osVersion, enrollment: options.enrollment,
+                strict: appleSchema)
         }
-        guard let version = options.osVersion else { return }
-        if let introduced = availability.introduced[platform], compareVersions(version, introduced) < 0 {
-            report(
-                SchemaCode.unavailableKey, .warning,
-                "'\(spec.name)' needs \(options.platform ?? platform) \(introduced) or later",
-                at: position)
+        var own = findings(spec.availability)
+        if let inherited = spec.apple?.inherited {
+            let said = Set(findings(inherited).map(\.message))
+            own.removeAll { said.contains($0.message) }
         }
-        if let removed = availability.removed[platform], compareVersions(version, removed) > 0 {
-            report(
-                SchemaCode.unavailableKey, .warning,
-                "'\(spec.name)' is not available after \(options.platform ?? platform) \(removed)",
-                at: position)
-        }
-        if let deprecated = availability.deprecated[platform], compareVersions(version, deprecated) >= 0 {
-            report(
-                SchemaCode.deprecatedKey, .warning,
-                "'\(spec.name)' is deprecated since \(options.platform ?? platform) \(deprecated)",
-                at: position)
+        for finding in own {
+            report(finding.code, finding.severity, finding.message, at: position, path: path)
         }
     }
 

@@ -1,4 +1,5 @@
 import ConfigSchema
+import Foundation
 import MDMDiagnostics
 import PropertyList
 
@@ -53,7 +54,8 @@ public struct ConfigValidation: Sendable {
             }
         }
         let inputs = Array(zip(paths, assigned.map { $0.flatMap { schemas[$0] } }))
-        let files = ParallelMap.map(inputs) { path, schema in validate(path, against: schema) }
+        let byID = SchemaCache(discovery: discovery, loader: loader)
+        let files = ParallelMap.map(inputs) { path, schema in validate(path, against: schema, profiles: byID) }
         return Outcome(files: files, schemaFailure: nil)
     }
 
@@ -75,7 +77,7 @@ public struct ConfigValidation: Sendable {
         }
     }
 
-    private func validate(_ path: String, against schema: ConfigSchema?) -> CheckedFile {
+    private func validate(_ path: String, against schema: ConfigSchema?, profiles: SchemaCache) -> CheckedFile {
         let document: PlistDocument
         let bytes: [UInt8]
         do {
@@ -83,6 +85,11 @@ public struct ConfigValidation: Sendable {
         } catch {
             return CheckedFile(
                 report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
+        }
+        if schemaPath == nil, ProfileValidation.recognizes(document) {
+            let findings = ProfileValidation(options: options) { profiles.schema($0) }.validate(document)
+            let report = FileReport(path: document.file, shape: "profile", diagnostics: findings)
+            return CheckedFile.make(report, bytes: bytes)
         }
         var diagnostics = Validator.validate(document, against: schema, options: options)
         if schema == nil {
@@ -121,5 +128,33 @@ public struct ConfigValidation: Sendable {
             break
         }
         return name
+    }
+}
+
+/// Schemas looked up by id on the search path and loaded once, for the payloads of profiles checked side by side.
+final class SchemaCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private let discovery: SchemaDiscovery
+    private let loader: SchemaLoader
+    private var candidates: [SchemaDiscovery.Candidate]?
+    private var loaded: [String: ConfigSchema?] = [:]
+
+    init(discovery: SchemaDiscovery, loader: SchemaLoader) {
+        self.discovery = discovery
+        self.loader = loader
+    }
+
+    /// The usable schema declaring `id`, or nil.
+    func schema(_ id: String) -> ConfigSchema? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = loaded[id] { return known }
+        let all = candidates ?? discovery.candidates()
+        candidates = all
+        let schema = discovery.find(id, in: all).flatMap { found in
+            (try? loader.load(found.schema.path))?.load.usableSchema
+        }
+        loaded[id] = schema
+        return schema
     }
 }

@@ -96,7 +96,7 @@ struct QuickArguments {
         let options = reportOptions.merging(
             [
                 "schema": .value, "app": .value, "mdm": .value, "resolve": .value, "platform": .value,
-                "os-version": .value,
+                "os-version": .value, "enrollment": .value,
             ], uniquingKeysWith: { first, _ in first })
         guard let quick = QuickArguments(arguments, options: options), !quick.positional.isEmpty,
             let (report, maxSize) = quick.common()
@@ -107,11 +107,16 @@ struct QuickArguments {
             mdm = parsed
         }
         let values = quick.values
-        if values["os-version"] != nil && values["platform"] == nil { return nil }
+        if (values["os-version"] != nil || values["enrollment"] != nil) && values["platform"] == nil { return nil }
+        var enrollment: Enrollment?
+        if let text = values["enrollment"] {
+            guard let parsed = Enrollment(rawValue: text) else { return nil }
+            enrollment = parsed
+        }
         return Validate(
             configs: quick.positional, schema: values["schema"], app: values["app"], mdm: mdm,
             resolve: values["resolve"], platform: values["platform"], osVersion: values["os-version"],
-            report: report, maxSize: maxSize)
+            enrollment: enrollment, report: report, maxSize: maxSize)
     }
 
     /// The request flags of `update-check`, by option name, and the JSON field each sets.

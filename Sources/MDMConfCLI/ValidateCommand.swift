@@ -6,6 +6,7 @@ import MDMDiagnostics
 import PropertyList
 
 extension MDM: ExpressibleByArgument {}
+extension Enrollment: ExpressibleByArgument {}
 
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,6 +17,11 @@ struct ValidateCommand: ParsableCommand {
             AppConfig specfiles and ProfileManifests in MDMCONF_SCHEMA_PATH, ./Schemas and the bundled Schemas/
             folder, matched by the id each declares (bundleId, pfm_domain). Without a schema, syntax and
             structure are checked and one warning says so.
+
+            A configuration profile (.mobileconfig, PayloadType Configuration) is checked payload by payload
+            against Apple's YAML schemas on the search path (a checkout of apple/device-management): TopLevel,
+            CommonPayloadKeys and each PayloadType. With --platform, --os-version and --enrollment, the OS and
+            enrollment each payload and key needs are checked too.
 
             Exit codes: 0 every file valid, 1 a file has errors (or warnings with --strict), 64 usage error,
             66 a file cannot be read, 78 the schema cannot be used (its findings are printed).
@@ -48,18 +54,26 @@ struct ValidateCommand: ParsableCommand {
         name: .customLong("os-version"), help: ArgumentHelp("With --platform: the OS version.", valueName: "version"))
     var osVersion: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --platform: how the device is enrolled (supervised, device, user, shared-ipad, dep).",
+            valueName: "kind"))
+    var enrollment: Enrollment?
+
     @OptionGroup var report: ReportOptions
     @OptionGroup var limits: ReaderLimitOptions
 
     func validate() throws {
         if configs.isEmpty { throw ValidationError("name at least one configuration to validate") }
         if osVersion != nil && platform == nil { throw ValidationError("--os-version needs --platform") }
+        if enrollment != nil && platform == nil { throw ValidationError("--enrollment needs --platform") }
     }
 
     var settings: Validate {
         Validate(
             configs: configs, schema: schema, app: app, mdm: mdm, resolve: resolve, platform: platform,
-            osVersion: osVersion, report: report.settings, maxSize: limits.maxSize.bytes)
+            osVersion: osVersion, enrollment: enrollment, report: report.settings, maxSize: limits.maxSize.bytes)
     }
 
     func run() throws { try settings.run() }
@@ -74,17 +88,18 @@ struct Validate: Equatable {
     var resolve: String?
     var platform: String?
     var osVersion: String?
+    var enrollment: Enrollment?
     var report: ReportSettings
     var maxSize: Int
 
     private var readerOptions: PlistReaderOptions { ReaderLimitOptions.readerOptions(maxSize: maxSize) }
 
     func run() throws {
-        var options = ValidationOptions(mdm: mdm, platform: platform, osVersion: osVersion)
+        var options = ValidationOptions(mdm: mdm, platform: platform, osVersion: osVersion, enrollment: enrollment)
         if let resolve { options.resolvedVariables = try loadValues(resolve) }
         let validation = ConfigValidation(
             readerOptions: readerOptions, options: options, schemaPath: schema, appID: app)
-        let outcome = validation.run(InputPaths.expand(configs, extensions: ["plist", "json"]))
+        let outcome = validation.run(InputPaths.expand(configs, extensions: ["plist", "json", "mobileconfig"]))
         if let failure = outcome.schemaFailure {
             report.print(DiagnosticReport(files: [failure.report]), sources: [failure].sources)
             throw (failure.unreadable ? ExitStatus.unreadableInput : ExitStatus.invalidConfiguration).exitCode

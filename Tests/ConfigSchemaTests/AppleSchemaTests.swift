@@ -116,7 +116,7 @@ struct AppleSchemaTests {
         #expect(supervised.availability.rules["ios"]?.userEnrollment == .forbidden)
 
         let gone = try #require(Self.key(schema, "MacGone"))
-        #expect(gone.availability.deprecated == ["macos": "14.0"] && gone.availability.removed == ["macos": "15.0"])
+        #expect(gone.availability.deprecated == ["macos": "14.0"] && gone.availability.removedIn == ["macos": "15.0"])
         #expect(gone.minimum == .number(1) && gone.maximum == .number(60))
 
         let folder = try #require(Self.key(schema, "Folder"))

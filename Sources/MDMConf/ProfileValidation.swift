@@ -1,0 +1,171 @@
+import ConfigSchema
+import MDMDiagnostics
+import PropertyList
+
+/// `mdmconf validate` of a configuration profile against Apple's schemas (*Apple's schemas*): the top level
+/// against `TopLevel`, each payload of `PayloadContent` against `CommonPayloadKeys` and the schema of its
+/// `PayloadType`, with the profile's own rules: unique `PayloadUUID`s and `PayloadIdentifier`s, UUIDs that are UUIDs,
+/// a payload type that may be installed once appearing once, and, with a platform, the OS version and enrollment
+/// each payload and key needs.
+public struct ProfileValidation: Sendable {
+    public var options: ValidationOptions
+    /// The schema of an id (`TopLevel`, `com.apple.wifi.managed`), or nil when the search path has none.
+    public var schema: @Sendable (String) -> ConfigSchema?
+
+    public init(options: ValidationOptions, schema: @escaping @Sendable (String) -> ConfigSchema?) {
+        self.options = options
+        self.schema = schema
+    }
+
+    /// True for a plist whose root is a profile: `PayloadType` `Configuration` (the one type of a top level).
+    public static func recognizes(_ document: PlistDocument) -> Bool {
+        guard case .dictionary(let root)? = document.root?.value, case .string("Configuration")? = root["PayloadType"]?.value
+        else { return false }
+        return true
+    }
+
+    /// Every finding about the profile in `document`, after the reader's own.
+    public func validate(_ document: PlistDocument) -> [Diagnostic] {
+        guard let root = document.root, case .dictionary(let top) = root.value else {
+            return Validator.validate(document, against: nil, options: options)
+        }
+        var findings = document.diagnostics
+        let file = document.file
+        if let schema = schema("TopLevel") {
+            findings += Validator.validate(root, file: file, against: schema, at: .root, options: options)
+        } else {
+            findings.append(noSchema("TopLevel", file: file, at: root.position, path: .root))
+        }
+        var identities = Identities()
+        identities.note(top, file: file, path: .root, into: &findings)
+        guard case .array(let payloads)? = top["PayloadContent"]?.value else { return findings }
+        var typesSeen: [String: Int] = [:]
+        let common = schema("CommonPayloadKeys")
+        for (index, node) in payloads.enumerated() {
+            let path = KeyPath.root.appending(key: "PayloadContent").appending(index: index)
+            guard case .dictionary(let payload) = node.value else { continue }
+            identities.note(payload, file: file, path: path, into: &findings)
+            guard case .string(let type)? = payload["PayloadType"]?.value else { continue }
+            typesSeen[type, default: 0] += 1
+            guard let schema = schema(type) else {
+                findings.append(noSchema(type, file: file, at: node.position, path: path))
+                if let common {
+                    findings += Validator.validate(node, file: file, against: common, at: path, options: options)
+                        .filter { $0.code != SchemaCode.unknownKey }
+                }
+                continue
+            }
+            findings += Validator.validate(
+                node, file: file, against: Self.merged(common, schema), at: path, options: options)
+            findings += payloadFindings(schema, type: type, file: file, at: node.position, path: path)
+            if typesSeen[type] == 2, allowsOne(schema) {
+                findings.append(
+                    Diagnostic(
+                        SchemaCode.payloadNotMultiple, severity: .error,
+                        message: "a second \(type) payload: only one may be installed",
+                        location: SourceLocation(file: file, position: node.position), keyPath: path.diagnosticValue,
+                        hint: "merge the two payloads into one"))
+            }
+        }
+        return findings
+    }
+
+    /// The payload's own keys with the keys every payload has (the payload's schema wins where both name a key).
+    static func merged(_ common: ConfigSchema?, _ schema: ConfigSchema) -> ConfigSchema {
+        guard let common else { return schema }
+        var merged = schema
+        let named = Set(schema.keys.map(\.name))
+        merged.keys = common.keys.filter { !named.contains($0.name) } + schema.keys
+        return merged
+    }
+
+    /// The payload type as a whole on the given platform, OS version and enrollment.
+    func payloadFindings(
+        _ schema: ConfigSchema, type: String, file: String, at position: SourcePosition, path: KeyPath
+    ) -> [Diagnostic] {
+        guard let platform = options.platform, let availability = schema.apple?.availability else { return [] }
+        return availability.findings(
+            name: "the \(type) payload", platform: platform, osVersion: options.osVersion,
+            enrollment: options.enrollment, strict: true, unavailable: SchemaCode.unavailablePayload
+        ).map {
+            Diagnostic(
+                $0.code, severity: $0.severity, message: $0.message,
+                location: SourceLocation(file: file, position: position), keyPath: path.diagnosticValue)
+        }
+    }
+
+    /// The schema says only one payload of the type may be installed: on the given platform, or on every platform
+    /// the schema names when none is given.
+    func allowsOne(_ schema: ConfigSchema) -> Bool {
+        guard let rules = schema.apple?.availability.rules, !rules.isEmpty else { return false }
+        if let platform = options.platform?.lowercased() { return rules[platform]?.multiple == false }
+        return rules.values.allSatisfy { $0.multiple == false }
+    }
+
+    func noSchema(_ type: String, file: String, at position: SourcePosition, path: KeyPath) -> Diagnostic {
+        Diagnostic(
+            SchemaCode.unknownPayloadType, severity: .warning,
+            message: "no schema for PayloadType '\(type)': its keys are not checked",
+            location: SourceLocation(file: file, position: position), keyPath: path.diagnosticValue,
+            hint: "put a checkout of apple/device-management (or a ProfileManifests checkout) on MDMCONF_SCHEMA_PATH")
+    }
+
+    /// The `PayloadUUID`s and `PayloadIdentifier`s seen so far.
+    struct Identities {
+        var uuids: [String: KeyPath] = [:]
+        var identifiers: [String: KeyPath] = [:]
+
+        mutating func note(_ payload: PlistDictionary, file: String, path: KeyPath, into findings: inout [Diagnostic]) {
+            if let entry = payload.entries.first(where: { $0.key == "PayloadUUID" }), case .string(let uuid) = entry.value.value {
+                let at = SourceLocation(file: file, position: entry.value.position)
+                let keyPath = path.appending(key: "PayloadUUID").diagnosticValue
+                if !Self.isUUID(uuid) {
+                    findings.append(
+                        Diagnostic(
+                            SchemaCode.invalidPayloadUUID, severity: .error,
+                            message: "PayloadUUID '\(uuid)' is not a UUID", location: at, keyPath: keyPath,
+                            hint: "36 characters: 8-4-4-4-12 hexadecimal digits, e.g. from uuidgen"))
+                } else if let first = uuids[uuid.uppercased()] {
+                    findings.append(
+                        Diagnostic(
+                            SchemaCode.duplicatePayloadID, severity: .error,
+                            message: "PayloadUUID '\(uuid)' is also the UUID of \(first.isRoot ? "the profile" : first.description)",
+                            location: at, keyPath: keyPath, hint: "every payload needs a UUID of its own"))
+                } else {
+                    uuids[uuid.uppercased()] = path
+                }
+            }
+            if let entry = payload.entries.first(where: { $0.key == "PayloadIdentifier" }),
+                case .string(let identifier) = entry.value.value
+            {
+                if let first = identifiers[identifier] {
+                    findings.append(
+                        Diagnostic(
+                            SchemaCode.duplicatePayloadID, severity: .error,
+                            message:
+                                "PayloadIdentifier '\(identifier)' is also the identifier of \(first.isRoot ? "the profile" : first.description)",
+                            location: SourceLocation(file: file, position: entry.value.position),
+                            keyPath: path.appending(key: "PayloadIdentifier").diagnosticValue,
+                            hint: "a device replaces a payload that has the same identifier"))
+                } else {
+                    identifiers[identifier] = path
+                }
+            }
+        }
+
+        static func isUUID(_ text: String) -> Bool {
+            let bytes = Array(text.utf8)
+            guard bytes.count == 36 else { return false }
+            for (index, byte) in bytes.enumerated() {
+                if [8, 13, 18, 23].contains(index) {
+                    guard byte == UInt8(ascii: "-") else { return false }
+                } else {
+                    let isHex =
+                        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+                    guard isHex else { return false }
+                }
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// The corpus copy of `apple/device-management`, beside the project.
+private let appleRepositoryPath = CLIProcess.packageRoot.deletingLastPathComponent()
+    .appendingPathComponent("shared/corpus/apple-device-management").path
+
+/// `mdmconf validate PROFILE.mobileconfig` against Apple's own schemas: a checkout of `apple/device-management` on
+/// `MDMCONF_SCHEMA_PATH` (the corpus copy beside the project), the profile checked payload by payload.
+@Suite(
+    .enabled(
+        if: FileManager.default.fileExists(atPath: appleRepositoryPath),
+        "corpus not found beside the project"))
+struct ProfileValidationTests {
+    static let appleRepository = appleRepositoryPath
+    static let fixture = "Tests/MDMConfTests/ProfileFixtures/defects.mobileconfig"
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var arguments: [String]
+        /// `CODE line` of every finding, in order.
+        var findings: [String]
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    /// Found in every run: the profile's own rules, a wrong type, a key Apple removed, an unknown type.
+    static let always = ["MC2052 24", "MC2051 39", "MC2051 37"]
+
+    static let cases: [Case] = [
+        Case(arguments: [], findings: always + ["MC2003 60", "MC2050 85"]),
+        Case(
+            arguments: ["--platform", "iOS", "--os-version", "17.4", "--enrollment", "supervised"],
+            findings: always + ["MC2053 33", "MC2003 60", "MC2031 81", "MC2050 85"]),
+        Case(
+            arguments: ["--platform", "iOS", "--os-version", "17.4", "--enrollment", "device"],
+            findings: [
+                "MC2052 24", "MC2054 18", "MC2051 39", "MC2051 37", "MC2054 33", "MC2053 33", "MC2054 57", "MC2003 60",
+                "MC2031 81", "MC2050 85",
+            ]),
+        Case(
+            arguments: ["--platform", "iOS", "--os-version", "17.4", "--enrollment", "user"],
+            findings: [
+                "MC2052 24", "MC2054 18", "MC2055 18", "MC2051 39", "MC2051 37", "MC2054 33", "MC2055 33", "MC2053 33",
+                "MC2054 57", "MC2055 57", "MC2055 59", "MC2003 60", "MC2031 81", "MC2050 85",
+            ]),
+        Case(
+            arguments: ["--platform", "macOS", "--os-version", "14.0"],
+            findings: [
+                "MC2052 24", "MC2057 18", "MC2051 39", "MC2051 37", "MC2057 33", "MC2031 57", "MC2003 60", "MC2050 85",
+            ]),
+    ]
+
+    @Test(arguments: cases)
+    func findingsForEachPlatformAndEnrollment(_ testCase: Case) throws {
+        let result = try CLIProcess.run(
+            ["validate", Self.fixture, "--format", "json"] + testCase.arguments,
+            environment: ["MDMCONF_SCHEMA_PATH": Self.appleRepository])
+        #expect(result.status == 1, "\(result.stderr)")
+        let report = try CLIProcess.json(result.stdout)
+        let files = try #require(report["files"] as? [[String: Any]])
+        let diagnostics = try #require(files.first?["diagnostics"] as? [[String: Any]])
+        let found = diagnostics.map { "\($0["code"] as? String ?? "?") \($0["line"] as? Int ?? 0)" }
+        #expect(found == testCase.findings, "\(diagnostics.map { $0["message"] ?? "" })")
+        // Each finding names the payload it is in.
+        let paths = diagnostics.compactMap { $0["keyPath"] as? String }
+        #expect(paths.contains("PayloadContent[3].EAPClientConfiguration.TLSAllowTrustExceptions") == found.contains("MC2031 81"))
+    }
+
+    /// The example catalog's kiosk profiles, as a supervised iOS 17 device receives them. Two keys are not in
+    /// Apple's YAML: mdmconf's own schedule extension, and the always-on VPN tunnel's `RemoteAddress`, an IKEv2 key
+    /// that Apple's documentation allows there in prose only.
+    @Test func theExampleProfilesOnASupervisedIPhone() throws {
+        let result = try CLIProcess.run(
+            ["validate", "Examples/catalog/profiles", "--platform", "iOS", "--os-version", "17.4", "--enrollment",
+             "supervised"],
+            environment: ["MDMCONF_SCHEMA_PATH": Self.appleRepository])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let said = result.stdout + result.stderr
+        #expect(said.contains("6 files checked: 0 errors, 2 warnings"), "\(said)")
+        #expect(said.contains("'MDMConfSchedule'") && said.contains("'RemoteAddress'"), "\(said)")
+    }
+
+    @Test func usage() throws {
+        let alone = try CLIProcess.run(["validate", Self.fixture, "--enrollment", "user"])
+        #expect(alone.status == 64 && alone.stderr.contains("--enrollment needs --platform"), "\(alone.stderr)")
+        let unknown = try CLIProcess.run(["validate", Self.fixture, "--platform", "iOS", "--enrollment", "byod"])
+        #expect(unknown.status == 64, "\(unknown.stderr)")
+    }
+}
