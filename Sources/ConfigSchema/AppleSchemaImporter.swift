@@ -9,6 +9,7 @@ import Yams
 /// Every field of the format is read. A field the format does not have, or a value of the wrong type, is a lint
 /// finding with the file's line and column; nothing is dropped without saying so.
 public struct AppleSchemaImporter: Sendable {
+    /// An importer; it holds no state.
     public init() {}
 
     /// The kinds of schema the repository holds, named by the field of `payload` that gives the type.
@@ -34,6 +35,8 @@ public struct AppleSchemaImporter: Sendable {
         return false
     }
 
+    /// The schema in `bytes` (the file at `path`) with every lint finding; a file that does not parse, or names no
+    /// type, gives no schema.
     public func load(_ bytes: [UInt8], path: String) -> SchemaLoad {
         var reader = Reader(path: path)
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -68,7 +71,7 @@ public struct AppleSchemaImporter: Sendable {
         var recursive: Set<Int> = []
         for _ in 0..<64 {
             do {
-                return (try Yams.compose(yaml: text), recursive)
+                return (try Yams.compose(yaml: text, .basic), recursive)
             } catch let error as YamlError {
                 guard case .composer(_, let problem, let mark, _) = error, problem == "found undefined alias",
                     let replaced = replaceAlias(in: text, at: mark)
@@ -77,7 +80,7 @@ public struct AppleSchemaImporter: Sendable {
                 recursive.insert(mark.line)
             }
         }
-        return (try Yams.compose(yaml: text), recursive)
+        return (try Yams.compose(yaml: text, .basic), recursive)
     }
 
     /// `text` with the alias (`*name`) at `mark` replaced by `[]`.
@@ -566,7 +569,16 @@ extension Node.Mapping {
 
 /// Which of Apple's kinds of schema a file is, from the field of `payload` that names its type.
 public enum AppleSchemaKind: String, Sendable {
-    case profile, declaration, statusItem = "status-item", command, credential
+    /// A configuration-profile payload (`payloadtype`).
+    case profile
+    /// A declarative-management declaration (`declarationtype`).
+    case declaration
+    /// A declarative-management status item (`statusitemtype`).
+    case statusItem = "status-item"
+    /// An MDM command, check-in message or DDM protocol message (`requesttype`).
+    case command
+    /// The data of a credential asset (`credentialtype`).
+    case credential
     /// An MDM server's error response (`mdm/errors`).
     case errorResponse = "error-response"
 
@@ -584,17 +596,20 @@ public enum AppleSchemaKind: String, Sendable {
 
 /// What one of Apple's schemas says of itself as a whole.
 public struct AppleSchemaFacts: Sendable {
+    /// Which kind of schema the file is.
     public var kind: AppleSchemaKind
     /// The payload's `supportedOS`: platforms, versions and enrollment rules.
     public var availability: Availability
     /// How several configurations of this type combine (`apply`).
     public var apply: String?
+    /// What the payload is, in Apple's words.
     public var content: String?
     /// An MDM command's response keys.
     public var responseKeys: [KeySpec] = []
     /// The status items that report on a declaration of this type.
     public var relatedStatusItems: [String] = []
 
+    /// Facts of a schema of `kind` supported as `availability` says.
     public init(kind: AppleSchemaKind, availability: Availability) {
         self.kind = kind
         self.availability = availability
@@ -621,5 +636,6 @@ public struct AppleKeyFacts: Sendable {
     /// so a supervised-only payload is said once, not once per key.
     public var inherited: Availability?
 
+    /// Facts that say nothing.
     public init() {}
 }

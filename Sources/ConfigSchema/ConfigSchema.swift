@@ -17,6 +17,7 @@ public struct ConfigSchema: Sendable {
     public var format: Format
     public var path: String
     public var title: String?
+    /// What the schema says the configuration is for.
     public var description: String?
     /// What Apple's schemas say of the payload as a whole (kind, OS support, enrollment rules); nil for the
     /// other formats.

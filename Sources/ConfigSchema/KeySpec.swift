@@ -45,6 +45,7 @@ public struct KeySpec: Sendable {
     /// Why the key is deprecated, when it is.
     public var deprecation: String?
     public var title: String?
+    /// What the schema says the key is for.
     public var description: String?
     /// Where the key is declared in its schema file.
     public var position: SourcePosition
@@ -280,21 +281,32 @@ public struct PlatformRules: Sendable, Equatable {
     public var supervised: Bool?
     /// Only a device enrolled through Automated Device Enrollment accepts it.
     public var requiresDEP: Bool?
+    /// Only with a user-approved MDM enrollment (macOS).
     public var userApprovedMDM: Bool?
     /// More than one payload of the type may be installed.
     public var multiple: Bool?
+    /// A user may install it by hand.
     public var allowManualInstall: Bool?
+    /// It may be sent on the device channel (macOS).
     public var deviceChannel: Bool?
+    /// It may be sent on the user channel (macOS).
     public var userChannel: Bool?
+    /// The Setup Assistant pane of a skip key is always skipped.
     public var alwaysSkippable: Bool?
+    /// Apple marks it beta.
     public var beta: Bool?
+    /// The MDM access rights a command needs.
     public var accessRights: String?
+    /// How it may be used under user enrollment.
     public var userEnrollment: EnrollmentMode?
+    /// How it may be used on a shared iPad.
     public var sharedIPad: EnrollmentMode?
     /// Declarative management: the enrollment types and scopes it may be sent to.
     public var allowedEnrollments: [String]?
+    /// Declarative management: the scopes (system, user) it may be sent to.
     public var allowedScopes: [String]?
 
+    /// Rules that say nothing.
     public init() {}
 }
 
@@ -344,8 +356,11 @@ extension PlatformRules {
 
 /// A payload or key that does not suit the device's enrollment.
 public struct EnrollmentConflict: Sendable, Equatable {
+    /// The finding's code (MC2031, MC2054 …).
     public var code: DiagnosticCode
+    /// Error, or warning for what the device accepts and ignores.
     public var severity: Severity
+    /// What the finding says, naming the key or payload.
     public var message: String
 }
 
@@ -363,7 +378,9 @@ public enum Enrollment: String, Sendable, CaseIterable {
     /// Automated Device Enrollment (DEP): supervised.
     case dep
 
+    /// The device is supervised.
     public var isSupervised: Bool { self == .supervised || self == .sharedIPad || self == .dep }
+    /// The device came through Automated Device Enrollment.
     public var isAutomated: Bool { self == .dep || self == .sharedIPad }
 }
 

@@ -98,28 +98,39 @@ public enum SchemaCode {
         summary: "The file is neither an AppConfig specfile, a ProfileManifest nor one of Apple's YAML schemas.")
     // MARK: Profiles against Apple's schemas
 
+    /// A profile's payload type without a schema on the search path.
     public static let unknownPayloadType = DiagnosticCode(
         "MC2050", "unknown-payload-type", summary: "No schema on the search path describes the payload's PayloadType.")
+    /// A PayloadUUID or PayloadIdentifier used twice in one profile.
     public static let duplicatePayloadID = DiagnosticCode(
         "MC2051", "duplicate-payload-id", summary: "Two payloads of one profile share a PayloadUUID or PayloadIdentifier.")
+    /// A PayloadUUID that is not a UUID.
     public static let invalidPayloadUUID = DiagnosticCode(
         "MC2052", "invalid-payload-uuid", summary: "A PayloadUUID that is not a UUID.")
+    /// A second payload of a type allowed once.
     public static let payloadNotMultiple = DiagnosticCode(
         "MC2053", "payload-not-multiple", summary: "A payload type that may be installed once appears twice.")
+    /// Only a supervised device accepts the payload or key.
     public static let needsSupervision = DiagnosticCode(
         "MC2054", "needs-supervision", summary: "A payload or key that only a supervised device accepts.")
+    /// The device's enrollment rules the payload or key out.
     public static let enrollmentForbids = DiagnosticCode(
         "MC2055", "enrollment-forbids",
         summary: "The device's enrollment (user, shared iPad, not automated) does not allow the payload or key.")
+    /// The device's enrollment ignores the key.
     public static let enrollmentIgnores = DiagnosticCode(
         "MC2056", "enrollment-ignores", summary: "The device's enrollment accepts the key but ignores it.")
+    /// The payload type is not on the platform or OS version.
     public static let unavailablePayload = DiagnosticCode(
         "MC2057", "unavailable-payload", summary: "The payload type is not available on the platform or OS version.")
 
+    /// A YAML schema that does not parse.
     public static let yamlSyntax = DiagnosticCode(
         "MC3019", "yaml-syntax", summary: "A YAML schema does not parse as YAML.")
+    /// A field Apple's YAML format does not have.
     public static let unknownAppleField = DiagnosticCode(
         "MC3020", "unknown-apple-field", summary: "A field that is not part of Apple's device-management YAML format.")
+    /// A field of Apple's YAML format with a wrong or unknown value.
     public static let invalidAppleValue = DiagnosticCode(
         "MC3021", "invalid-apple-value",
         summary: "A field of Apple's YAML format holds a value of the wrong type or an unknown value.")

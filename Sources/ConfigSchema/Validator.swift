@@ -13,6 +13,7 @@ public struct ValidationOptions: Sendable {
     /// How the device is enrolled (`--enrollment`): with `platform`, Apple's supervision and enrollment rules.
     public var enrollment: Enrollment?
 
+    /// Options as each property says; the defaults check any MDM's variables for no platform in particular.
     public init(
         mdm: MDM = .any, resolvedVariables: [String: String]? = nil, platform: String? = nil, osVersion: String? = nil,
         enrollment: Enrollment? = nil

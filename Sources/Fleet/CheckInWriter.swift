@@ -46,6 +46,8 @@ public final class CheckInWriter: Sendable {
     }
     private let state: Locked<State>
 
+    /// A writer in front of `store`: batches of at most `maxBatch`, refusing check-ins for `retryAfter` seconds
+    /// (read from `clock`) after a failed write, a write failed after `writeTimeout` seconds.
     public init(
         store: any FleetStore, maxBatch: Int = 2_000, retryAfter: Int = 2, writeTimeout: Double = 10,
         clock: @escaping @Sendable () -> Instant = { .now }

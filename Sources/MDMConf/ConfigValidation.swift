@@ -87,7 +87,9 @@ public struct ConfigValidation: Sendable {
                 report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
         }
         if schemaPath == nil, ProfileValidation.recognizes(document) {
-            let findings = ProfileValidation(options: options) { profiles.schema($0) }.validate(document)
+            let findings = ProfileValidation(
+                options: options, schema: { profiles.schema($0) }, payloadSchema: { profiles.payloadSchema($0) }
+            ).validate(document)
             let report = FileReport(path: document.file, shape: "profile", diagnostics: findings)
             return CheckedFile.make(report, bytes: bytes)
         }
@@ -138,6 +140,7 @@ final class SchemaCache: @unchecked Sendable {
     private let loader: SchemaLoader
     private var candidates: [SchemaDiscovery.Candidate]?
     private var loaded: [String: ConfigSchema?] = [:]
+    private var payloads: [String: ConfigSchema?] = [:]
 
     init(discovery: SchemaDiscovery, loader: SchemaLoader) {
         self.discovery = discovery
@@ -148,6 +151,20 @@ final class SchemaCache: @unchecked Sendable {
     func schema(_ id: String) -> ConfigSchema? {
         lock.lock()
         defer { lock.unlock() }
+        return schemaLocked(id)
+    }
+
+    /// A payload type's schema merged with `CommonPayloadKeys`, made once (see ``ProfileValidation/merged(_:_:)``).
+    func payloadSchema(_ type: String) -> ConfigSchema? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = payloads[type] { return known }
+        let merged = schemaLocked(type).map { ProfileValidation.merged(schemaLocked("CommonPayloadKeys"), $0) }
+        payloads[type] = merged
+        return merged
+    }
+
+    private func schemaLocked(_ id: String) -> ConfigSchema? {
         if let known = loaded[id] { return known }
         let all = candidates ?? discovery.candidates()
         candidates = all

@@ -8,13 +8,24 @@ import PropertyList
 /// a payload type that may be installed once appearing once, and, with a platform, the OS version and enrollment
 /// each payload and key needs.
 public struct ProfileValidation: Sendable {
+    /// The platform, OS version and enrollment the profile is for, and the MDM's variable syntax.
     public var options: ValidationOptions
     /// The schema of an id (`TopLevel`, `com.apple.wifi.managed`), or nil when the search path has none.
     public var schema: @Sendable (String) -> ConfigSchema?
+    /// The schema a payload of a type is checked against: the type's own keys with those of `CommonPayloadKeys`
+    /// (``merged(_:_:)``). A caller that checks many profiles hands in one that keeps each merge.
+    public var payloadSchema: @Sendable (String) -> ConfigSchema?
 
-    public init(options: ValidationOptions, schema: @escaping @Sendable (String) -> ConfigSchema?) {
+    /// A validation with `options`, finding schemas by id through `schema`, and payload schemas through
+    /// `payloadSchema` (by default merged from `schema` for every payload).
+    public init(
+        options: ValidationOptions, schema: @escaping @Sendable (String) -> ConfigSchema?,
+        payloadSchema: (@Sendable (String) -> ConfigSchema?)? = nil
+    ) {
         self.options = options
         self.schema = schema
+        self.payloadSchema =
+            payloadSchema ?? { type in schema(type).map { Self.merged(schema("CommonPayloadKeys"), $0) } }
     }
 
     /// True for a plist whose root is a profile: `PayloadType` `Configuration` (the one type of a top level).
@@ -47,7 +58,7 @@ public struct ProfileValidation: Sendable {
             identities.note(payload, file: file, path: path, into: &findings)
             guard case .string(let type)? = payload["PayloadType"]?.value else { continue }
             typesSeen[type, default: 0] += 1
-            guard let schema = schema(type) else {
+            guard let schema = payloadSchema(type) else {
                 findings.append(noSchema(type, file: file, at: node.position, path: path))
                 if let common {
                     findings += Validator.validate(node, file: file, against: common, at: path, options: options)
@@ -55,8 +66,7 @@ public struct ProfileValidation: Sendable {
                 }
                 continue
             }
-            findings += Validator.validate(
-                node, file: file, against: Self.merged(common, schema), at: path, options: options)
+            findings += Validator.validate(node, file: file, against: schema, at: path, options: options)
             findings += payloadFindings(schema, type: type, file: file, at: node.position, path: path)
             if typesSeen[type] == 2, allowsOne(schema) {
                 findings.append(
@@ -71,7 +81,7 @@ public struct ProfileValidation: Sendable {
     }
 
     /// The payload's own keys with the keys every payload has (the payload's schema wins where both name a key).
-    static func merged(_ common: ConfigSchema?, _ schema: ConfigSchema) -> ConfigSchema {
+    public static func merged(_ common: ConfigSchema?, _ schema: ConfigSchema) -> ConfigSchema {
         guard let common else { return schema }
         var merged = schema
         let named = Set(schema.keys.map(\.name))

@@ -6,6 +6,7 @@ import MDMDiagnostics
 import PropertyList
 
 extension MDM: ExpressibleByArgument {}
+/// `--enrollment supervised|device|user|shared-ipad|dep`.
 extension Enrollment: ExpressibleByArgument {}
 
 struct ValidateCommand: ParsableCommand {

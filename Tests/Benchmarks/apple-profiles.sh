@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# `mdmconf validate` of configuration profiles against Apple's YAML schemas, side by side with `xmllint --noout` of
+# the same files in one hyperfine run (release build as script authors use it): one profile of 20 payloads with the
+# schema index warm, and 1,000 such profiles in one process.
+#
+#   bash Tests/Benchmarks/apple-profiles.sh     # needs hyperfine and xmllint, and the corpus copy of
+#                                               # apple/device-management beside the project (APPLE=… to point elsewhere)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source Tests/Benchmarks/common.sh
+need hyperfine:hyperfine xmllint:libxml2-utils
+APPLE=${APPLE:-$(cd .. && pwd)/shared/corpus/apple-device-management}
+[ -d "$APPLE/mdm/profiles" ] || { echo "no apple/device-management at $APPLE" >&2; exit 66; }
+
+D=.build/bench-apple; rm -rf "$D"; mkdir -p "$D/many"
+script_mdmconf "$D/mdmconf"
+# 20 payloads: the example kiosk profiles' payloads (Wi-Fi, restrictions, web filter, app lock, VPN), repeated with
+# fresh identifiers, under one top level.
+python3 - "$D/profile.mobileconfig" <<'PY'
+import plistlib, sys, uuid, glob
+payloads = []
+for path in sorted(glob.glob("Examples/catalog/profiles/*.mobileconfig")):
+    with open(path, "rb") as handle:
+        payloads += [p for p in plistlib.load(handle)["PayloadContent"] if p["PayloadType"] != "com.apple.app.lock"]
+content = []
+for index in range(20):
+    payload = dict(payloads[index % len(payloads)])
+    payload.pop("MDMConfSchedule", None)
+    payload["PayloadIdentifier"] = f"com.example.bench.{index}"
+    payload["PayloadUUID"] = str(uuid.UUID(int=index + 1)).upper()
+    content.append(payload)
+profile = {"PayloadType": "Configuration", "PayloadIdentifier": "com.example.bench", "PayloadVersion": 1,
+           "PayloadUUID": str(uuid.UUID(int=1000)).upper(), "PayloadDisplayName": "Bench", "PayloadContent": content}
+with open(sys.argv[1], "wb") as handle:
+    plistlib.dump(profile, handle)
+PY
+for i in $(seq 1 1000); do cp "$D/profile.mobileconfig" "$D/many/p$i.mobileconfig"; done
+export MDMCONF_SCHEMA_PATH="$APPLE" XDG_CACHE_HOME="$PWD/$D/cache"
+"$D/mdmconf" validate "$D/profile.mobileconfig" --platform iOS --os-version 17.4 --enrollment supervised | tail -n 1
+printf 'profile: %s bytes, 20 payloads; schema files on the path: %s\n' "$(stat -c %s "$D/profile.mobileconfig")" \
+    "$(find "$APPLE" -name '*.yaml' | wc -l)"
+
+hyperfine -N --warmup 5 --runs "${RUNS:-50}" -i \
+    "xmllint --noout $D/profile.mobileconfig" \
+    "$D/mdmconf validate $D/profile.mobileconfig --platform iOS --os-version 17.4 --enrollment supervised" \
+    --export-markdown "$D/one.md" >/dev/null
+cat "$D/one.md"
+hyperfine --warmup 1 --runs "${RUNS_MANY:-5}" -i \
+    "xmllint --noout $D/many/*.mobileconfig" \
+    "$D/mdmconf validate $D/many --platform iOS --os-version 17.4 --enrollment supervised" \
+    --export-markdown "$D/many.md" >/dev/null
+cat "$D/many.md"
