@@ -327,6 +327,15 @@ extension PlatformRules {
                     code: SchemaCode.enrollmentForbids, severity: .error,
                     message: "\(name) needs a device enrolled through Automated Device Enrollment (\(platform))"))
         }
+        if let allowed = allowedEnrollments, !allowed.isEmpty,
+            Set(allowed).isDisjoint(with: enrollment.declarativeEnrollments)
+        {
+            found.append(
+                EnrollmentConflict(
+                    code: SchemaCode.enrollmentForbids, severity: .error,
+                    message:
+                        "\(name) is for \(allowed.joined(separator: ", ")) enrollments, not \(enrollment.rawValue) (\(platform))"))
+        }
         for (mode, applies, what) in [
             (userEnrollment, enrollment == .user, "user enrollment"), (sharedIPad, enrollment == .sharedIPad, "a shared iPad"),
         ] {
@@ -382,6 +391,15 @@ public enum Enrollment: String, Sendable, CaseIterable {
     public var isSupervised: Bool { self == .supervised || self == .sharedIPad || self == .dep }
     /// The device came through Automated Device Enrollment.
     public var isAutomated: Bool { self == .dep || self == .sharedIPad }
+    /// The names declarative management's `allowed-enrollments` gives this enrollment: a supervised device is
+    /// both `supervised` and `device`.
+    public var declarativeEnrollments: Set<String> {
+        switch self {
+        case .supervised, .dep, .sharedIPad: ["supervised", "device"]
+        case .device: ["device"]
+        case .user: ["user"]
+        }
+    }
 }
 
 /// How a payload or key may be used under user enrollment or on a shared iPad.

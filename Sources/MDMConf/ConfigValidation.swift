@@ -93,6 +93,11 @@ public struct ConfigValidation: Sendable {
             let report = FileReport(path: document.file, shape: "profile", diagnostics: findings)
             return CheckedFile.make(report, bytes: bytes)
         }
+        if schemaPath == nil, schema == nil, DeclarationValidation.recognizes(document) {
+            let findings = DeclarationValidation(options: options, schema: { profiles.schema($0) }).validate(document)
+            let report = FileReport(path: document.file, shape: "declaration", diagnostics: findings)
+            return CheckedFile.make(report, bytes: bytes)
+        }
         var diagnostics = Validator.validate(document, against: schema, options: options)
         if schema == nil {
             diagnostics.insert(

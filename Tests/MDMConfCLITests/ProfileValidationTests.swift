@@ -79,6 +79,37 @@ struct ProfileValidationTests {
         #expect(said.contains("'MDMConfSchedule'") && said.contains("'RemoteAddress'"), "\(said)")
     }
 
+    /// Declarations (JSON) against Apple's declaration schemas: the base keys, the payload's keys with their JSON
+    /// line, the OS a declaration needs and the enrollments it may be sent to.
+    @Test(
+        arguments: [
+            (
+                "passcode.json", ["--platform", "iOS", "--os-version", "17.0", "--enrollment", "user"],
+                ["MC2003 7", "MC2006 8", "MC2031 9", "MC2002 10"]
+            ),
+            (
+                "passcode.json", ["--platform", "tvOS", "--os-version", "17.0"],
+                ["MC2003 7", "MC2006 8", "MC2031 9", "MC2002 10", "MC2057 1"]
+            ),
+            ("safari-extensions.json", ["--platform", "iOS", "--os-version", "18.1", "--enrollment", "supervised"], []),
+            ("safari-extensions.json", ["--platform", "iOS", "--os-version", "18.1", "--enrollment", "device"], ["MC2055 1"]),
+            ("safari-extensions.json", ["--platform", "iOS", "--os-version", "17.4", "--enrollment", "supervised"], ["MC2057 1"]),
+            ("unknown.json", [], ["MC2004 1", "MC2050 1"]),
+        ] as [(String, [String], [String])])
+    func declarations(file: String, arguments: [String], expected: [String]) throws {
+        let result = try CLIProcess.run(
+            ["validate", "Tests/MDMConfTests/DeclarationFixtures/\(file)", "--format", "json"] + arguments,
+            environment: ["MDMCONF_SCHEMA_PATH": Self.appleRepository])
+        let report = try CLIProcess.json(result.stdout)
+        let files = try #require(report["files"] as? [[String: Any]])
+        #expect(files.first?["shape"] as? String == "declaration")
+        let diagnostics = try #require(files.first?["diagnostics"] as? [[String: Any]])
+        let found = diagnostics.map { "\($0["code"] as? String ?? "?") \($0["line"] as? Int ?? 0)" }
+        #expect(found == expected, "\(diagnostics.map { $0["message"] ?? "" })")
+        let errors = expected.contains { !$0.hasPrefix("MC2002") && !$0.hasPrefix("MC2050") }
+        #expect(result.status == (errors ? 1 : 0), "\(result.stderr)")
+    }
+
     @Test func usage() throws {
         let alone = try CLIProcess.run(["validate", Self.fixture, "--enrollment", "user"])
         #expect(alone.status == 64 && alone.stderr.contains("--enrollment needs --platform"), "\(alone.stderr)")

@@ -1,0 +1,66 @@
+import ConfigSchema
+import MDMDiagnostics
+import PropertyList
+
+/// `mdmconf validate` of a declarative-management declaration (JSON or plist) against Apple's schemas
+/// (*Apple's schemas*): `Type`, `Identifier`, `ServerToken` and `Payload` against the declaration base (whose
+/// `declarationtype` Apple writes as `any`), and `Payload` against the schema of `Type`; with a platform, the OS
+/// version and the enrollments the declaration may be sent to.
+public struct DeclarationValidation: Sendable {
+    /// The platform, OS version and enrollment the declaration is for.
+    public var options: ValidationOptions
+    /// The schema of an id (`any`, `com.apple.configuration.passcode.settings`), or nil when the path has none.
+    public var schema: @Sendable (String) -> ConfigSchema?
+
+    /// A validation with `options`, finding schemas by id through `schema`.
+    public init(options: ValidationOptions, schema: @escaping @Sendable (String) -> ConfigSchema?) {
+        self.options = options
+        self.schema = schema
+    }
+
+    /// The id of the declaration base in Apple's YAML (`declarationbase.yaml`).
+    public static let baseID = "any"
+
+    /// True for a document whose root has a string `Type`, a string `Identifier` and a dictionary `Payload`.
+    public static func recognizes(_ document: PlistDocument) -> Bool {
+        guard case .dictionary(let root)? = document.root?.value, case .string? = root["Type"]?.value,
+            case .string? = root["Identifier"]?.value, case .dictionary? = root["Payload"]?.value
+        else { return false }
+        return true
+    }
+
+    /// Every finding about the declaration in `document`, after the reader's own.
+    public func validate(_ document: PlistDocument) -> [Diagnostic] {
+        guard let root = document.root, case .dictionary(let top) = root.value,
+            case .string(let type)? = top["Type"]?.value
+        else { return Validator.validate(document, against: nil, options: options) }
+        var findings = document.diagnostics
+        let file = document.file
+        if let base = schema(Self.baseID) {
+            findings += Validator.validate(root, file: file, against: base, at: .root, options: options)
+        }
+        guard let entry = top.entries.first(where: { $0.key == "Payload" }) else { return findings }
+        let path = KeyPath.root.appending(key: "Payload")
+        guard let declaration = schema(type), declaration.apple?.kind == .declaration else {
+            findings.append(
+                Diagnostic(
+                    SchemaCode.unknownPayloadType, severity: .warning,
+                    message: "no declaration schema for Type '\(type)': its Payload is not checked",
+                    location: SourceLocation(file: file, position: root.position), keyPath: "Type",
+                    hint: "put a checkout of apple/device-management on MDMCONF_SCHEMA_PATH"))
+            return findings
+        }
+        findings += Validator.validate(entry.value, file: file, against: declaration, at: path, options: options)
+        if let platform = options.platform, let availability = declaration.apple?.availability {
+            findings += availability.findings(
+                name: "the \(type) declaration", platform: platform, osVersion: options.osVersion,
+                enrollment: options.enrollment, strict: true, unavailable: SchemaCode.unavailablePayload
+            ).map {
+                Diagnostic(
+                    $0.code, severity: $0.severity, message: $0.message,
+                    location: SourceLocation(file: file, position: root.position), keyPath: "Type")
+            }
+        }
+        return findings
+    }
+}
