@@ -125,6 +125,14 @@ public enum SchemaCode {
         "MC2057", "unavailable-payload", summary: "The payload type is not available on the platform or OS version.")
 
     /// A YAML schema that does not parse.
+    /// A declaration names an identifier the set does not have, or one of the wrong type.
+    public static let unresolvedReference = DiagnosticCode(
+        "MC2058", "unresolved-reference",
+        summary: "A declaration names an identifier no declaration of the set has, or one of a type it may not name.")
+    /// Declarations that name each other in a circle.
+    public static let referenceCycle = DiagnosticCode(
+        "MC2059", "reference-cycle", summary: "Declarations of the set name each other in a cycle.")
+
     public static let yamlSyntax = DiagnosticCode(
         "MC3019", "yaml-syntax", summary: "A YAML schema does not parse as YAML.")
     /// A field Apple's YAML format does not have.
@@ -145,6 +153,6 @@ public enum SchemaCode {
         missingLocale, invalidVariable, optionNotAllowed, unknownManifestKey, invalidManifestValue, duplicateSchemaID,
         notASchema, yamlSyntax, unknownAppleField, invalidAppleValue, unknownPayloadType, duplicatePayloadID,
         invalidPayloadUUID, payloadNotMultiple, needsSupervision, enrollmentForbids, enrollmentIgnores,
-        unavailablePayload,
+        unavailablePayload, unresolvedReference, referenceCycle,
     ]
 }

@@ -6,6 +6,8 @@ public struct CheckedFile: Sendable {
     public var source: SourceText?
     /// The file could not be read at all (exit 66).
     public var unreadable: Bool
+    /// A declarative-management declaration's identity and references, for checking the files as a set.
+    public var declaration: DeclarationSummary?
 
     public init(report: FileReport, source: SourceText?, unreadable: Bool) {
         self.report = report

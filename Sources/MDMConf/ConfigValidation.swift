@@ -55,7 +55,15 @@ public struct ConfigValidation: Sendable {
         }
         let inputs = Array(zip(paths, assigned.map { $0.flatMap { schemas[$0] } }))
         let byID = SchemaCache(discovery: discovery, loader: loader)
-        let files = ParallelMap.map(inputs) { path, schema in validate(path, against: schema, profiles: byID) }
+        var files = ParallelMap.map(inputs) { path, schema in validate(path, against: schema, profiles: byID) }
+        // Declarations checked together are a set: unique identifiers, references that resolve, no cycle.
+        let declarations = files.compactMap(\.declaration)
+        if declarations.count > 1 {
+            let findings = DeclarationSet.check(declarations)
+            for index in files.indices {
+                if let more = findings[files[index].report.path] { files[index].report.diagnostics += more }
+            }
+        }
         return Outcome(files: files, schemaFailure: nil)
     }
 
@@ -94,9 +102,13 @@ public struct ConfigValidation: Sendable {
             return CheckedFile.make(report, bytes: bytes)
         }
         if schemaPath == nil, schema == nil, DeclarationValidation.recognizes(document) {
-            let findings = DeclarationValidation(options: options, schema: { profiles.schema($0) }).validate(document)
-            let report = FileReport(path: document.file, shape: "declaration", diagnostics: findings)
-            return CheckedFile.make(report, bytes: bytes)
+            let declarations = DeclarationValidation(options: options, schema: { profiles.schema($0) })
+            let report = FileReport(
+                path: document.file, shape: "declaration", diagnostics: declarations.validate(document))
+            // The source is kept: the set's findings, added once every file is read, quote it too.
+            var checked = CheckedFile(report: report, source: SourceText(bytes), unreadable: false)
+            checked.declaration = declarations.summary(document)
+            return checked
         }
         var diagnostics = Validator.validate(document, against: schema, options: options)
         if schema == nil {

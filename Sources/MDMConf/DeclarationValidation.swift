@@ -29,6 +29,43 @@ public struct DeclarationValidation: Sendable {
         return true
     }
 
+    /// The declaration's identity and the identifiers it names: strings at keys with `assettypes`, and an
+    /// activation's `StandardConfigurations`.
+    public func summary(_ document: PlistDocument) -> DeclarationSummary? {
+        guard let root = document.root, case .dictionary(let top) = root.value,
+            case .string(let type)? = top["Type"]?.value, let identifierEntry = top.entries.first(where: { $0.key == "Identifier" }),
+            case .string(let identifier) = identifierEntry.value.value
+        else { return nil }
+        var references: [DeclarationSummary.Reference] = []
+        func walk(_ node: PlistNode, _ spec: KeySpec?, _ path: KeyPath) {
+            switch node.value {
+            case .string(let text):
+                if let types = spec?.apple?.assetTypes {
+                    references.append(.init(identifier: text, types: types, position: node.position, keyPath: path.description))
+                } else if type.hasPrefix("com.apple.activation."), path.components.count >= 2,
+                    case .key("StandardConfigurations") = path.components[1]
+                {
+                    references.append(.init(identifier: text, types: nil, position: node.position, keyPath: path.description))
+                }
+            case .array(let items):
+                for (index, item) in items.enumerated() {
+                    walk(item, spec?.items.first ?? spec, path.appending(index: index))
+                }
+            case .dictionary(let dict):
+                for entry in dict.entries {
+                    walk(entry.value, spec?.child(entry.key) ?? spec?.additionalValue.first, path.appending(key: entry.key))
+                }
+            default: break
+            }
+        }
+        if let payload = top["Payload"] {
+            walk(payload, schema(type)?.root, KeyPath.root.appending(key: "Payload"))
+        }
+        return DeclarationSummary(
+            file: document.file, identifier: identifier, type: type, position: identifierEntry.value.position,
+            references: references)
+    }
+
     /// Every finding about the declaration in `document`, after the reader's own.
     public func validate(_ document: PlistDocument) -> [Diagnostic] {
         guard let root = document.root, case .dictionary(let top) = root.value,

@@ -110,6 +110,28 @@ struct ProfileValidationTests {
         #expect(result.status == (errors ? 1 : 0), "\(result.stderr)")
     }
 
+    /// A folder of declarations is a set: references resolve to declarations of the right type, identifiers are
+    /// unique.
+    @Test func aFolderOfDeclarationsIsASet() throws {
+        let result = try CLIProcess.run(
+            ["validate", "Tests/MDMConfTests/DeclarationFixtures/set", "--format", "json"],
+            environment: ["MDMCONF_SCHEMA_PATH": Self.appleRepository])
+        #expect(result.status == 1, "\(result.stderr)")
+        let files = try #require(try CLIProcess.json(result.stdout)["files"] as? [[String: Any]])
+        var found: [String] = []
+        for file in files {
+            let name = (file["path"] as? String ?? "").split(separator: "/").last.map(String.init) ?? ""
+            for diagnostic in file["diagnostics"] as? [[String: Any]] ?? [] {
+                found.append("\(name) \(diagnostic["code"] as? String ?? "?") \(diagnostic["line"] as? Int ?? 0)")
+            }
+        }
+        #expect(
+            found == [
+                "activation.json MC2058 8", "activation.json MC2058 9", "calendar-wrong.json MC2058 7",
+                "duplicate.json MC2051 3",
+            ], "\(found)")
+    }
+
     @Test func usage() throws {
         let alone = try CLIProcess.run(["validate", Self.fixture, "--enrollment", "user"])
         #expect(alone.status == 64 && alone.stderr.contains("--enrollment needs --platform"), "\(alone.stderr)")
