@@ -133,6 +133,11 @@ public enum SchemaCode {
     public static let referenceCycle = DiagnosticCode(
         "MC2059", "reference-cycle", summary: "Declarations of the set name each other in a cycle.")
 
+    /// A rule Apple states in prose for a declaration type, broken.
+    public static let declarationRule = DiagnosticCode(
+        "MC2060", "declaration-rule",
+        summary: "A declaration breaks a rule Apple's documentation states in prose (one app named, an https asset URL).")
+
     public static let yamlSyntax = DiagnosticCode(
         "MC3019", "yaml-syntax", summary: "A YAML schema does not parse as YAML.")
     /// A field Apple's YAML format does not have.
@@ -153,6 +158,6 @@ public enum SchemaCode {
         missingLocale, invalidVariable, optionNotAllowed, unknownManifestKey, invalidManifestValue, duplicateSchemaID,
         notASchema, yamlSyntax, unknownAppleField, invalidAppleValue, unknownPayloadType, duplicatePayloadID,
         invalidPayloadUUID, payloadNotMultiple, needsSupervision, enrollmentForbids, enrollmentIgnores,
-        unavailablePayload, unresolvedReference, referenceCycle,
+        unavailablePayload, unresolvedReference, referenceCycle, declarationRule,
     ]
 }

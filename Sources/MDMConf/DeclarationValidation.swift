@@ -29,6 +29,59 @@ public struct DeclarationValidation: Sendable {
         return true
     }
 
+    /// The rules Apple's documentation states in words rather than in the YAML, for the declarations mdmconf
+    /// serves: a managed app names exactly one of `AppStoreID`, `BundleID` and `ManifestURL`, and a license
+    /// assignment with a store app; a data asset's `DataURL` is `https://`.
+    static func proseRules(type: String, payload: PlistDictionary, file: String, at position: SourcePosition)
+        -> [Diagnostic]
+    {
+        func finding(_ message: String, _ keyPath: String, _ where: SourcePosition, hint: String) -> Diagnostic {
+            Diagnostic(
+                SchemaCode.declarationRule, severity: .error, message: message,
+                location: SourceLocation(file: file, position: `where`), keyPath: keyPath, hint: hint)
+        }
+        var found: [Diagnostic] = []
+        switch type {
+        case "com.apple.configuration.app.managed":
+            let named = ["AppStoreID", "BundleID", "ManifestURL"].filter { payload[$0] != nil }
+            if named.count != 1 {
+                found.append(
+                    finding(
+                        named.isEmpty
+                            ? "the managed app is not named: give one of AppStoreID, BundleID, ManifestURL"
+                            : "the managed app is named \(named.count) ways (\(named.joined(separator: ", "))): give one",
+                        "Payload", position, hint: "AppStoreID and BundleID for a store app, ManifestURL for an in-house one"))
+            }
+            if named.contains(where: { $0 != "ManifestURL" }) {
+                var assignment: PlistValue? = nil
+                if case .dictionary(let behavior)? = payload["InstallBehavior"]?.value,
+                    case .dictionary(let license)? = behavior["License"]?.value
+                {
+                    assignment = license["Assignment"]?.value
+                }
+                if assignment == nil {
+                    found.append(
+                        finding(
+                            "a store app needs InstallBehavior.License.Assignment (Device or User)",
+                            "Payload.InstallBehavior.License.Assignment", position,
+                            hint: "Device for a device-assigned license, User for a user-assigned one"))
+                }
+            }
+        case "com.apple.asset.data":
+            if case .dictionary(let reference)? = payload["Reference"]?.value,
+                let url = reference.entries.first(where: { $0.key == "DataURL" }),
+                case .string(let text) = url.value.value, !text.lowercased().hasPrefix("https://")
+            {
+                found.append(
+                    finding(
+                        "the asset's DataURL '\(text)' is not https", "Payload.Reference.DataURL", url.value.position,
+                        hint: "devices fetch data assets over https only"))
+            }
+        default: break
+        }
+        return found
+    }
+
     /// The declaration's identity and the identifiers it names: strings at keys with `assettypes`, and an
     /// activation's `StandardConfigurations`.
     public func summary(_ document: PlistDocument) -> DeclarationSummary? {
@@ -88,6 +141,9 @@ public struct DeclarationValidation: Sendable {
             return findings
         }
         findings += Validator.validate(entry.value, file: file, against: declaration, at: path, options: options)
+        if case .dictionary(let payload) = entry.value.value {
+            findings += Self.proseRules(type: type, payload: payload, file: file, at: entry.value.position)
+        }
         if let platform = options.platform, let availability = declaration.apple?.availability {
             findings += availability.findings(
                 name: "the \(type) declaration", platform: platform, osVersion: options.osVersion,

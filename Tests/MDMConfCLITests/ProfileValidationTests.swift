@@ -95,6 +95,8 @@ struct ProfileValidationTests {
             ("safari-extensions.json", ["--platform", "iOS", "--os-version", "18.1", "--enrollment", "device"], ["MC2055 1"]),
             ("safari-extensions.json", ["--platform", "iOS", "--os-version", "17.4", "--enrollment", "supervised"], ["MC2057 1"]),
             ("unknown.json", [], ["MC2004 1", "MC2050 1"]),
+            ("app-two-names.json", [], ["MC2060 5", "MC2060 5"]),
+            ("data-http.json", [], ["MC2060 7"]),
         ] as [(String, [String], [String])])
     func declarations(file: String, arguments: [String], expected: [String]) throws {
         let result = try CLIProcess.run(
