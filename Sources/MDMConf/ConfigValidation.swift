@@ -11,6 +11,8 @@ public struct ConfigValidation: Sendable {
     public var schemaPath: String?
     /// `--app`: the id to look schemas up by, instead of each file's name.
     public var appID: String?
+    /// `--payload-type`: every file is one bare payload of this type, checked against Apple's schema of it.
+    public var payloadType: String?
     public var discovery: SchemaDiscovery
 
     public init(
@@ -93,6 +95,12 @@ public struct ConfigValidation: Sendable {
         } catch {
             return CheckedFile(
                 report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
+        }
+        if let payloadType {
+            let findings = ProfileValidation(
+                options: options, schema: { profiles.schema($0) }, payloadSchema: { profiles.payloadSchema($0) }
+            ).validatePayload(document, type: payloadType)
+            return CheckedFile.make(FileReport(path: document.file, shape: "payload", diagnostics: findings), bytes: bytes)
         }
         if schemaPath == nil, ProfileValidation.recognizes(document) {
             let findings = ProfileValidation(

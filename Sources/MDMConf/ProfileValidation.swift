@@ -80,6 +80,29 @@ public struct ProfileValidation: Sendable {
         return findings
     }
 
+    /// One bare payload dictionary (`--payload-type`) checked as a payload of `type` inside a profile would be:
+    /// its type's schema, the common keys allowed (`PayloadIdentifier` …, not required of a bare payload), and with
+    /// a platform the payload type's own availability.
+    public func validatePayload(_ document: PlistDocument, type: String) -> [Diagnostic] {
+        guard let root = document.root, case .dictionary = root.value else {
+            return Validator.validate(document, against: nil, options: options)
+        }
+        var common = schema("CommonPayloadKeys")
+        if let keys = common?.keys {
+            common?.keys = keys.map { key in
+                var optional = key
+                optional.required = false
+                return optional
+            }
+        }
+        guard let schema = schema(type).map({ Self.merged(common, $0) }) else {
+            return document.diagnostics + [noSchema(type, file: document.file, at: root.position, path: .root)]
+        }
+        return document.diagnostics
+            + Validator.validate(root, file: document.file, against: schema, at: .root, options: options)
+            + payloadFindings(schema, type: type, file: document.file, at: root.position, path: .root)
+    }
+
     /// The payload's own keys with the keys every payload has (the payload's schema wins where both name a key).
     public static func merged(_ common: ConfigSchema?, _ schema: ConfigSchema) -> ConfigSchema {
         guard let common else { return schema }

@@ -96,7 +96,7 @@ struct QuickArguments {
         let options = reportOptions.merging(
             [
                 "schema": .value, "app": .value, "mdm": .value, "resolve": .value, "platform": .value,
-                "os-version": .value, "enrollment": .value,
+                "os-version": .value, "enrollment": .value, "payload-type": .value,
             ], uniquingKeysWith: { first, _ in first })
         guard let quick = QuickArguments(arguments, options: options), !quick.positional.isEmpty,
             let (report, maxSize) = quick.common()
@@ -108,6 +108,7 @@ struct QuickArguments {
         }
         let values = quick.values
         if (values["os-version"] != nil || values["enrollment"] != nil) && values["platform"] == nil { return nil }
+        if values["payload-type"] != nil && (values["schema"] != nil || values["app"] != nil) { return nil }
         var enrollment: Enrollment?
         if let text = values["enrollment"] {
             guard let parsed = Enrollment(rawValue: text) else { return nil }
@@ -116,7 +117,7 @@ struct QuickArguments {
         return Validate(
             configs: quick.positional, schema: values["schema"], app: values["app"], mdm: mdm,
             resolve: values["resolve"], platform: values["platform"], osVersion: values["os-version"],
-            enrollment: enrollment, report: report, maxSize: maxSize)
+            enrollment: enrollment, payloadType: values["payload-type"], report: report, maxSize: maxSize)
     }
 
     /// The request flags of `update-check`, by option name, and the JSON field each sets.

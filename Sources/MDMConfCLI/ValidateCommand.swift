@@ -62,6 +62,13 @@ struct ValidateCommand: ParsableCommand {
             valueName: "kind"))
     var enrollment: Enrollment?
 
+    @Option(
+        name: .customLong("payload-type"),
+        help: ArgumentHelp(
+            "Each file is one bare payload of this PayloadType, checked against Apple's schema of it.",
+            valueName: "type"))
+    var payloadType: String?
+
     @OptionGroup var report: ReportOptions
     @OptionGroup var limits: ReaderLimitOptions
 
@@ -69,12 +76,16 @@ struct ValidateCommand: ParsableCommand {
         if configs.isEmpty { throw ValidationError("name at least one configuration to validate") }
         if osVersion != nil && platform == nil { throw ValidationError("--os-version needs --platform") }
         if enrollment != nil && platform == nil { throw ValidationError("--enrollment needs --platform") }
+        if payloadType != nil && (schema != nil || app != nil) {
+            throw ValidationError("--payload-type cannot go with --schema or --app")
+        }
     }
 
     var settings: Validate {
         Validate(
             configs: configs, schema: schema, app: app, mdm: mdm, resolve: resolve, platform: platform,
-            osVersion: osVersion, enrollment: enrollment, report: report.settings, maxSize: limits.maxSize.bytes)
+            osVersion: osVersion, enrollment: enrollment, payloadType: payloadType, report: report.settings,
+            maxSize: limits.maxSize.bytes)
     }
 
     func run() throws { try settings.run() }
@@ -90,6 +101,7 @@ struct Validate: Equatable {
     var platform: String?
     var osVersion: String?
     var enrollment: Enrollment?
+    var payloadType: String?
     var report: ReportSettings
     var maxSize: Int
 
@@ -98,8 +110,9 @@ struct Validate: Equatable {
     func run() throws {
         var options = ValidationOptions(mdm: mdm, platform: platform, osVersion: osVersion, enrollment: enrollment)
         if let resolve { options.resolvedVariables = try loadValues(resolve) }
-        let validation = ConfigValidation(
+        var validation = ConfigValidation(
             readerOptions: readerOptions, options: options, schemaPath: schema, appID: app)
+        validation.payloadType = payloadType
         let outcome = validation.run(InputPaths.expand(configs, extensions: ["plist", "json", "mobileconfig"]))
         if let failure = outcome.schemaFailure {
             report.print(DiagnosticReport(files: [failure.report]), sources: [failure].sources)

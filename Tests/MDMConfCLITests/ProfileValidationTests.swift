@@ -134,7 +134,32 @@ struct ProfileValidationTests {
             ], "\(found)")
     }
 
+    /// One bare payload, named by `--payload-type`: the type's keys (the envelope keys allowed, not required) and,
+    /// with a platform, the payload type's and each key's availability.
+    @Test(
+        arguments: [
+            ("com.apple.wifi.managed", [String](), ["MC2005 9"]),
+            ("com.apple.wifi.managed", ["--platform", "visionOS", "--os-version", "1.0"], ["MC2005 9", "MC2031 16"]),
+            ("com.apple.wifi.managed", ["--platform", "iOS", "--os-version", "7.0"], ["MC2005 9"]),
+            ("com.apple.app.lock", ["--platform", "macOS"], ["MC2002 6", "MC2002 8", "MC2002 10", "MC2004 5", "MC2057 5"]),
+            ("com.example.nope", [String](), ["MC2050 5"]),
+        ] as [(String, [String], [String])])
+    func aBarePayload(type: String, arguments: [String], expected: [String]) throws {
+        let result = try CLIProcess.run(
+            ["validate", "Tests/MDMConfTests/ProfileFixtures/wifi-payload.plist", "--payload-type", type, "--format",
+             "json"] + arguments,
+            environment: ["MDMCONF_SCHEMA_PATH": Self.appleRepository])
+        let files = try #require(try CLIProcess.json(result.stdout)["files"] as? [[String: Any]])
+        #expect(files.first?["shape"] as? String == "payload")
+        let diagnostics = try #require(files.first?["diagnostics"] as? [[String: Any]])
+        let found = diagnostics.map { "\($0["code"] as? String ?? "?") \($0["line"] as? Int ?? 0)" }
+        #expect(found == expected, "\(diagnostics.map { $0["message"] ?? "" })")
+    }
+
     @Test func usage() throws {
+        let both = try CLIProcess.run(
+            ["validate", Self.fixture, "--payload-type", "com.apple.wifi.managed", "--schema", "x.yaml"])
+        #expect(both.status == 64 && both.stderr.contains("--payload-type cannot go with"), "\(both.stderr)")
         let alone = try CLIProcess.run(["validate", Self.fixture, "--enrollment", "user"])
         #expect(alone.status == 64 && alone.stderr.contains("--enrollment needs --platform"), "\(alone.stderr)")
         let unknown = try CLIProcess.run(["validate", Self.fixture, "--platform", "iOS", "--enrollment", "byod"])
