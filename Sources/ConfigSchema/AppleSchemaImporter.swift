@@ -131,6 +131,12 @@ extension AppleSchemaImporter {
         "supervised", "requiresdep", "userapprovedmdm", "allowmanualinstall", "sharedipad", "userenrollment",
         "always-skippable", "allowed-enrollments", "allowed-scopes", "beta",
     ]
+    /// The true-or-false facts of a platform, and where each goes (key paths are immutable, never written).
+    nonisolated(unsafe) static let flags: [(String, WritableKeyPath<PlatformRules, Bool?>)] = [
+        ("supervised", \.supervised), ("requiresdep", \.requiresDEP), ("userapprovedmdm", \.userApprovedMDM),
+        ("multiple", \.multiple), ("allowmanualinstall", \.allowManualInstall), ("devicechannel", \.deviceChannel),
+        ("userchannel", \.userChannel), ("always-skippable", \.alwaysSkippable), ("beta", \.beta),
+    ]
     static let modeFields: Set<String> = ["mode", "behavior", "devicechannel", "userchannel", "allowed-scopes"]
     static let types: [String: ValueType?] = [
         "<string>": .string, "<integer>": .integer, "<real>": .real, "<boolean>": .boolean, "<date>": .date,
@@ -292,19 +298,19 @@ extension AppleSchemaImporter {
                 return []
             }
             var result: [KeySpec] = []
-            var seen: [String: Mark?] = [:]
+            var seen: Set<String> = []
             for item in items {
                 guard case .mapping(let mapping) = item else {
                     error(SchemaCode.invalidAppleValue, "each item of '\(field)' must be a key mapping", item.mark)
                     continue
                 }
                 guard let spec = key(mapping, inheriting: inheriting, at: parent, mark: item.mark) else { continue }
-                if seen[spec.name] != nil {
+                if seen.contains(spec.name) {
                     error(
                         SchemaCode.duplicateKeyName, "'\(parent)\(spec.name)' is declared twice in '\(field)'",
                         mapping["key"]?.mark)
                 }
-                seen[spec.name] = item.mark
+                seen.insert(spec.name)
                 result.append(spec)
             }
             return result
@@ -512,17 +518,9 @@ extension AppleSchemaImporter {
                 if let deprecated = string(facts["deprecated"], "deprecated") { result.deprecated[key] = deprecated }
                 if let removed = string(facts["removed"], "removed") { result.removedIn[key] = removed }
                 var rules = result.rules[key] ?? PlatformRules()
-                if let value = bool(facts["supervised"], "supervised") { rules.supervised = value }
-                if let value = bool(facts["requiresdep"], "requiresdep") { rules.requiresDEP = value }
-                if let value = bool(facts["userapprovedmdm"], "userapprovedmdm") { rules.userApprovedMDM = value }
-                if let value = bool(facts["multiple"], "multiple") { rules.multiple = value }
-                if let value = bool(facts["allowmanualinstall"], "allowmanualinstall") {
-                    rules.allowManualInstall = value
+                for (field, flag) in AppleSchemaImporter.flags {
+                    if let value = bool(facts[field], field) { rules[keyPath: flag] = value }
                 }
-                if let value = bool(facts["devicechannel"], "devicechannel") { rules.deviceChannel = value }
-                if let value = bool(facts["userchannel"], "userchannel") { rules.userChannel = value }
-                if let value = bool(facts["always-skippable"], "always-skippable") { rules.alwaysSkippable = value }
-                if let value = bool(facts["beta"], "beta") { rules.beta = value }
                 if let value = string(facts["accessrights"], "accessrights") { rules.accessRights = value }
                 if let value = strings(facts["allowed-enrollments"], "allowed-enrollments") {
                     rules.allowedEnrollments = value
