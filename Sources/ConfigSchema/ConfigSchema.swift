@@ -10,9 +10,12 @@ public struct ConfigSchema: Sendable {
         case manifest
         /// Apple's device-management YAML (`apple/device-management`).
         case apple
+        /// Android's `app_restrictions.xml`, or the `ManagedProperty` JSON Google Play serves from it.
+        case android
     }
 
-    /// The app's bundle id (specfile `bundleId`) or preference domain (manifest `pfm_domain`).
+    /// The app's bundle id (specfile `bundleId`), preference domain (manifest `pfm_domain`), payload or declaration
+    /// type (Apple), or package name (Android; empty when nothing near the file names it).
     public var id: String
     public var format: Format
     public var path: String

@@ -51,6 +51,8 @@ public struct KeySpec: Sendable {
     public var position: SourcePosition
     /// What Apple's schemas add (the string's format, how it combines, asset types); nil for the other formats.
     public var apple: AppleKeyFacts?
+    /// What an Android `<restriction>` adds (its restriction type, localized titles); nil for the other formats.
+    public var android: AndroidKeyFacts?
 
     public init(name: String, types: [ValueType] = [], position: SourcePosition = .unknown) {
         self.name = name

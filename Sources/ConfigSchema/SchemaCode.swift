@@ -159,5 +159,5 @@ public enum SchemaCode {
         notASchema, yamlSyntax, unknownAppleField, invalidAppleValue, unknownPayloadType, duplicatePayloadID,
         invalidPayloadUUID, payloadNotMultiple, needsSupervision, enrollmentForbids, enrollmentIgnores,
         unavailablePayload, unresolvedReference, referenceCycle, declarationRule,
-    ]
+    ] + androidCodes
 }

@@ -1,11 +1,17 @@
 import MDMDiagnostics
 import PropertyList
 
-/// Loads a schema file of either format, judged from its content.
+/// Loads a schema file of any format, judged from its content.
 public struct SchemaLoader: Sendable {
     public var readerOptions: PlistReaderOptions
+    /// An Android app's `res/` folder (`--res`), for the references of `app_restrictions.xml`; nil: found from
+    /// the schema's path.
+    public var androidResources: String?
 
-    public init(readerOptions: PlistReaderOptions = PlistReaderOptions()) { self.readerOptions = readerOptions }
+    public init(readerOptions: PlistReaderOptions = PlistReaderOptions(), androidResources: String? = nil) {
+        self.readerOptions = readerOptions
+        self.androidResources = androidResources
+    }
 
     /// The schema in `path`, with every lint finding. Only an unreadable file throws.
     public func load(_ path: String) throws(InputError) -> (load: SchemaLoad, source: [UInt8]) {
@@ -23,14 +29,21 @@ public struct SchemaLoader: Sendable {
             return SpecfileImporter(readerOptions: readerOptions).load(bytes, path: path)
         }
         if AppleSchemaImporter.recognizes(bytes) { return AppleSchemaImporter().load(bytes, path: path) }
+        if AndroidRestrictionsImporter.recognizes(bytes) {
+            return AndroidRestrictionsImporter(readerOptions: readerOptions, resourcesFolder: androidResources)
+                .load(bytes, path: path)
+        }
         let document = PropertyListReader(options: readerOptions).read(bytes, file: path)
+        if ManagedPropertiesImporter.recognizes(document) {
+            return ManagedPropertiesImporter(readerOptions: readerOptions).load(document)
+        }
         if ManifestImporter.recognizes(document) || document.hasErrors {
             return ManifestImporter(readerOptions: readerOptions).load(document)
         }
         let diagnostic = Diagnostic(
             SchemaCode.notASchema, severity: .error,
             message:
-                "neither an AppConfig specfile (<managedAppConfiguration>), a ProfileManifest (pfm_domain) nor Apple's YAML (payload:)",
+                "not an AppConfig specfile (<managedAppConfiguration>), a ProfileManifest (pfm_domain), Apple's YAML (payload:), nor Android restrictions (<restrictions>, managed properties JSON)",
             location: SourceLocation(file: path, position: document.root?.position ?? .unknown))
         return SchemaLoad(schema: nil, diagnostics: [diagnostic])
     }

@@ -38,6 +38,7 @@ public enum Validator {
         var run = Validation(file: document.file, options: options)
         if schema?.format == .manifest { run.manifest = schema?.path }
         run.appleSchema = schema?.format == .apple
+        run.json = document.shape == .json
         var root = document.root
         if let node = root, let values = options.resolvedVariables {
             root = run.substitute(node, values: values, path: .root)
@@ -71,11 +72,12 @@ public enum Validator {
     /// finding's key path starting at `path` (`PayloadContent[2]`).
     public static func validate(
         _ node: PlistNode, file: String, against schema: ConfigSchema, at path: KeyPath,
-        options: ValidationOptions = ValidationOptions()
+        options: ValidationOptions = ValidationOptions(), json: Bool = false
     ) -> [Diagnostic] {
         var run = Validation(file: file, options: options)
         if schema.format == .manifest { run.manifest = schema.path }
         run.appleSchema = schema.format == .apple
+        run.json = json
         if case .dictionary(let dict) = node.value { run.root = dict }
         run.validate(node, against: schema.root, path: path, sensitive: false)
         return run.diagnostics
@@ -100,6 +102,8 @@ struct Validation {
     /// The schema is Apple's: a key the platform or OS does not have is an error (the device refuses or drops it),
     /// not a warning as for the community formats.
     var appleSchema = false
+    /// The document is JSON: hints name JSON's forms (`true`, an object) rather than plist elements.
+    var json = false
     let options: ValidationOptions
     var diagnostics: [Diagnostic] = []
 
@@ -201,8 +205,15 @@ struct Validation {
                 at: node.position, hint: "variables are replaced by text; use a literal \(expected) here")
             return
         }
-        var hint = "write the value as \(spec.types.map(\.element).joined(separator: " or "))"
-        if case .string(let text) = node.value {
+        var hint = "write the value as \(spec.types.map { json ? $0.jsonForm : $0.element }.joined(separator: " or "))"
+        if json, case .string(let text) = node.value {
+            let trimmed = text.trimmingXMLSpace()
+            if spec.types.contains(.boolean), ["true", "false"].contains(trimmed.lowercased()) {
+                hint = "write \(trimmed.lowercased()) without quotes"
+            } else if spec.types.contains(.integer), Int64(trimmed) != nil {
+                hint = "write \(sensitive ? "the number" : trimmed) without quotes"
+            }
+        } else if case .string(let text) = node.value {
             let lowered = text.trimmingXMLSpace().lowercased()
             if spec.types.contains(.boolean), ["true", "false", "yes", "no", "1", "0"].contains(lowered) {
                 hint = "write <\(["true", "yes", "1"].contains(lowered) ? "true" : "false")/>, not a string"
@@ -238,6 +249,13 @@ struct Validation {
                 }
                 return
             }
+        }
+        if spec.android?.restrictionType == .hidden, let fixed = spec.defaultValue, fixed != value {
+            report(
+                SchemaCode.hiddenValueChanged, .error,
+                "the hidden restriction is fixed to \(show(fixed, sensitive)); the configuration sets \(show(value, sensitive))",
+                at: node.position, hint: "leave the key out: the app ships the value a hidden restriction carries")
+            return
         }
         if let allowed = spec.allowedValues, !spec.allowsCustomValue, !allowed.contains(where: { $0.value == value }) {
             var hint =

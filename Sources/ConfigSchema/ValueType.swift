@@ -24,6 +24,20 @@ public enum ValueType: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The JSON form that carries this type, as users write it.
+    public var jsonForm: String {
+        switch self {
+        case .boolean: "true or false"
+        case .integer: "a whole number"
+        case .real: "a number"
+        case .string: "a string in double quotes"
+        case .array: "an array [ … ]"
+        case .dictionary: "an object { … }"
+        case .date: "a date string"
+        case .data: "a base64 string"
+        }
+    }
+
     /// The type of a value, named as schemas name types.
     public static func of(_ value: PlistValue) -> ValueType {
         switch value {

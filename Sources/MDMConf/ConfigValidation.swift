@@ -14,6 +14,8 @@ public struct ConfigValidation: Sendable {
     /// `--payload-type`: every file is one bare payload of this type, checked against Apple's schema of it.
     public var payloadType: String?
     public var discovery: SchemaDiscovery
+    /// `--res`: an Android app's `res/` folder, for the references of its `app_restrictions.xml`.
+    public var androidResources: String?
 
     public init(
         readerOptions: PlistReaderOptions = PlistReaderOptions(), options: ValidationOptions = ValidationOptions(),
@@ -35,7 +37,7 @@ public struct ConfigValidation: Sendable {
     }
 
     public func run(_ paths: [String]) -> Outcome {
-        let loader = SchemaLoader(readerOptions: readerOptions)
+        let loader = SchemaLoader(readerOptions: readerOptions, androidResources: androidResources)
         var schemas: [String: ConfigSchema] = [:]
         var assigned: [String?] = Array(repeating: nil, count: paths.count)
         if let schemaPath {
@@ -109,7 +111,13 @@ public struct ConfigValidation: Sendable {
             let report = FileReport(path: document.file, shape: "profile", diagnostics: findings)
             return CheckedFile.make(report, bytes: bytes)
         }
-        if schemaPath == nil, schema == nil, DeclarationValidation.recognizes(document) {
+        if AndroidPolicyValidation.recognizes(document, schema: schema) {
+            let policy = AndroidPolicyValidation(
+                options: options, explicitSchema: schemaPath == nil ? nil : schema, schema: { profiles.schema($0) })
+            let report = FileReport(path: document.file, shape: "android-policy", diagnostics: policy.validate(document))
+            return CheckedFile.make(report, bytes: bytes)
+        }
+                if schemaPath == nil, schema == nil, DeclarationValidation.recognizes(document) {
             let declarations = DeclarationValidation(options: options, schema: { profiles.schema($0) })
             let report = FileReport(
                 path: document.file, shape: "declaration", diagnostics: declarations.validate(document))

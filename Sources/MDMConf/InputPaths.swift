@@ -1,3 +1,5 @@
+import PropertyList
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -40,10 +42,7 @@ public enum InputPaths {
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    public static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
+    public static func isDirectory(_ path: String) -> Bool { InputFile.isDirectory(path) }
 
     private static func filesBelow(_ folder: String, extensions: [String]) -> [String] {
         var files: [String] = []
@@ -61,18 +60,5 @@ public enum InputPaths {
     }
 
     /// The names in `folder` (without `.` and `..`), in directory order; empty when it cannot be opened.
-    static func entries(of folder: String) -> [String] {
-        guard let handle = opendir(folder) else { return [] }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
-                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
-                    String(cString: $0)
-                }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
+    static func entries(of folder: String) -> [String] { InputFile.entries(of: folder) }
 }

@@ -6,17 +6,23 @@ import PropertyList
 import UpdatePolicy
 
 /// What `mdmconf lint` checks, shared by the CLI and the server: schemas (AppConfig specfiles,
-/// ProfileManifests) get the schema lint, update-policy documents (a root dict with a `policies` array) the
+/// ProfileManifests, Apple's YAML, Android restrictions and managed properties) get the schema lint, update-policy documents (a root dict with a `policies` array) the
 /// policy checks, configuration profiles (a root dict with `PayloadType`) the device-policy checks and lints,
 /// any other plist (XML, binary or JSON) the reader's checks.
 public struct Linter: Sendable {
     public var readerOptions: PlistReaderOptions
     /// Schemas on the search path, to warn when a linted schema's id is declared twice.
     public var discovery: SchemaDiscovery?
+    /// An Android app's `res/` folder (`--res`) for the references of `app_restrictions.xml` files.
+    public var androidResources: String?
 
-    public init(readerOptions: PlistReaderOptions = PlistReaderOptions(), discovery: SchemaDiscovery? = nil) {
+    public init(
+        readerOptions: PlistReaderOptions = PlistReaderOptions(), discovery: SchemaDiscovery? = nil,
+        androidResources: String? = nil
+    ) {
         self.readerOptions = readerOptions
         self.discovery = discovery
+        self.androidResources = androidResources
     }
 
     public func lint(_ path: String) -> CheckedFile { lint([path])[0] }
@@ -60,14 +66,13 @@ public struct Linter: Sendable {
                 FileReport(path: name, schema: load.schema?.reference, shape: "yaml", diagnostics: load.diagnostics),
                 bytes: bytes)
         }
-        if Self.isAndroidRestrictions(bytes) {
-            let diagnostic = Diagnostic(
-                SchemaCode.notASchema, severity: .error,
-                message: "Android app restrictions (app_restrictions.xml) are not a format mdmconf reads",
-                location: SourceLocation(file: name),
-                hint: "mdmconf reads AppConfig specfiles and ProfileManifests")
-            return CheckedFile(
-                report: FileReport(path: name, diagnostics: [diagnostic]), source: nil, unreadable: false)
+        if AndroidRestrictionsImporter.recognizes(bytes) {
+            let load = AndroidRestrictionsImporter(readerOptions: readerOptions, resourcesFolder: androidResources)
+                .load(bytes, path: name)
+            return CheckedFile.make(
+                FileReport(
+                    path: name, schema: load.schema?.reference, shape: "document", diagnostics: load.diagnostics),
+                bytes: bytes)
         }
         let document = PropertyListReader(options: readerOptions).read(bytes, file: name)
         if PolicyLoader.recognizes(document) {
@@ -82,6 +87,12 @@ public struct Linter: Sendable {
             let findings = profile.diagnostics + (profile.isValid ? lints : profile.lints)
             return CheckedFile.make(
                 FileReport(path: name, shape: document.shape?.rawValue, diagnostics: findings.map(\.diagnostic)),
+                bytes: bytes)
+        }
+        if ManagedPropertiesImporter.recognizes(document) {
+            let load = ManagedPropertiesImporter(readerOptions: readerOptions).load(document)
+            return CheckedFile.make(
+                FileReport(path: name, schema: load.schema?.reference, shape: "json", diagnostics: load.diagnostics),
                 bytes: bytes)
         }
         if ManifestImporter.recognizes(document) {
@@ -107,10 +118,6 @@ public struct Linter: Sendable {
                 message: "'\(id)' is also declared by \(others.map(\.path).joined(separator: ", "))",
                 location: SourceLocation(file: path), hint: "validate uses the first on the search path: \(first.path)")
         )
-    }
-
-    private static func isAndroidRestrictions(_ bytes: [UInt8]) -> Bool {
-        bytes.headContains("<restrictions", within: 2048) && bytes.headContains("schemas.android.com", within: 2048)
     }
 
     private static func samePath(_ a: String, _ b: String) -> Bool {

@@ -11,7 +11,7 @@ import PropertyList
 #endif
 
 /// Finds the schema of a configuration by the id the schema declares (specfile `bundleId`, manifest
-/// `pfm_domain`), searching, in order: the folders of `MDMCONF_SCHEMA_PATH`, `./Schemas`, then the
+/// `pfm_domain`, Apple's `payloadtype`, an Android app's package name), searching, in order: the folders of `MDMCONF_SCHEMA_PATH`, `./Schemas`, then the
 /// project's bundled `Schemas/` folder. The earliest schema with an id wins.
 public struct SchemaDiscovery: Sendable {
     public var folders: [String]
@@ -61,7 +61,7 @@ public struct SchemaDiscovery: Sendable {
         for folder in folders where InputPaths.isDirectory(folder) && seenFolders.insert(Self.realPath(folder)).inserted
         {
             var index = SchemaIndex(folder: folder)
-            for path in InputPaths.expand([folder], extensions: ["xml", "plist", "yaml"]) {
+            for path in InputPaths.expand([folder], extensions: ["xml", "plist", "yaml", "json"]) {
                 guard let id = index.id(of: path, read: Self.readID) else { continue }
                 found.append(Candidate(path: path, id: id))
             }
@@ -73,6 +73,14 @@ public struct SchemaDiscovery: Sendable {
     /// The id a schema file declares, or nil (also for a file that cannot be read: `mdmconf lint` reports it).
     static func readID(_ path: String) -> String? {
         guard case .bytes(let bytes)? = try? InputFile.read(path, limit: 64 << 20) else { return nil }
+        if AndroidRestrictionsImporter.recognizes(bytes) { return AndroidRestrictionsImporter.packageName(of: path) }
+        if path.hasSuffix(".json") {
+            // Only Google Play's managed properties are schemas among JSON files.
+            guard ManagedPropertiesImporter.mayBe(bytes) else { return nil }
+            let load = ManagedPropertiesImporter().load(JSONPlistReader().read(bytes, file: path))
+            guard let id = load.schema?.id, !id.isEmpty else { return nil }
+            return id
+        }
         return declaredID(bytes)
     }
 

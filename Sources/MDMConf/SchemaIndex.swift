@@ -9,7 +9,7 @@ import Foundation
 /// The ids declared by the schema files of one folder, cached on disk between runs and trusted for a file while its
 /// path, size and modification time (to the nanosecond) are unchanged.
 ///
-/// The cache is `$XDG_CACHE_HOME/mdmconf/schema-index-<hash of the folder's real path>.tsv` (`~/.cache/…` without
+/// The cache is `$XDG_CACHE_HOME/mdmconf/schema-index-<generation>-<hash of the folder's real path>.tsv` (`~/.cache/…` without
 /// `XDG_CACHE_HOME`): one line per file, `size TAB mtime TAB id TAB path`, an empty id for a file that declares
 /// none. It is rewritten (atomically) only when something changed; a cache that cannot be
 /// read or written only costs the reads it would have saved.
@@ -19,6 +19,10 @@ struct SchemaIndex {
         var mtime: Int64
         var id: String
     }
+
+    /// Part of the cache's name, raised whenever a kind of file comes to declare an id it did not before (3: Android
+    /// restrictions and managed properties), so no file keeps an empty id cached by an older build.
+    static let generation = 3
 
     let file: String?
     private var entries: [String: Entry] = [:]
@@ -30,7 +34,7 @@ struct SchemaIndex {
             ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ProcessInfo.processInfo.environment["HOME"].map { $0 + "/.cache" }
         file = base.map {
-            "\($0)/mdmconf/schema-index-\(ContentHash.hex(Array(SchemaDiscovery.realPath(folder).utf8), bytes: 8)).tsv"
+            "\($0)/mdmconf/schema-index-\(Self.generation)-\(ContentHash.hex(Array(SchemaDiscovery.realPath(folder).utf8), bytes: 8)).tsv"
         }
         guard let file, let text = try? String(contentsOfFile: file, encoding: .utf8) else { return }
         for line in text.split(separator: "\n") {

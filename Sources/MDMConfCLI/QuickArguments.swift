@@ -85,10 +85,11 @@ struct QuickArguments {
 
     /// `mdmconf lint …` (without the subcommand name), or nil to let ArgumentParser read it.
     static func lint(_ arguments: ArraySlice<String>) -> Lint? {
-        guard let quick = QuickArguments(arguments, options: reportOptions), !quick.positional.isEmpty,
+        let options = reportOptions.merging(["res": .value], uniquingKeysWith: { first, _ in first })
+        guard let quick = QuickArguments(arguments, options: options), !quick.positional.isEmpty,
             let (report, maxSize) = quick.common()
         else { return nil }
-        return Lint(files: quick.positional, report: report, maxSize: maxSize)
+        return Lint(files: quick.positional, res: quick.values["res"], report: report, maxSize: maxSize)
     }
 
     /// `mdmconf validate …` (without the subcommand name), or nil to let ArgumentParser read it.
@@ -96,7 +97,7 @@ struct QuickArguments {
         let options = reportOptions.merging(
             [
                 "schema": .value, "app": .value, "mdm": .value, "resolve": .value, "platform": .value,
-                "os-version": .value, "enrollment": .value, "payload-type": .value,
+                "os-version": .value, "enrollment": .value, "payload-type": .value, "res": .value,
             ], uniquingKeysWith: { first, _ in first })
         guard let quick = QuickArguments(arguments, options: options), !quick.positional.isEmpty,
             let (report, maxSize) = quick.common()
@@ -117,7 +118,8 @@ struct QuickArguments {
         return Validate(
             configs: quick.positional, schema: values["schema"], app: values["app"], mdm: mdm,
             resolve: values["resolve"], platform: values["platform"], osVersion: values["os-version"],
-            enrollment: enrollment, payloadType: values["payload-type"], report: report, maxSize: maxSize)
+            enrollment: enrollment, payloadType: values["payload-type"], res: values["res"], report: report,
+            maxSize: maxSize)
     }
 
     /// The request flags of `update-check`, by option name, and the JSON field each sets.

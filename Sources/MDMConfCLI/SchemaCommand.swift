@@ -9,7 +9,7 @@ struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
         abstract: "Inspect declared schemas.",
-        subcommands: [Show.self, List.self, Find.self]
+        subcommands: [Show.self, List.self, Find.self, Convert.self]
     )
 
     /// `--path DIR` (repeatable) replaces the search path; without it, the standard one.
@@ -83,32 +83,76 @@ struct SchemaCommand: ParsableCommand {
         @Argument(help: "A schema file, or an app id to look up on the schema search path.")
         var schema: String
 
+        @Option(name: .long, help: ArgumentHelp("An Android app's res/ folder, for its references.", valueName: "dir"))
+        var res: String?
+
         @OptionGroup var limits: ReaderLimitOptions
 
         func run() throws {
-            var path = schema
-            if !InputPaths.isFile(schema) {
-                let discovery = SchemaDiscovery.standard()
-                guard let found = discovery.find(schema, in: discovery.candidates()) else {
-                    Console.error("error: no schema file '\(schema)' and no schema declares that id\n")
-                    throw ExitStatus.unreadableInput.exitCode
-                }
-                path = found.schema.path
-            }
-            let loaded: SchemaLoad
-            do {
-                loaded = try SchemaLoader(readerOptions: limits.readerOptions).load(path).load
-            } catch {
-                Console.error("error: cannot read \(error.path): \(error.reason)\n")
+            let schema = try SchemaCommand.load(self.schema, res: res, limits: limits)
+            Console.out(SchemaTable(schema).render())
+        }
+    }
+
+    /// The usable schema in a file, or declaring an id on the search path; exits 66 or 78 (with the findings) when
+    /// there is none.
+    static func load(_ fileOrID: String, res: String?, limits: ReaderLimitOptions) throws -> ConfigSchema {
+        var path = fileOrID
+        if !InputPaths.isFile(fileOrID) {
+            let discovery = SchemaDiscovery.standard()
+            guard let found = discovery.find(fileOrID, in: discovery.candidates()) else {
+                Console.error("error: no schema file '\(fileOrID)' and no schema declares that id\n")
                 throw ExitStatus.unreadableInput.exitCode
             }
-            guard let schema = loaded.usableSchema else {
-                let errors = loaded.diagnostics.filter { $0.severity == .error }
-                Console.error(
-                    DiagnosticReport(files: [FileReport(path: path, diagnostics: errors)]).rendered(as: .text))
-                throw ExitStatus.invalidConfiguration.exitCode
-            }
-            Console.out(SchemaTable(schema).render())
+            path = found.schema.path
+        }
+        let loaded: SchemaLoad
+        do {
+            loaded = try SchemaLoader(readerOptions: limits.readerOptions, androidResources: res).load(path).load
+        } catch {
+            Console.error("error: cannot read \(error.path): \(error.reason)\n")
+            throw ExitStatus.unreadableInput.exitCode
+        }
+        guard let schema = loaded.usableSchema else {
+            let errors = loaded.diagnostics.filter { $0.severity == .error }
+            Console.error(DiagnosticReport(files: [FileReport(path: path, diagnostics: errors)]).rendered(as: .text))
+            throw ExitStatus.invalidConfiguration.exitCode
+        }
+        return schema
+    }
+
+    struct Convert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a schema in another schema format: Google Play's managed properties JSON.",
+            discussion: """
+                --to managed-properties writes the JSON array an EMM console reads from Google Play (key, type, \
+                title, description, entries, defaultValue, nestedProperties), from an app_restrictions.xml with its \
+                references resolved, or from any other schema whose keys have an Android restriction type (a key \
+                of type real, date or data has none: it is left out and named on standard error). Exit codes: 0 \
+                written, 64 usage error, 66 unreadable file or unknown id, 78 unusable schema.
+                """
+        )
+
+        enum Target: String, ExpressibleByArgument, CaseIterable {
+            case managedProperties = "managed-properties"
+        }
+
+        @Argument(help: "A schema file, or an app id to look up on the schema search path.")
+        var schema: String
+
+        @Option(name: .long, help: "The format to write: managed-properties.")
+        var to: Target
+
+        @Option(name: .long, help: ArgumentHelp("An Android app's res/ folder, for its references.", valueName: "dir"))
+        var res: String?
+
+        @OptionGroup var limits: ReaderLimitOptions
+
+        func run() throws {
+            let schema = try SchemaCommand.load(self.schema, res: res, limits: limits)
+            let (json, skipped) = ManagedPropertiesWriter.json(schema)
+            for key in skipped { Console.error("warning: \(key.keyPath) is left out: \(key.reason)\n") }
+            Console.out(json)
         }
     }
 }

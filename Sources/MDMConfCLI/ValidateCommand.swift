@@ -19,6 +19,12 @@ struct ValidateCommand: ParsableCommand {
             folder, matched by the id each declares (bundleId, pfm_domain). Without a schema, syntax and
             structure are checked and one warning says so.
 
+            Android: a managed-configuration JSON object is checked against the app's app_restrictions.xml (or \
+            Google Play's managed properties JSON), found by package name like the other schemas; an Android \
+            Management API policy (a JSON object with applications[]) has each application's managedConfiguration \
+            checked against the schema of its packageName. --res names the app's res/ folder when the schema is not \
+            inside one.
+
             A configuration profile (.mobileconfig, PayloadType Configuration) is checked payload by payload
             against Apple's YAML schemas on the search path (a checkout of apple/device-management): TopLevel,
             CommonPayloadKeys and each PayloadType. With --platform, --os-version and --enrollment, the OS and
@@ -32,7 +38,7 @@ struct ValidateCommand: ParsableCommand {
     @Argument(help: "Configuration plists to check (XML, binary or JSON); - reads standard input.")
     var configs: [String]
 
-    @Option(name: .long, help: ArgumentHelp("Schema to check against (specfile or manifest).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Schema to check against (specfile, manifest, Apple YAML or Android).", valueName: "file"))
     var schema: String?
 
     @Option(name: .long, help: ArgumentHelp("Look the schema up by this id instead of the file name.", valueName: "id"))
@@ -69,6 +75,13 @@ struct ValidateCommand: ParsableCommand {
             valueName: "type"))
     var payloadType: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "An Android app's res/ folder, for the @string/ and @array/ references of its app_restrictions.xml.",
+            valueName: "dir"))
+    var res: String?
+
     @OptionGroup var report: ReportOptions
     @OptionGroup var limits: ReaderLimitOptions
 
@@ -84,7 +97,7 @@ struct ValidateCommand: ParsableCommand {
     var settings: Validate {
         Validate(
             configs: configs, schema: schema, app: app, mdm: mdm, resolve: resolve, platform: platform,
-            osVersion: osVersion, enrollment: enrollment, payloadType: payloadType, report: report.settings,
+            osVersion: osVersion, enrollment: enrollment, payloadType: payloadType, res: res, report: report.settings,
             maxSize: limits.maxSize.bytes)
     }
 
@@ -102,6 +115,7 @@ struct Validate: Equatable {
     var osVersion: String?
     var enrollment: Enrollment?
     var payloadType: String?
+    var res: String?
     var report: ReportSettings
     var maxSize: Int
 
@@ -113,6 +127,7 @@ struct Validate: Equatable {
         var validation = ConfigValidation(
             readerOptions: readerOptions, options: options, schemaPath: schema, appID: app)
         validation.payloadType = payloadType
+        validation.androidResources = res
         let outcome = validation.run(InputPaths.expand(configs, extensions: ["plist", "json", "mobileconfig"]))
         if let failure = outcome.schemaFailure {
             report.print(DiagnosticReport(files: [failure.report]), sources: [failure].sources)

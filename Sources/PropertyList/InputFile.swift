@@ -74,6 +74,28 @@ public enum InputFile {
         return .bytes(bytes)
     }
 
+    /// The names in `folder` (without `.` and `..`), in directory order; empty when it cannot be opened.
+    public static func entries(of folder: String) -> [String] {
+        guard let handle = opendir(folder) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
+                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
+                    String(cString: $0)
+                }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// True when `path` names an existing folder.
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
     private static func describe(_ code: Int32) -> String {
         switch code {
         case ENOENT: "no such file"
