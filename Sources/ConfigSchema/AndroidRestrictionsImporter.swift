@@ -289,7 +289,7 @@ struct RestrictionsLint {
                 if inner.count != 1 || inner.first?.attribute("restrictionType") != "bundle" {
                     report(
                         SchemaCode.bundleArrayShape, .error,
-                        "a bundle_array must hold exactly one restriction of type bundle, not \(inner.count == 1 ? "a \(inner[0].attribute("restrictionType") ?? "restriction without a type")" : "\(inner.count)")",
+                        "a bundle_array must hold exactly one restriction, of type bundle; it holds \(inner.count == 1 ? "one of type \(inner[0].attribute("restrictionType") ?? "none")" : "\(inner.count)")",
                         at: element.position, path: here, hint: "wrap the item's restrictions in one bundle")
                 }
             }

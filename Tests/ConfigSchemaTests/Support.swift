@@ -12,12 +12,8 @@ enum Support {
 
     static func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
 
-    /// Loads a schema of either format from disk.
-    static func loadSchema(_ path: String) throws -> SchemaLoad {
-        let data = try bytes(path)
-        if SpecfileImporter.recognizes(data) { return SpecfileImporter().load(data, path: path) }
-        return ManifestImporter().load(data, path: path)
-    }
+    /// Loads a schema of any format from disk.
+    static func loadSchema(_ path: String) throws -> SchemaLoad { SchemaLoader().load(try bytes(path), path: path) }
 
     static func specfile(_ text: String) -> SchemaLoad { SpecfileImporter().load(Array(text.utf8), path: "schema.xml") }
 
