@@ -74,6 +74,11 @@ public struct Linter: Sendable {
                     path: name, schema: load.schema?.reference, shape: "document", diagnostics: load.diagnostics),
                 bytes: bytes)
         }
+        if Self.isAndroidProjectFile(bytes) {
+            // The rest of an Android app's tree (res/values*/ resources, the manifest): read as XML, not as plists.
+            let document = XMLElementReader(options: readerOptions).read(bytes, file: name)
+            return CheckedFile.make(FileReport(path: name, shape: "document", diagnostics: document.diagnostics), bytes: bytes)
+        }
         let document = PropertyListReader(options: readerOptions).read(bytes, file: name)
         if PolicyLoader.recognizes(document) {
             let loaded = PolicyLoader(readerOptions: readerOptions).load(document, source: bytes)
@@ -118,6 +123,13 @@ public struct Linter: Sendable {
                 message: "'\(id)' is also declared by \(others.map(\.path).joined(separator: ", "))",
                 location: SourceLocation(file: path), hint: "validate uses the first on the search path: \(first.path)")
         )
+    }
+
+    /// An Android resource file (`<resources>`) or `AndroidManifest.xml`, which sit beside `app_restrictions.xml`.
+    private static func isAndroidProjectFile(_ bytes: [UInt8]) -> Bool {
+        guard !bytes.headContains("<plist", within: 1024) else { return false }
+        return bytes.headContains("<resources", within: 1024)
+            || (bytes.headContains("<manifest", within: 2048) && bytes.headContains("schemas.android.com", within: 2048))
     }
 
     private static func samePath(_ a: String, _ b: String) -> Bool {

@@ -8,7 +8,8 @@ import Testing
 import UpdatePolicy
 
 /// Every file under `Examples/` and `Schemas/` is checked, so none can rot. A file that should have findings
-/// says which in a comment (`expect: MC2003 MC2004`); every other file must have none (infos aside).
+/// says which in a comment (`expect: MC2003 MC2004`), or in ``jsonExpectations`` when it is JSON; every other file
+/// must have none (infos aside).
 /// Configurations in a `configs/` folder are validated against the `schema.*` beside that folder; schemas and
 /// other plists are linted.
 struct BundledContentTests {
@@ -100,11 +101,17 @@ struct BundledContentTests {
         let path = Self.packageRoot.appendingPathComponent(relative).path
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let result: CheckedFile
-        if relative.contains("/configs/") {
+        if relative.hasPrefix("Examples/android/") && relative.hasSuffix("policy.json") {
+            // A whole AMAPI policy: each application checked against the schema its package name finds.
+            let discovery = SchemaDiscovery(folders: [Self.packageRoot.appendingPathComponent("Examples/android").path])
+            result = try #require(ConfigValidation(discovery: discovery).run([path]).files.first)
+        } else if relative.contains("/configs/") {
             let folder = (relative as NSString).deletingLastPathComponent.replacingOccurrences(of: "/configs", with: "")
             let schema = try #require(
-                ["schema.xml", "schema.plist"].map { Self.packageRoot.appendingPathComponent("\(folder)/\($0)").path }
-                    .first { FileManager.default.fileExists(atPath: $0) })
+                ["schema.xml", "schema.plist", "app/src/main/res/xml/app_restrictions.xml"].map {
+                    Self.packageRoot.appendingPathComponent("\(folder)/\($0)").path
+                }
+                .first { FileManager.default.fileExists(atPath: $0) })
             let outcome = ConfigValidation(schemaPath: schema, discovery: SchemaDiscovery(folders: [])).run([path])
             #expect(outcome.schemaFailure == nil)
             result = try #require(outcome.files.first)
@@ -114,7 +121,7 @@ struct BundledContentTests {
         #expect(!result.unreadable)
         let found = result.report.diagnostics.filter { $0.severity != .info }.map(\.code.code).sorted()
         #expect(
-            found == Self.expectedCodes(in: text).sorted(),
+            found == (Self.jsonExpectations[relative] ?? Self.expectedCodes(in: text)).sorted(),
             "\(relative): \(result.report.diagnostics.map { "\($0.code.code) \($0.message)" })")
         for diagnostic in result.report.diagnostics where diagnostic.code != SchemaCode.noSchema {
             #expect(
@@ -168,6 +175,12 @@ struct BundledContentTests {
     }
 
     /// The codes after `expect:` in the file's first comment that has one.
+    /// What the JSON examples, which cannot hold a comment, must give.
+    static let jsonExpectations: [String: [String]] = [
+        "Examples/android/configs/four-mistakes.json": ["MC2003", "MC2005", "MC2061", "MC2002"],
+        "Examples/android/policy.json": ["MC2003", "MC2005", "MC2061", "MC2002"],
+    ]
+
     static func expectedCodes(in text: String) -> [String] {
         guard let start = text.range(of: "expect:"),
             let end = text.range(of: "-->", range: start.upperBound..<text.endIndex)
