@@ -21,6 +21,7 @@ struct QuickArgumentsTests {
         ["a.plist", "--format", "text"],
         ["a.plist", "--max-size", "65536"],
         ["", "a.plist"],
+        ["--res", "app/src/main/res", "app_restrictions.xml"],
     ]
 
     static let lintDeclined: [[String]] = [
@@ -58,6 +59,7 @@ struct QuickArgumentsTests {
 
     static let validateCases: [[String]] = [
         ["a.plist"],
+        ["--schema", "app_restrictions.xml", "--res=res", "config.json"],
         ["--schema", "Examples/app/schema.xml", "a.plist", "b.plist"],
         ["--app", "com.example.field", "--mdm", "jamf", "-", "--strict"],
         ["--resolve", "-", "c.plist"],
