@@ -150,6 +150,7 @@ extension AdminSite {
         }
         struct Served {
             var device: String
+            var platform: String
             var variant: String
             var etag: String
             var jsonETag: String
@@ -174,34 +175,45 @@ extension AdminSite {
         let sources = FindingsView.sources(of: warnings, under: catalog.path)
         let folder = catalog.path + "/apps/" + id
         var configs: [Config] = []
-        let files = ["config.plist"] + app.variants.map { "configs/\($0).plist" }
-        for (index, file) in files.enumerated() {
-            let path = folder + "/" + file
+        // The plist configurations for Apple devices, then the JSON ones for Android.
+        var files: [(name: String, group: String?, schema: ConfigSchema)] = []
+        if app.servesApple {
+            files += [("config.plist", nil, app.schema)] + app.variants.map { ("configs/\($0).plist", $0, app.schema) }
+        }
+        if let android = app.android {
+            files += [("config.json", nil, android.schema)] + android.variants.map { ("configs/\($0).json", $0, android.schema) }
+        }
+        for file in files {
+            let path = folder + "/" + file.name
             let findings = warnings.filter { $0.file == path }
             let count = findings.count(of: .warning)
+            let platform = file.name.hasSuffix(".json") ? " on Android" : ""
             configs.append(
                 Config(
-                    name: file,
-                    what: index == 0
-                        ? "Served to devices without a group variant, variables substituted per device."
-                        : "The variant of group \(app.variants[index - 1]).",
+                    name: file.name,
+                    what: file.group.map { "The variant of group \($0)\(platform)." }
+                        ?? "Served to devices\(platform) without a group variant, variables substituted per device.",
                     badge: count == 0 ? "valid" : "valid, \(count) warning\(count == 1 ? "" : "s")",
                     badgeClass: count == 0 ? "valid" : "warning", findings: FindingsView(findings, sources: sources),
-                    xml: Self.redactedFile(path, schema: app.schema)))
+                    xml: Self.redactedFile(path, schema: file.schema)))
         }
         let inventory = catalog.devices.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let chosen = device ?? inventory.first
         var served: Served?
         var problem: String?
         if let chosen {
-            if catalog.devices[chosen] == nil {
-                problem = "no device '\(chosen)' in devices.plist"
-            } else {
-                let config = app.config(forDevice: chosen)
-                let (xml, count) = Self.redacted(config.xml.bytes, schema: app.schema)
+            if let inventoryDevice = catalog.devices[chosen] {
+                let platform = inventoryDevice.platform
+                let config = app.config(forDevice: chosen, platform: platform)
+                let android = platform == .android && app.android != nil
+                let (text, count) = Self.redacted(
+                    android ? config.json.bytes : config.xml.bytes, schema: app.schema(for: platform), json: android)
                 served = Served(
-                    device: chosen, variant: config.variant ?? "config.plist", etag: config.xml.etag,
-                    jsonETag: config.json.etag, xml: xml, redactedCount: count)
+                    device: chosen, platform: android ? "Android (JSON)" : "Apple (plist)",
+                    variant: config.variant ?? (android ? "config.json" : "config.plist"), etag: config.xml.etag,
+                    jsonETag: config.json.etag, xml: text, redactedCount: count)
+            } else {
+                problem = "no device '\(chosen)' in devices.plist"
             }
         }
         let policyText = app.hasUpdatePolicy ? Self.policySummary(app.updatePolicy.document) : nil
@@ -212,7 +224,9 @@ extension AdminSite {
             schemaRows: SchemaTable(app.schema).rows.map { Row(cells: $0) }, configs: configs,
             devices: inventory.map { name in
                 DeviceOption(
-                    id: name, group: app.config(forDevice: name).variant, selected: name == chosen)
+                    id: name,
+                    group: app.config(forDevice: name, platform: catalog.devices[name]?.platform ?? .apple).variant,
+                    selected: name == chosen)
             }, served: served, problem: problem, policyText: policyText)
         return render("app", page, chrome: chrome, title: id, nav: "")
     }
@@ -221,14 +235,19 @@ extension AdminSite {
     /// catalog is a stored generation (no folder) or the file cannot be read.
     static func redactedFile(_ path: String, schema: ConfigSchema) -> String? {
         guard let data = FileManager.default.contents(atPath: path), data.count <= 16 << 20 else { return nil }
-        return redacted(Array(data), schema: schema).xml
+        return redacted(Array(data), schema: schema, json: path.hasSuffix(".json")).xml
     }
 
-    /// Plist bytes as XML with sensitive values replaced, and how many were.
-    static func redacted(_ bytes: [UInt8], schema: ConfigSchema) -> (xml: String, count: Int) {
-        let document = PropertyListReader().read(bytes, file: "config.plist")
+    /// Plist bytes (or JSON, for Android) as XML (or JSON) with sensitive values replaced, and how many were.
+    static func redacted(_ bytes: [UInt8], schema: ConfigSchema, json: Bool = false) -> (xml: String, count: Int) {
+        let document = PropertyListReader().read(bytes, file: json ? "config.json" : "config.plist")
         guard let root = document.root else { return ("(not a readable plist)", 0) }
         let redacted = Redaction.redact(root.value, schema: schema)
+        if json {
+            let text = PlistWriter.json(redacted)
+            let count = text.components(separatedBy: "\"\(Redaction.placeholder)\"").count - 1
+            return (text, count)
+        }
         let text = (try? PlistWriter.xml(redacted)) ?? "(cannot be written as XML)"
         let count = text.components(separatedBy: "<string>\(BarChart.escape(Redaction.placeholder))</string>").count - 1
         return (text, count)

@@ -141,7 +141,7 @@ enum AdminTemplates {
         </form>
         {{#served}}
         <dl class="facts">
-        <dt>Device</dt><dd>{{device}}</dd><dt>Variant</dt><dd>{{variant}}</dd><dt>ETag (plist)</dt><dd><code>{{etag}}</code></dd><dt>ETag (JSON)</dt><dd><code>{{jsonETag}}</code></dd><dt>Redacted values</dt><dd>{{redactedCount}}</dd>
+        <dt>Device</dt><dd>{{device}}</dd><dt>Platform</dt><dd>{{platform}}</dd><dt>Variant</dt><dd>{{variant}}</dd><dt>ETag (plist)</dt><dd><code>{{etag}}</code></dd><dt>ETag (JSON)</dt><dd><code>{{jsonETag}}</code></dd><dt>Redacted values</dt><dd>{{redactedCount}}</dd>
         </dl>
         <pre class="plist" aria-label="configuration served to {{device}}">{{xml}}</pre>
         {{/served}}

@@ -52,9 +52,13 @@ public enum CheckInAnswer {
                     ("update", .null),
                 ])
             }
-            let served = catalogApp.config(forDevice: checkIn.device)
+            let platform = ConfigPlatform(checkIn.platform)
+            let served = catalogApp.config(forDevice: checkIn.device, platform: platform)
             let status = ConfigStatus.of(reported: app.configETag, error: nil, served: served)
-            let etag = app.configETag == served.json.etag ? served.json.etag : served.xml.etag
+            // The form the device reads: the one whose ETag it reported, else JSON for Android and the plist for Apple.
+            let etag =
+                app.configETag == served.json.etag || app.configETag == served.xml.etag
+                ? app.configETag! : served.etag(for: platform)
             let update: JSONValue =
                 switch parsed.map({ .success($0[index]) }) ?? checkIn.updateRequest(for: app) {
                 case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now).json

@@ -116,7 +116,8 @@ public struct ComplianceEvaluator: Sendable {
             return AppCompliance(
                 app: app.app, reported: app, decision: nil, config: .none, currentETag: nil, managed: false)
         }
-        let served = catalogApp.config(forDevice: checkIn.device)
+        let platform = ConfigPlatform(checkIn.platform)
+        let served = catalogApp.config(forDevice: checkIn.device, platform: platform)
         func decide() -> Decision {
             switch checkIn.updateRequest(for: app, cache: cache) {
             case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now)
@@ -132,13 +133,15 @@ public struct ComplianceEvaluator: Sendable {
         return AppCompliance(
             app: app.app, reported: app, decision: decision,
             config: ConfigStatus.of(reported: app.configETag, error: app.configError, served: served),
-            currentETag: served.xml.etag, managed: true)
+            currentETag: served.etag(for: platform), managed: true)
     }
 
     func unreported(_ app: String, device: String) -> AppCompliance {
-        AppCompliance(
+        let platform = catalog.devices[device]?.platform ?? .apple
+        return AppCompliance(
             app: app, reported: nil, decision: nil, config: .unknown,
-            currentETag: catalog.apps[app]?.config(forDevice: device).xml.etag, managed: true)
+            currentETag: catalog.apps[app]?.config(forDevice: device, platform: platform).etag(for: platform),
+            managed: true)
     }
 }
 

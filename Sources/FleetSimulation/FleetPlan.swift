@@ -45,6 +45,10 @@ public enum FleetPlanner {
 
         return devices.enumerated().map { index, device in
             let aim = index < mix.count ? mix[index].0 : pick(&random)
+            // A device the inventory says is Android plays one: its platform, models and OS, its apps' JSON.
+            let android = catalog.devices[device]?.platform == .android
+            let platform = android ? "android" : platform
+            let models = android ? ["Pixel 8", "SM-S921B", "Pixel 7a"] : models
             func decision(_ app: CatalogApp, _ version: String, _ os: String) -> Outcome? {
                 guard app.hasUpdatePolicy, let parsed = AppVersion(version) else { return nil }
                 var request = UpdateRequest(app: app.id, version: parsed, platform: platform)
@@ -53,8 +57,8 @@ public enum FleetPlanner {
                 return app.updatePolicy.evaluate(request, now: now).decision
             }
             // The OS: the newest one unless the aim is `unsupported` and some version is unsupported on an older one.
-            var os = systems.last ?? "17.4.1"
-            if aim == .unsupported, let (app, versions) = candidates.first(where: { $0.0.hasUpdatePolicy }) {
+            var os = android ? "15" : systems.last ?? "17.4.1"
+            if !android, aim == .unsupported, let (app, versions) = candidates.first(where: { $0.0.hasUpdatePolicy }) {
                 let pairs = systems.flatMap { system in versions.map { (system, $0) } }
                     .filter { decision(app, $0.1, $0.0) == .unsupported }
                 if !pairs.isEmpty { os = pairs[Int(random.next() % UInt64(pairs.count))].0 }

@@ -18,7 +18,7 @@ struct CachedState: Equatable, Sendable {
     struct Config: Equatable, Sendable {
         var etag: String
         var fetchedAt: Date
-        /// The XML plist bytes exactly as served.
+        /// The configuration's bytes exactly as served: an XML plist, or JSON for an Android device.
         var plist: String
     }
 

@@ -26,6 +26,8 @@ public actor MDMConfClient {
     private let token: String?
     private let transport: any ClientTransport
     private let cache: ClientCache
+    /// The platform of the last launch: an Android device fetches the app's Android configuration, as JSON.
+    private var platform: String?
 
     public init(
         server: URL, token: String?, app: String, cache: URL, device: String? = nil, timeout: Double = 5,
@@ -53,6 +55,7 @@ public actor MDMConfClient {
         locale: String? = nil, timeZone: String? = nil, channel: String? = nil, deferralsUsed: Int? = nil,
         managedConfiguration: ManagedConfiguration? = nil, now: Date = Date()
     ) async -> LaunchResult {
+        self.platform = platform
         let loaded = cache.load()
         var state = loaded.state ?? CachedState()
         let configError = managedConfiguration?.configError
@@ -196,12 +199,15 @@ public actor MDMConfClient {
     private func fetchConfiguration(ifNoneMatch etag: String?, before deadline: ContinuousClock.Instant, now: Date)
         async -> Fetch
     {
-        var extra = ["Accept": "application/x-plist"]
+        let android = platform?.lowercased() == "android"
+        var extra = ["Accept": android ? "application/json" : "application/x-plist"]
         extra["If-None-Match"] = etag
-        var path = "v1/apps/\(app)/config"
+        var query: [String] = []
         if let device {
-            path += "?device=\(device.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? device)"
+            query.append("device=\(device.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? device)")
         }
+        if android { query.append("platform=android") }
+        let path = "v1/apps/\(app)/config" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         let request = ClientRequest(method: "GET", url: endpoint(path), headers: headers(extra))
         let response: ClientResponse
         do {
@@ -216,7 +222,7 @@ public actor MDMConfClient {
             guard let tag = response.header("ETag"), !tag.isEmpty else {
                 return .failed(.badAnswer("the configuration came without an ETag"))
             }
-            let document = XMLPlistReader().read(response.body, file: "configuration")
+            let document = Self.read(response.body)
             guard !document.hasErrors, case .dictionary? = document.root?.value else {
                 let first = document.diagnostics.first { $0.severity == .error }?.message ?? "its root is not a <dict>"
                 return .failed(.badAnswer("the configuration is not a plist dictionary: \(first)"))
@@ -258,10 +264,16 @@ public actor MDMConfClient {
 
     // MARK: - Answers
 
+    /// A served configuration: an XML plist, or the JSON an Android device is served.
+    static func read(_ bytes: [UInt8]) -> PlistDocument {
+        bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{")
+            ? JSONPlistReader().read(bytes, file: "configuration") : XMLPlistReader().read(bytes, file: "configuration")
+    }
+
     static func configuration(_ config: CachedState.Config, source: Source, isCurrent: Bool, now: Date)
         -> Configuration?
     {
-        let document = XMLPlistReader().read(Array(config.plist.utf8), file: "configuration")
+        let document = read(Array(config.plist.utf8))
         guard !document.hasErrors, let root = document.root else { return nil }
         return Configuration(
             value: root.value, etag: config.etag, source: source, isCurrent: isCurrent, fetchedAt: config.fetchedAt,

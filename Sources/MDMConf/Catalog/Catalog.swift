@@ -92,40 +92,76 @@ public struct CatalogToken: Sendable {
     }
 }
 
-/// An app of the catalog: its schema, the configurations it serves and its update policy.
+/// The platforms a configuration is written for: Apple's plists, or Android's managed-configuration JSON.
+public enum ConfigPlatform: String, Sendable, CaseIterable {
+    case apple, android
+
+    /// The family of a platform name as check-ins and `?platform=` write it (`android`; `ios`, `macos` … are Apple's).
+    public init(_ platform: String?) { self = platform?.lowercased() == "android" ? .android : .apple }
+}
+
+/// What an app serves one platform family: the schema, the default configuration and each device's.
+public struct PlatformConfigs: Sendable {
+    public let schema: ConfigSchema
+    /// `config.plist` or `config.json` with its variables as written: served when no device is named.
+    public let defaultConfig: ServedConfig
+    /// Each inventory device's configuration: its group variant (or the default), variables substituted.
+    public let deviceConfigs: [String: ServedConfig]
+    /// Group names that have a variant in `configs/`.
+    public let variants: [String]
+}
+
+/// An app of the catalog: its schema, the configurations it serves and its update policy. An app serves Apple
+/// devices a plist (`schema.xml` or `schema.plist`, `config.plist`), Android devices JSON (`app_restrictions.xml`,
+/// `config.json`), or both from one folder.
 public final class CatalogApp: Sendable {
     public let id: String
+    /// The Apple configuration's schema, or the Android one for an app with no plist.
     public let schema: ConfigSchema
     /// `GET /v1/apps/{id}/schema`, serialised once.
     public let schemaJSON: [UInt8]
-    /// `config.plist` with its variables as written: served when no device is named.
+    /// `config.plist` with its variables as written (`config.json` for an app with no plist): served when no
+    /// device is named.
     public let defaultConfig: ServedConfig
     /// Each inventory device's configuration: its group variant (or `config.plist`), variables substituted.
     public let deviceConfigs: [String: ServedConfig]
     /// Group names that have a variant in `configs/`.
     public let variants: [String]
+    /// What Android devices are served, when the app has `config.json`.
+    public let android: PlatformConfigs?
+    /// The app has a plist configuration for Apple devices.
+    public let servesApple: Bool
     /// `update-policy.plist`; an empty document (every request `ok`) when the app has none.
     public let updatePolicy: Evaluator
     public let hasUpdatePolicy: Bool
 
-    init(
-        id: String, schema: ConfigSchema, defaultConfig: ServedConfig, deviceConfigs: [String: ServedConfig],
-        variants: [String], updatePolicy: PolicyDocument?
-    ) {
+    init(id: String, apple: PlatformConfigs?, android: PlatformConfigs?, updatePolicy: PolicyDocument?) {
+        let primary = (apple ?? android)!
         self.id = id
-        self.schema = schema
-        self.schemaJSON = Array(schema.json.serialized().utf8)
-        self.defaultConfig = defaultConfig
-        self.deviceConfigs = deviceConfigs
-        self.variants = variants
+        self.schema = primary.schema
+        self.schemaJSON = Array(primary.schema.json.serialized().utf8)
+        self.defaultConfig = primary.defaultConfig
+        self.deviceConfigs = primary.deviceConfigs
+        self.variants = primary.variants
+        self.android = android
+        self.servesApple = apple != nil
         self.updatePolicy = Evaluator(updatePolicy ?? PolicyDocument())
         self.hasUpdatePolicy = updatePolicy != nil
     }
 
-    /// The configuration `device` is served: its own (variant and variables) when the inventory has it, else
-    /// `config.plist` as written. The one lookup behind config GETs, check-in answers and compliance.
-    public func config(forDevice device: String?) -> ServedConfig {
-        device.flatMap { deviceConfigs[$0] } ?? defaultConfig
+    /// The configuration `device` is served on `platform`: its own (variant and variables) when the inventory has it,
+    /// else the default as written. Android devices get the Android configuration when the app has one; every other
+    /// case the plist one. The one lookup behind config GETs, check-in answers and compliance.
+    public func config(forDevice device: String?, platform: ConfigPlatform = .apple) -> ServedConfig {
+        if platform == .android, let android {
+            return device.flatMap { android.deviceConfigs[$0] } ?? android.defaultConfig
+        }
+        return device.flatMap { deviceConfigs[$0] } ?? defaultConfig
+    }
+
+    /// The schema a `platform` device's configuration is checked against.
+    public func schema(for platform: ConfigPlatform) -> ConfigSchema {
+        platform == .android ? android?.schema ?? schema : schema
     }
 }
 
@@ -146,6 +182,9 @@ public struct ServedConfig: Sendable {
     public let json: Representation
     /// The group whose variant this is, or nil for `config.plist`.
     public let variant: String?
+
+    /// The ETag of the form a `platform` device is served by default: JSON for Android, the plist for Apple.
+    public func etag(for platform: ConfigPlatform) -> String { platform == .android ? json.etag : xml.etag }
 
     init(xml: String, json: String, variant: String?) {
         self.xml = Representation(xml)

@@ -9,6 +9,9 @@ public struct CatalogDevice: Sendable, Equatable {
     /// Group names, first match wins when choosing a configuration variant.
     public let groups: [String]
 
+    /// The platform family the inventory says the device is (its `platform` attribute; Apple when absent).
+    public var platform: ConfigPlatform { ConfigPlatform(attributes["platform"]) }
+
     public init(id: String, attributes: [String: String], groups: [String]) {
         self.id = id
         self.attributes = attributes

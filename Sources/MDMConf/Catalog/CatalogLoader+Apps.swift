@@ -7,7 +7,26 @@ import UpdatePolicy
 extension CatalogRun {
     static let appFiles: Set<String> = [
         "schema.xml", "schema.plist", "config.plist", "configs", "update-policy.plist", "update-policy.json",
+        "app_restrictions.xml", "config.json", "res",
     ]
+
+    /// The files of one platform's configurations in an app folder.
+    struct PlatformFiles {
+        var platform: ConfigPlatform
+        var schemas: [String]
+        var config: String
+        var variantExtension: String
+
+        static let apple = PlatformFiles(
+            platform: .apple, schemas: ["schema.xml", "schema.plist"], config: "config.plist", variantExtension: ".plist")
+        static let android = PlatformFiles(
+            platform: .android, schemas: ["app_restrictions.xml"], config: "config.json", variantExtension: ".json")
+
+        /// The folder has any file of this platform.
+        func present(in folder: String) -> Bool {
+            (schemas + [config]).contains { InputPaths.isFile(folder + "/" + $0) || InputPaths.danglingLinkTarget(folder + "/" + $0) != nil }
+        }
+    }
 
     mutating func loadApps(devices: [String: CatalogDevice]) -> [String: CatalogApp] {
         let folder = join(root, "apps")
@@ -38,18 +57,53 @@ extension CatalogRun {
             report(
                 CatalogCode.unexpectedFile, "apps/\(id)/\(name) is not part of an app and is ignored",
                 severity: .warning, file: join(folder, name),
-                hint: "an app folder holds schema.xml or schema.plist, config.plist, configs/ and update-policy.plist")
+                hint:
+                    "an app folder holds schema.xml or schema.plist, config.plist, configs/, update-policy.plist, and for Android app_restrictions.xml, res/ and config.json"
+            )
         }
-        let schema = loadSchema(id, folder: folder)
         let policy = loadUpdatePolicy(folder: folder)
-        let configFile = join(folder, "config.plist")
+        let hasAndroid = PlatformFiles.android.present(in: folder)
+        let hasApple = PlatformFiles.apple.present(in: folder) || !hasAndroid
+        checkVariantNames(id, folder: folder, android: hasAndroid, apple: hasApple)
+        let apple = hasApple ? loadPlatform(id, folder: folder, files: .apple, devices: devices) : nil
+        let android = hasAndroid ? loadPlatform(id, folder: folder, files: .android, devices: devices) : nil
+        guard hasApple == (apple != nil), hasAndroid == (android != nil), policy != .invalid else { return nil }
+        return CatalogApp(id: id, apple: apple, android: android, updatePolicy: policy.document)
+    }
+
+    /// Every file of `configs/` is `<group>.plist`, or `<group>.json` for an app that serves Android.
+    private mutating func checkVariantNames(_ id: String, folder: String, android: Bool, apple: Bool) {
+        let variantFolder = join(folder, "configs")
+        guard InputPaths.isDirectory(variantFolder) else { return }
+        for name in InputPaths.entries(of: variantFolder).sorted() where !name.hasPrefix(".") {
+            let file = join(variantFolder, name)
+            let fits = [(apple, ".plist"), (android, ".json")].contains { serves, suffix in
+                serves && name.hasSuffix(suffix) && CatalogDevice.isValidID(String(name.dropLast(suffix.count)))
+            }
+            if !fits || !InputPaths.isFile(file) {
+                report(
+                    CatalogCode.invalidGroupVariant,
+                    "configs/\(name) is not <group>.plist\(android ? " or <group>.json" : "") (group names: A-Z a-z 0-9 . _ : -)",
+                    file: file,
+                    hint: android || !name.hasSuffix(".json") ? nil : "a .json variant is for Android: add config.json and app_restrictions.xml")
+            }
+        }
+    }
+
+    /// One platform's schema, default configuration and group variants, each checked, and every inventory device's
+    /// configuration rendered; nil (with the findings recorded) when any of them is unusable.
+    private mutating func loadPlatform(
+        _ id: String, folder: String, files: PlatformFiles, devices: [String: CatalogDevice]
+    ) -> PlatformConfigs? {
+        let schema = loadSchema(id, folder: folder, files: files)
+        let configFile = join(folder, files.config)
         guard InputPaths.isFile(configFile) else {
             if let target = InputPaths.danglingLinkTarget(configFile) {
                 reportDanglingLink(
-                    "apps/\(id)/config.plist", target: target, code: CatalogCode.missingConfig, file: configFile)
+                    "apps/\(id)/\(files.config)", target: target, code: CatalogCode.missingConfig, file: configFile)
             } else {
                 report(
-                    CatalogCode.missingConfig, "apps/\(id) has no config.plist", file: folder,
+                    CatalogCode.missingConfig, "apps/\(id) has no \(files.config)", file: folder,
                     hint: "add the managed configuration the app gets by default")
             }
             return nil
@@ -58,17 +112,11 @@ extension CatalogRun {
         var variants: [String: PlistDocument] = [:]
         let variantFolder = join(folder, "configs")
         if InputPaths.isDirectory(variantFolder) {
-            for name in InputPaths.entries(of: variantFolder).sorted() where !name.hasPrefix(".") {
+            for name in InputPaths.entries(of: variantFolder).sorted()
+            where !name.hasPrefix(".") && name.hasSuffix(files.variantExtension) {
                 let file = join(variantFolder, name)
-                guard name.hasSuffix(".plist"), InputPaths.isFile(file),
-                    CatalogDevice.isValidID(String(name.dropLast(6)))
-                else {
-                    report(
-                        CatalogCode.invalidGroupVariant,
-                        "configs/\(name) is not <group>.plist (group names: A-Z a-z 0-9 . _ : -)", file: file)
-                    continue
-                }
-                let group = String(name.dropLast(6))
+                let group = String(name.dropLast(files.variantExtension.count))
+                guard InputPaths.isFile(file), CatalogDevice.isValidID(group) else { continue }
                 if let document = loadConfig(file, schema: schema) { variants[group] = document }
                 if !devices.values.contains(where: { $0.groups.contains(group) }) {
                     report(
@@ -77,7 +125,7 @@ extension CatalogRun {
                 }
             }
         }
-        guard let schema, let config, policy != .invalid else { return nil }
+        guard let schema, let config else { return nil }
         guard let defaultConfig = serve(config, values: nil, variant: nil) else { return nil }
         // Every inventory device's configuration, checked and rendered on every core (a large inventory made this
         // loop most of a catalog load); findings keep device order.
@@ -106,15 +154,14 @@ extension CatalogRun {
             case nil: break
             }
         }
-        return CatalogApp(
-            id: id, schema: schema, defaultConfig: defaultConfig, deviceConfigs: deviceConfigs,
-            variants: variants.keys.sorted(), updatePolicy: policy.document)
+        return PlatformConfigs(
+            schema: schema, defaultConfig: defaultConfig, deviceConfigs: deviceConfigs, variants: variants.keys.sorted())
     }
 
-    private mutating func loadSchema(_ id: String, folder: String) -> ConfigSchema? {
-        let candidates = ["schema.xml", "schema.plist"].map { join(folder, $0) }.filter(InputPaths.isFile)
+    private mutating func loadSchema(_ id: String, folder: String, files: PlatformFiles) -> ConfigSchema? {
+        let candidates = files.schemas.map { join(folder, $0) }.filter(InputPaths.isFile)
         if candidates.isEmpty {
-            for name in ["schema.xml", "schema.plist"] {
+            for name in files.schemas {
                 guard let target = InputPaths.danglingLinkTarget(join(folder, name)) else { continue }
                 reportDanglingLink(
                     "apps/\(id)/\(name)", target: target, code: CatalogCode.missingSchema, file: join(folder, name))
@@ -125,16 +172,21 @@ extension CatalogRun {
             report(
                 CatalogCode.missingSchema,
                 candidates.isEmpty
-                    ? "apps/\(id) has no schema.xml or schema.plist"
+                    ? "apps/\(id) has no \(files.schemas.joined(separator: " or "))"
                     : "apps/\(id) has both schema.xml and schema.plist; which one applies is unclear",
-                file: folder, hint: "keep one: an AppConfig specfile (schema.xml) or a ProfileManifest (schema.plist)")
+                file: folder,
+                hint: files.platform == .android
+                    ? "add the app's res/xml/app_restrictions.xml, with its res/values folders in res/"
+                    : "keep one: an AppConfig specfile (schema.xml) or a ProfileManifest (schema.plist)")
             return nil
         }
         guard let bytes = read(file) else { return nil }
-        let loaded = SchemaLoader(readerOptions: readerOptions).load(bytes, path: file)
+        let resources = InputPaths.isDirectory(join(folder, "res")) ? join(folder, "res") : nil
+        let loaded = SchemaLoader(readerOptions: readerOptions, androidResources: resources).load(bytes, path: file)
         findings += loaded.diagnostics.filter { $0.severity == .error }
         guard let schema = loaded.usableSchema else { return nil }
-        if schema.id != id {
+        // An app_restrictions.xml outside its app's tree names no package: the folder names it.
+        if schema.id != id && !(files.platform == .android && schema.id.isEmpty) {
             report(
                 CatalogCode.schemaForAnotherApp, "the schema in apps/\(id) declares '\(schema.id)'", file: file,
                 hint: "rename the folder to apps/\(schema.id), or fix the schema's bundleId / pfm_domain")

@@ -97,7 +97,10 @@ public struct CatalogDiff: Sendable {
             if before == after { continue }
             let role = Self.role(of: path)
             let kind: FileChange.Kind = before == nil ? .added : after == nil ? .removed : .changed
-            let schema = Self.app(of: path).flatMap { newCatalog?.apps[$0]?.schema ?? oldCatalog?.apps[$0]?.schema }
+            let platform: ConfigPlatform = path.hasSuffix(".json") ? .android : .apple
+            let schema = Self.app(of: path).flatMap {
+                newCatalog?.apps[$0]?.schema(for: platform) ?? oldCatalog?.apps[$0]?.schema(for: platform)
+            }
             let sensitive: @Sendable (KeyPath) -> Bool
             if path == "tokens.plist" {
                 sensitive = { _ in true }
@@ -131,11 +134,13 @@ public struct CatalogDiff: Sendable {
                 var changed = 0
                 var byVariant: [String: Int] = [:]
                 for device in devices {
-                    let now = newCatalog.apps[id]?.config(forDevice: device)
-                    let then = oldCatalog.apps[id]?.config(forDevice: device)
+                    let platform = newCatalog.devices[device]?.platform ?? .apple
+                    let now = newCatalog.apps[id]?.config(forDevice: device, platform: platform)
+                    let then = oldCatalog.apps[id]?.config(forDevice: device, platform: platform)
                     if now?.xml.etag != then?.xml.etag {
                         changed += 1
-                        byVariant[now?.variant ?? (now == nil ? "(app removed)" : "config.plist"), default: 0] += 1
+                        let fallback = platform == .android && newCatalog.apps[id]?.android != nil ? "config.json" : "config.plist"
+                        byVariant[now?.variant ?? (now == nil ? "(app removed)" : fallback), default: 0] += 1
                     }
                 }
                 reach.append(Reach(app: id, devices: devices.count, changed: changed, byVariant: byVariant))
@@ -168,9 +173,14 @@ public struct CatalogDiff: Sendable {
         if let app = app(of: path) {
             let rest = parts.dropFirst(2).joined(separator: "/")
             if rest == "config.plist" { return "\(app): configuration" }
-            if rest.hasPrefix("configs/") { return "\(app): group \((parts.last! as NSString).deletingPathExtension)" }
+            if rest == "config.json" { return "\(app): Android configuration" }
+            if rest.hasPrefix("configs/") {
+                let group = (parts.last! as NSString).deletingPathExtension
+                return rest.hasSuffix(".json") ? "\(app): Android group \(group)" : "\(app): group \(group)"
+            }
             if rest.hasPrefix("update-policy.") { return "\(app): update policy" }
             if rest.hasPrefix("schema.") { return "\(app): schema" }
+            if rest == "app_restrictions.xml" || rest.hasPrefix("res/") { return "\(app): Android schema" }
             return "\(app): \(rest)"
         }
         switch parts.first {

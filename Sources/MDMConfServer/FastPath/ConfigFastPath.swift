@@ -71,15 +71,17 @@ final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         else { return nil }
         let bundleID = String(path.dropFirst(prefix.count).dropLast(suffix.count))
         var device: String?
+        var platform: String?
         if pathEnd < target.endIndex {
             for pair in target[target.index(after: pathEnd)...].split(separator: "&") {
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 if parts[0] == "device" { device = parts.count == 2 ? String(parts[1]) : "" }
+                if parts[0] == "platform" { platform = parts.count == 2 ? String(parts[1]) : "" }
             }
         }
         let fields = request.headerFields
         let outcome = ConfigLookup.resolve(
-            bundleID: bundleID, device: device, authorization: fields[.authorization], accept: fields[.accept],
+            bundleID: bundleID, device: device, platform: platform, authorization: fields[.authorization], accept: fields[.accept],
             ifNoneMatch: fields[.ifNoneMatch], state: store.current)
         if case .serve(let served) = outcome { return served }
         return nil

@@ -158,10 +158,10 @@ extension Substring {
 enum ContentNegotiation {
     enum Format { case plist, json }
 
-    /// The form to serve: the acceptable one with the higher quality (plist on a tie, and when `Accept` is
-    /// absent), or nil when neither is acceptable (406).
-    static func configFormat(accept: String?) -> Format? {
-        guard let accept, !accept.isEmpty else { return .plist }
+    /// The form to serve: the acceptable one with the higher quality (`preferred` on a tie, and when `Accept` is
+    /// absent: JSON for Android devices, the plist for Apple's), or nil when neither is acceptable (406).
+    static func configFormat(accept: String?, preferring preferred: Format = .plist) -> Format? {
+        guard let accept, !accept.isEmpty else { return preferred }
         var plist = 0.0
         var json = 0.0
         var plistSpecific = 0
@@ -195,7 +195,7 @@ enum ContentNegotiation {
             }
         }
         if plist <= 0 && json <= 0 { return nil }
-        return json > plist ? .json : .plist
+        return json == plist ? preferred : json > plist ? .json : .plist
     }
 
     /// True when an `If-None-Match` list names `etag` (or is `*`); weak comparison, as RFC 9110 asks for GET.

@@ -38,8 +38,8 @@ enum ConfigLookup {
     }
 
     static func resolve(
-        bundleID: String?, device named: String?, authorization: String?, accept: String?, ifNoneMatch: String?,
-        state: CatalogState
+        bundleID: String?, device named: String?, platform: String? = nil, authorization: String?, accept: String?,
+        ifNoneMatch: String?, state: CatalogState
     ) -> Outcome {
         let caller: Caller
         switch Caller.authorize(authorization: authorization, catalog: state.catalog) {
@@ -61,8 +61,11 @@ enum ConfigLookup {
             return .refuse(
                 Refusal(response: Answer.error(.notFound, CatalogCode.notFound, "no app '\(id)' in the catalog")))
         }
-        let config = app.config(forDevice: device)
-        guard let format = ContentNegotiation.configFormat(accept: accept) else {
+        // `?platform=`, else what the inventory says the device is: Android devices read JSON by default.
+        let family = platform.map { ConfigPlatform($0) } ?? device.flatMap { state.catalog.devices[$0]?.platform } ?? .apple
+        let config = app.config(forDevice: device, platform: family)
+        let preferred: ContentNegotiation.Format = family == .android && app.android != nil ? .json : .plist
+        guard let format = ContentNegotiation.configFormat(accept: accept, preferring: preferred) else {
             return .refuse(
                 Refusal(
                     response: Answer.error(
