@@ -239,8 +239,11 @@ struct ComplianceTests {
         var query = FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: catalog, now: Self.now))
         query.chunkSize = 2
         let all = try await query.all(FleetFilter())
-        #expect(all.map(\.device) == ["ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400"])
-        #expect(all.filter { $0.seen == .never }.map(\.device) == ["ipad-0042", "iphone-0400"])
+        #expect(
+            all.map(\.device) == [
+                "ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400", "pixel-0500",
+            ])
+        #expect(all.filter { $0.seen == .never }.map(\.device) == ["ipad-0042", "iphone-0400", "pixel-0500"])
 
         var pages: [[String]] = []
         var cursor: String?
@@ -253,7 +256,7 @@ struct ComplianceTests {
         #expect(pages.count == 2)
 
         #expect(try await query.all(FleetFilter(status: .compliant)).map(\.device) == ["iphone-0201"])
-        #expect(try await query.all(FleetFilter(status: .silent)).map(\.device) == ["ipad-0042", "ipad-0300", "iphone-0400"])
+        #expect(try await query.all(FleetFilter(status: .silent)).map(\.device) == ["ipad-0042", "ipad-0300", "iphone-0400", "pixel-0500"])
         #expect(try await query.all(FleetFilter(decision: .unsupported)).map(\.device) == ["iphone-0202"])
         let required = try await query.all(FleetFilter(app: Self.field, decision: .required))
         #expect(required.map(\.device) == ["iphone-0117"])
@@ -272,17 +275,17 @@ struct ComplianceTests {
         var halved = query
         halved.chunkSize = 1
         #expect(try await halved.all(FleetFilter()).map(\.device) == all.map(\.device))
-        #expect(try await halved.all(FleetFilter(status: .silent)).map(\.device) == ["ipad-0042", "ipad-0300", "iphone-0400"])
+        #expect(try await halved.all(FleetFilter(status: .silent)).map(\.device) == ["ipad-0042", "ipad-0300", "iphone-0400", "pixel-0500"])
         #expect(try await halved.summary(FleetFilter()) == summary)
-        #expect(summary.devices == 6)
+        #expect(summary.devices == 7)
         #expect(summary.compliant == 1)
-        #expect(summary.seen == ["active": 3, "silent": 1, "never": 2])
-        #expect(summary.apps[Self.field]?.decisions == ["ok": 2, "required": 1, "unsupported": 1, "unreported": 2])
+        #expect(summary.seen == ["active": 3, "silent": 1, "never": 3])
+        #expect(summary.apps[Self.field]?.decisions == ["ok": 2, "required": 1, "unsupported": 1, "unreported": 3])
         #expect(summary.apps[Self.field]?.versions["3.2.1"] == 2)
 
         // CSV: one line per device and app, the header first; quotes doubled.
         let csv = all.map(FleetCSV.lines).joined()
-        #expect(csv.split(separator: "\r\n").count == 12)
+        #expect(csv.split(separator: "\r\n").count == 14)
         #expect(csv.contains("iphone-0117,false,active,"))
         #expect(csv.contains("below_min_version deadline_passed"))
         try await store.close()

@@ -58,7 +58,7 @@ import Testing
         #expect(accepted.status == 0, "\(accepted.stdout)\(accepted.stderr)")
         let said = accepted.stdout + accepted.stderr
         #expect(said.contains("~ SyncIntervalMinutes: 30 → 60"), "\(said)")
-        #expect(said.contains("4 of 6 inventory devices get different configuration bytes"), "\(said)")
+        #expect(said.contains("5 of 7 inventory devices get different configuration bytes"), "\(said)")
 
         // A commit that does not touch the catalog is not checked.
         try "notes".write(to: repo.appendingPathComponent("README"), atomically: true, encoding: .utf8)

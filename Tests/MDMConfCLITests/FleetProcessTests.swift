@@ -124,10 +124,10 @@ import Testing
         }
         for (index, http) in replicas.enumerated() {
             let summary = try CLIProcess.json(try await http.request("GET", "/v1/fleet/summary", headers: Self.admin).text)
-            #expect(summary["devices"] as? Int == 6, "replica \(index): \(summary)")
+            #expect(summary["devices"] as? Int == 7, "replica \(index): \(summary)")
             let seen = try #require(summary["seen"] as? [String: Any])
             #expect(seen["active"] as? Int == 4, "replica \(index): \(seen)")
-            #expect(seen["never"] as? Int == 2, "replica \(index): \(seen)")
+            #expect(seen["never"] as? Int == 3, "replica \(index): \(seen)")
             for entry in sent {
                 let page = try CLIProcess.json(
                     try await http.request("GET", "/v1/fleet/devices/\(entry.device)", headers: Self.admin).text)

@@ -33,7 +33,7 @@ import Testing
             "publish", catalog.path, "--store", store, "--author", "alice", "--message", "initial",
         ])
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.contains("published generation 1: 15 files"), "\(first.stdout)")
+        #expect(first.stdout.contains("published generation 1: 20 files"), "\(first.stdout)")
         let again = try CLIProcess.run(["publish", catalog.path, "--store", store, "--author", "alice"])
         #expect(
             again.status == 0 && again.stdout.contains("unchanged: the content equals generation 1"), "\(again.stdout)")
@@ -78,12 +78,12 @@ import Testing
         let missing = try CLIProcess.run(["rollback", "9", "--store", store])
         #expect(missing.status == 78 && missing.stderr.contains("generation 9 is not in the store"))
 
-        // Files are stored once per content hash: three generations of 15 files, 16 distinct blobs.
+        // Files are stored once per content hash: three generations of 20 files, 21 distinct blobs.
         let opened = try await TestStores.open(location)
         let blobs = try await opened.rows(FleetSQL.Statement(sql: "SELECT COUNT(*) FROM catalog_blobs", values: []))
         let rows = try await opened.rows(FleetSQL.Statement(sql: "SELECT COUNT(*) FROM catalog_files", values: []))
-        #expect(blobs.first?.first?.integer == 16)
-        #expect(rows.first?.first?.integer == 45)
+        #expect(blobs.first?.first?.integer == 21)
+        #expect(rows.first?.first?.integer == 60)
         try await opened.close()
     }
 
@@ -154,7 +154,7 @@ import Testing
         #expect(result.status == 1, "\(result.stderr)")
         // iphone-0201 and iphone-0202 run 3.2.1 (still ok); iphone-0117 runs 2.3.1 (already required).
         #expect(
-            result.stdout.contains("no device's update decision or compliance changes (6 devices judged)"),
+            result.stdout.contains("no device's update decision or compliance changes (7 devices judged)"),
             "\(result.stdout)")
 
         try PublishCommandTests.edit(

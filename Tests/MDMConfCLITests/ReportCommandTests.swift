@@ -44,7 +44,7 @@ import Testing
         #expect(result.stdout.contains("iphone-0117: com.example.field: required (below_min_version"))
         #expect(result.stdout.contains("iphone-0202: com.example.field: config stale"))
         #expect(result.stdout.contains("ipad-0042: never checked in"))
-        #expect(result.stderr.contains("6 devices: 1 compliant, 5 not compliant"))
+        #expect(result.stderr.contains("7 devices: 1 compliant, 6 not compliant"))
 
         let compliant = try CLIProcess.run([
             "report", "--catalog", "Examples/catalog", "--store", store, "--status", "compliant",
@@ -68,11 +68,11 @@ import Testing
         #expect(json.status == 1)
         let document = try CLIProcess.json(json.stdout)
         let summary = try #require(document["summary"] as? [String: Any])
-        #expect(summary["devices"] as? Int == 6)
+        #expect(summary["devices"] as? Int == 7)
         #expect(summary["compliant"] as? Int == 1)
         let devices = try #require(document["devices"] as? [[String: Any]])
         #expect(devices.map { $0["device"] as? String } == [
-            "ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400",
+            "ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400", "pixel-0500",
         ])
         let iphone = try #require(devices.first { $0["device"] as? String == "iphone-0117" })
         let apps = try #require(iphone["apps"] as? [[String: Any]])
@@ -82,7 +82,7 @@ import Testing
 
         let csv = try CLIProcess.run(["report", "--catalog", "Examples/catalog", "--store", store, "--format", "csv"])
         #expect(csv.stdout.hasPrefix("device,compliant,seen,last_checkin,"))
-        #expect(csv.stdout.split(separator: "\r\n").count == 13)
+        #expect(csv.stdout.split(separator: "\r\n").count == 15)
     }
 
     /// "Who will be out of compliance later?": judged a year on, every device that checked in is silent.

@@ -47,8 +47,8 @@ import Testing
                     reported[kind, default: 0] == seen[kind, default: 0],
                     "\(name) \(kind): report \(reported), simulator \(seen)")
             }
-            // The 6 real inventory devices were not played.
-            #expect(reported["unreported"] == 6, "\(name): \(reported)")
+            // The 7 real inventory devices were not played.
+            #expect(reported["unreported"] == 7, "\(name): \(reported)")
             // Every played device reported the configuration it fetched.
             let config = try #require(app["config"] as? [String: Int])
             #expect(config["current"] == 200 && config["stale"] == 0, "\(name): \(config)")
@@ -81,10 +81,24 @@ import Testing
         // Whatever the machine's speed: the devices play until the duration is up, each at least one round (its
         // 2 apps launched, one refresh), and the pacer hands out one request per 1/40 s from the start, so the run
         // made at most 40 per second it lasted, plus the first (and 1 for the seconds' rounding to ms).
-        #expect(summary["devices"] as? Int == 6)
+        #expect(summary["devices"] as? Int == 7)
         #expect(seconds >= 2, "\(summary)")
-        #expect(launches >= 12 && refreshes >= 6, "\(summary)")
+        #expect(launches >= 14 && refreshes >= 7, "\(summary)")
         #expect(Double(launches + refreshes) <= 40 * seconds + 2, "\(summary)")
+
+        // The inventory's Android device played one: it checked in as android and fetched the JSON configuration,
+        // so the report finds it current like the iPhones.
+        let report = try CLIProcess.run([
+            "report", "--catalog", live.catalog.path, "--store",
+            "sqlite:" + live.root.appendingPathComponent("fleet.sqlite").path, "--format", "json",
+        ])
+        let devices = try #require(try CLIProcess.json(report.stdout)["devices"] as? [[String: Any]])
+        let pixel = try #require(devices.first { $0["device"] as? String == "pixel-0500" })
+        let sync = try #require((pixel["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "com.example.fieldsync" })
+        let config = try #require(sync["config"] as? [String: Any])
+        #expect(config["status"] as? String == "current", "\(sync)")
+        // For an Android device the current ETag is the JSON form's, so a plist fetch would have been stale.
+        #expect(config["reportedETag"] as? String == config["currentETag"] as? String, "\(config)")
     }
 
     struct RefusalCase: Sendable, CustomTestStringConvertible {
@@ -129,7 +143,7 @@ import Testing
         #expect(run.stderr.contains(testCase.message), "\(testCase.name): \(run.stderr)")
     }
 
-    /// A server that is not there: every launch and refresh fails (24 + 12), the summary says so, exit 1.
+    /// A server that is not there: every launch and refresh fails (28 + 14), the summary says so, exit 1.
     @Test func anUnreachableServer() throws {
         let tokenFile = try CLIProcess.temporaryFile("admin.token", "example-admin-token-c0ffee")
         let run = try CLIProcess.run([
@@ -137,6 +151,6 @@ import Testing
             "--timeout", "1",
         ])
         #expect(run.status == 1, "\(run.stderr)")
-        #expect(run.stdout.contains("errors: unreachable 36"), "\(run.stdout)")
+        #expect(run.stdout.contains("errors: unreachable 42"), "\(run.stdout)")
     }
 }

@@ -151,10 +151,48 @@ import Testing
             #expect(page.text.components(separatedBy: #""receivedAt""#).count == 3, "two recent check-ins")
             let summary = try await http.request("GET", "/v1/fleet/summary?app=com.example.field", headers: Fixture.admin)
             #expect(summary.text.contains(#""compliant": 1"#))
-            #expect(summary.text.contains(#""devices": 6"#))
+            #expect(summary.text.contains(#""devices": 7"#))
             let trend = try await http.request("GET", "/v1/fleet/trend?days=7", headers: Fixture.admin)
             #expect(trend.status == 200)
             #expect(trend.text.contains(#""app": "com.example.field""#))
+        }
+        try await fleet.store?.close()
+    }
+
+    /// An Android device gets the app's config.json as JSON with its ETag (by the inventory's platform, or by
+    /// `?platform=android`); its check-in is judged against that form, and the fleet endpoints show it current or
+    /// stale as they show an iPhone.
+    @Test(arguments: StoreKind.available)
+    func androidDeviceFetchesJSONAndIsJudgedByIt(kind: StoreKind) async throws {
+        let fleet = try await Self.fleet(kind)
+        try await Fixture.live(try Fixture.store(), fleet: fleet) { http, _ in
+            let target = "/v1/apps/com.example.fieldsync/config?device=pixel-0500"
+            let config = try await http.request("GET", target, headers: Fixture.admin)
+            #expect(config.status == 200 && config.header("Content-Type") == "application/json")
+            #expect(config.text.contains(#""device_tag": "serial-2B281FDH3000K5""#), "\(config.text)")
+            let etag = try #require(config.header("ETag"))
+            let asked = try await http.request(
+                "GET", "/v1/apps/com.example.fieldsync/config?device=iphone-0400&platform=android", headers: Fixture.admin)
+            #expect(asked.header("Content-Type") == "application/json" && asked.text.contains(#""log_level""#))
+            let plist = try await http.request(
+                "GET", target, headers: Fixture.admin.merging(["Accept": "application/x-plist"]) { $1 })
+            #expect(plist.text.hasPrefix("<?xml") && plist.header("ETag") != etag, "a plist when asked for one")
+            let notModified = try await http.request(
+                "GET", target, headers: Fixture.admin.merging(["If-None-Match": etag]) { $1 })
+            #expect(notModified.status == 304)
+
+            func checkIn(_ tag: String) -> String {
+                let escaped = tag.replacingOccurrences(of: "\"", with: "\\\"")
+                return #"{"device": "pixel-0500", "platform": "android", "osVersion": "15", "apps": [{"app": "com.example.fieldsync", "version": "2.0", "configETag": "\#(escaped)"}]}"#
+            }
+            let stale = try await http.request("POST", "/v1/checkin", headers: Fixture.admin, body: checkIn("\"0\""))
+            #expect(stale.text.contains(#""status": "stale""#) && stale.text.contains(etag.replacingOccurrences(of: "\"", with: "\\\"")), "\(stale.text)")
+            var page = try await http.request("GET", "/v1/fleet/devices/pixel-0500", headers: Fixture.admin)
+            #expect(page.text.contains(#""status": "stale""#), "\(page.text)")
+            let current = try await http.request("POST", "/v1/checkin", headers: Fixture.admin, body: checkIn(etag))
+            #expect(current.text.contains(#""status": "current""#), "\(current.text)")
+            page = try await http.request("GET", "/v1/fleet/devices/pixel-0500", headers: Fixture.admin)
+            #expect(page.text.contains(#""status": "current""#), "\(page.text)")
         }
         try await fleet.store?.close()
     }
@@ -178,7 +216,10 @@ import Testing
                 guard let next = document["next"] as? String else { break }
                 target = "/v1/fleet/devices?limit=2&page=\(next)"
             }
-            #expect(seen == ["ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400"])
+            #expect(
+                seen == [
+                    "ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400", "pixel-0500",
+                ])
         }
         try await fleet.store?.close()
     }

@@ -97,9 +97,16 @@ struct CatalogTests {
         #expect(catalog.appIDs == ["com.example.field", "com.example.fieldsync"])
         #expect(
             catalog.devices.keys.sorted() == [
-                "ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400",
+                "ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400", "pixel-0500",
             ])
         #expect(catalog.tokens?.count == 3)
+        // One folder serves both platforms: the plist to Apple devices, JSON to the Android one.
+        let sync = try #require(catalog.apps["com.example.fieldsync"])
+        #expect(sync.servesApple && sync.android?.schema.format == .android)
+        let pixel = sync.config(forDevice: "pixel-0500", platform: .android)
+        #expect(String(decoding: pixel.json.bytes, as: UTF8.self).contains("\"device_tag\": \"serial-2B281FDH3000K5\""))
+        #expect(String(decoding: sync.config(forDevice: "pixel-0500").xml.bytes, as: UTF8.self).contains("<key>Accounts</key>"))
+        #expect(catalog.devices["pixel-0500"]?.platform == .android)
         #expect(catalog.policyEngine.profileSet.documents.count == 6)
         let field = try #require(catalog.apps["com.example.field"])
         #expect(field.hasUpdatePolicy)

@@ -155,7 +155,7 @@ struct DiffTests {
                 apps/com.example.field/update-policy.plist  [com.example.field: update policy]
                   ~ policies[id=field-3.0-floor].minVersion: '3.0' → '3.1'
                 who is affected:
-                  com.example.field: 4 of 6 inventory devices get different configuration bytes (config.plist 2, sales 2)
+                  com.example.field: 5 of 7 inventory devices get different configuration bytes (config.plist 3, sales 2)
                   com.example.fieldsync: no device gets different configuration bytes
                 3 files differ, 10 changes
 
