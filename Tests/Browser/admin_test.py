@@ -137,6 +137,23 @@ def app_page(driver):
     shot(driver, "02-app")
 
 
+@test("the app page of an app on both platforms: the Android device is served its JSON")
+def android_app_page(driver):
+    driver.get(FOLDER + "/admin/apps/com.example.fieldsync")
+    body = text(driver)
+    expect("config.plist" in body and "config.json" in body, "the plist and the Android JSON are both listed")
+    Select(driver.find_element(By.ID, "device")).select_by_value("pixel-0500")
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "#served ~ form button, form.inline button"))
+    platform = driver.find_element(By.XPATH, "//dt[text()='Platform']/following-sibling::dd").text
+    expect(platform == "Android (JSON)", f"pixel-0500 is an Android device: {platform}")
+    served = driver.find_element(By.CSS_SELECTOR, "pre[aria-label='configuration served to pixel-0500']").text
+    expect('"device_tag": "serial-2B281FDH3000K5"' in served, f"its JSON, variables substituted: {served[:400]}")
+    Select(driver.find_element(By.ID, "device")).select_by_value("iphone-0400")
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "#served ~ form button, form.inline button"))
+    served = driver.find_element(By.CSS_SELECTOR, "pre[aria-label='configuration served to iphone-0400']").text
+    expect("<key>Accounts</key>" in served, "an iPhone is served the plist")
+
+
 @test("validate: a broken plist pasted and uploaded shows its findings with line numbers")
 def validate(driver):
     driver.get(FOLDER + "/admin/validate")
