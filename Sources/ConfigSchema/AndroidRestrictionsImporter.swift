@@ -177,10 +177,10 @@ struct RestrictionsLint {
                 "restrictions are nested \(depth) levels deep, more than Android's \(AndroidRestrictionsImporter.maxDepth)",
                 at: element.position, path: path, hint: "flatten the bundles")
         }
-        let key = element.attribute("key")
+        let key = element.attribute("key").flatMap { $0.isEmpty ? nil : $0 }
         let here = path + [key ?? "?"]
         checkAttributes(element, key: key, path: here)
-        let typeText = element.attribute("restrictionType")
+        let typeText = element.attribute("restrictionType").flatMap { $0.isEmpty ? nil : $0 }
         let type = typeText.flatMap(AndroidKeyFacts.RestrictionType.init(rawValue:))
         if let typeText, type == nil {
             let names = AndroidKeyFacts.RestrictionType.allCases.map(\.rawValue)
@@ -300,7 +300,7 @@ struct RestrictionsLint {
     /// The checks of attributes every restriction has: key, title and type present, a key that is unique and not a
     /// reference, a description.
     private mutating func checkAttributes(_ element: XMLElement, key: String?, path: [String]) {
-        for attribute in ["key", "title", "restrictionType"] where element.attribute(attribute) == nil {
+        for attribute in ["key", "title", "restrictionType"] where (element.attribute(attribute) ?? "").isEmpty {
             report(
                 SchemaCode.missingRestrictionAttribute, .error, "the restriction has no android:\(attribute)",
                 at: element.position, path: key == nil ? Array(path.dropLast()) : path,

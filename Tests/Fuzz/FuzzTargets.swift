@@ -4,7 +4,7 @@
 //   swift run mdmconf-fuzz TARGET FILE|FOLDER...   # replay inputs without libFuzzer (regressions)
 //
 // Targets: xml-plist, binary-plist, json-plist, specfile, manifest, update-policy, url, profile, policy-query,
-// http-body (the server's request bodies).
+// http-body (the server's request bodies), android (app_restrictions.xml and managed properties JSON).
 import CivilTime
 import ConfigSchema
 import DevicePolicy
@@ -19,7 +19,7 @@ import UpdatePolicy
 enum FuzzTargets {
     static let names = [
         "xml-plist", "binary-plist", "json-plist", "specfile", "manifest", "update-policy", "url", "profile",
-        "policy-query", "http-body",
+        "policy-query", "http-body", "android",
     ]
 
     /// The property of every reader target (issue 14): a value a reader accepts can be written in every output
@@ -104,10 +104,41 @@ enum FuzzTargets {
             if !json.hasErrors, case .success(let request) = UpdateRequest.parse(json.root) {
                 _ = catalogPolicy.evaluate(request, now: at).json.serialized()
             }
+        case "android":
+            // XML as app_restrictions.xml (references resolved from the tests' res/ tree), anything else as managed
+            // properties JSON. A schema either gives is written as managed properties, which must read back clean.
+            let load: SchemaLoad
+            if bytes.first(where: { $0 > 0x20 }) == UInt8(ascii: "<") {
+                load = AndroidRestrictionsImporter(resourcesFolder: "Tests/ConfigSchemaTests/AndroidFixtures/res")
+                    .load(bytes, path: "fuzz/res/xml/app_restrictions.xml")
+            } else {
+                load = ManagedPropertiesImporter().load(JSONPlistReader().read(bytes, file: "fuzz.json"))
+            }
+            if let schema = load.usableSchema {
+                let written = ManagedPropertiesWriter.json(schema)
+                let back = ManagedPropertiesImporter().load(
+                    JSONPlistReader().read(Array(written.json.utf8), file: "back.json"))
+                precondition(
+                    !back.diagnostics.hasErrors,
+                    "written managed properties do not read back: \(back.diagnostics.first?.message ?? "")")
+                precondition(
+                    written.skipped.isEmpty && back.usableSchema?.keys.count == schema.keys.count,
+                    "an Android schema lost keys in managed properties")
+                _ = Validator.validate(exampleAndroidConfig, against: schema)
+            }
         default:
             fatalError("unknown fuzz target '\(target)'; one of \(names.joined(separator: " "))")
         }
     }
+
+    /// The example Android app's configuration, checked against every schema the android target makes.
+    static let exampleAndroidConfig: PlistDocument = {
+        let path = "Examples/android/configs/com.example.fieldsync.json"
+        guard case .bytes(let bytes)? = try? InputFile.read(path, limit: 1 << 20) else {
+            return JSONPlistReader().read(Array("{}".utf8), file: path)
+        }
+        return JSONPlistReader().read(bytes, file: path)
+    }()
 
     static let queries: [(PolicyQuery.Kind, String?)] = [
         (.app, "com.acme.storefront"), (.url, "https://www.example.com/a"), (.wifi, "ACME-Store"), (.kiosk, nil),

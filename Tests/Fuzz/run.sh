@@ -8,7 +8,7 @@
 # with: swift run mdmconf-fuzz TARGET Tests/Fuzz/Regressions/TARGET
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-target=${1:?target: xml-plist binary-plist json-plist specfile manifest update-policy url profile policy-query http-body}
+target=${1:?target: xml-plist binary-plist json-plist specfile manifest update-policy url profile policy-query http-body android}
 seconds=${2:-600}
 
 swift build -c release --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING \
@@ -58,6 +58,14 @@ open(sys.argv[1] + '/evaluate-inline', 'w').write(json.dumps(body))
 body["profiles"] = [{"name": "inline.mobileconfig", "xml": profile.decode()}]
 open(sys.argv[1] + '/evaluate-inline-xml', 'w').write(json.dumps(body))
 PY
+        ;;
+    android)
+        # Restrictions (the lint fixtures, the example app, the corpus's) and managed properties JSON.
+        cp ../shared/corpus/manifests/android_*.xml "$corpus/" 2>/dev/null || true
+        cp Examples/android/app/src/main/res/xml/app_restrictions.xml "$corpus/example.xml"
+        "$(dirname "$0")/../../.build/debug/mdmconf" schema convert --to managed-properties \
+            Examples/android/app/src/main/res/xml/app_restrictions.xml >"$corpus/example-managed-properties.json" 2>/dev/null || true
+        seeds=(Tests/ConfigSchemaTests/AndroidFixtures/res/xml)
         ;;
     *) seeds=(Examples ../shared/corpus Tests/PropertyListTests/Fixtures) ;;
 esac
