@@ -5,11 +5,13 @@ import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
 
+extension SwiftCodegen.Access: ExpressibleByArgument {}
+
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
         abstract: "Inspect declared schemas.",
-        subcommands: [Show.self, List.self, Find.self, Convert.self]
+        subcommands: [Show.self, List.self, Find.self, Convert.self, Codegen.self]
     )
 
     /// `--path DIR` (repeatable) replaces the search path; without it, the standard one.
@@ -153,6 +155,52 @@ struct SchemaCommand: ParsableCommand {
             let (json, skipped) = ManagedPropertiesWriter.json(schema)
             for key in skipped { Console.error("warning: \(key.keyPath) is left out: \(key.reason)\n") }
             Console.out(json)
+        }
+    }
+
+    struct Codegen: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a Swift type that decodes the configurations of a schema.",
+            discussion: """
+                --swift writes a Decodable, Sendable, Equatable struct for any schema mdmconf reads (AppConfig \
+                specfile, ProfileManifest, Apple YAML, Android restrictions): a nested struct for each dictionary, \
+                an enum for each closed list of string or integer values, optionals for keys neither required nor \
+                defaulted, defaults applied when a key is absent, documentation from titles and descriptions, and \
+                CodingKeys for keys that are not Swift names. The type decodes the dictionary of \
+                com.apple.configuration.managed (init(managedConfiguration:)), plist or JSON bytes \
+                (init(bytes:)), and MDMConfClient's configuration (configuration.decode(T.self)). Exit codes: 0 \
+                written, 64 usage error, 66 unreadable file or unknown id, 78 unusable schema.
+                """
+        )
+
+        @Argument(help: "A schema file, or an app id to look up on the schema search path.")
+        var schema: String
+
+        @Flag(name: .long, help: "Write Swift (the one language so far).")
+        var swift = false
+
+        @Option(name: .customLong("type-name"), help: ArgumentHelp("The struct's name (default: from the id).", valueName: "name"))
+        var typeName: String?
+
+        @Option(name: .long, help: "public or internal.")
+        var access: SwiftCodegen.Access = .public
+
+        @Option(name: .long, help: ArgumentHelp("An Android app's res/ folder, for its references.", valueName: "dir"))
+        var res: String?
+
+        @OptionGroup var limits: ReaderLimitOptions
+
+        func validate() throws {
+            if !swift { throw ValidationError("name the language: --swift") }
+            if let typeName, !SwiftCodegen.isTypeName(typeName) {
+                throw ValidationError("--type-name must be a Swift type name (a letter or _, then letters, digits, _)")
+            }
+        }
+
+        func run() throws {
+            let schema = try SchemaCommand.load(self.schema, res: res, limits: limits)
+            let name = typeName ?? SwiftCodegen.defaultTypeName(for: schema)
+            Console.out(SwiftCodegen(typeName: name, access: access).generate(schema))
         }
     }
 }

@@ -55,6 +55,15 @@ public struct Configuration: Sendable {
     /// The value at a key path such as `Sync.Interval` or `Servers[0].URL`; nil when absent.
     public subscript(path: String) -> PlistValue? { value.lookup(path) }
 
+    /// The configuration decoded into `type`: the struct `mdmconf schema codegen --swift` writes from the app's
+    /// schema, or any `Decodable` of the same shape. Dates decode from ISO 8601, data from base64. A value that breaks
+    /// the type throws a `DecodingError` whose context names the key path.
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(T.self, from: Data(PlistWriter.json(value, pretty: false).utf8))
+    }
+
     public func string(_ path: String) -> String? {
         if case .string(let text)? = self[path] { return text }
         return nil

@@ -93,6 +93,11 @@ enum CLIProcess {
             stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Runs a program found on `PATH` (or at an absolute path) in the package root: `swiftc`, a compiled driver.
+    static func runTool(_ name: String, _ arguments: [String]) throws -> Result {
+        try run(URL(fileURLWithPath: "/usr/bin/env"), [name] + arguments, in: packageRoot)
+    }
+
     static func temporaryFile(_ name: String, _ contents: String) throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
