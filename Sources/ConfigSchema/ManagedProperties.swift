@@ -182,12 +182,24 @@ public struct ManagedPropertiesImporter: Sendable {
             if let value = dict["defaultValue"] {
                 var probe = spec
                 probe.allowedValues = nil
-                if Validator.check(value.value, against: probe, file: file, at: value.position, path: KeyPath(here.map { .key($0) })).hasErrors {
+                if !probe.items.isEmpty { probe.items[0].allowedValues = nil }
+                let path = KeyPath(here.map { .key($0) })
+                if Validator.check(value.value, against: probe, file: file, at: value.position, path: path).hasErrors {
                     report(
                         SchemaCode.defaultViolatesConstraint, .error,
                         "the default is not a \(type.managedPropertyType) value", at: value.position, path: here)
                 } else {
                     spec.defaultValue = value.value
+                    let outside: [PlistValue]
+                    switch value.value {
+                    case .array(let items): outside = items.map(\.value).filter { item in !(allowed ?? []).contains { $0.value == item } }
+                    default: outside = (allowed ?? []).contains { $0.value == value.value } ? [] : [value.value]
+                    }
+                    if allowed != nil, !outside.isEmpty, type == .choice || type == .multiSelect {
+                        report(
+                            type == .choice ? SchemaCode.defaultNotAChoice : SchemaCode.defaultNotASubset, .error,
+                            "the default holds a value that is not one of the entries", at: value.position, path: here)
+                    }
                 }
             }
             return spec

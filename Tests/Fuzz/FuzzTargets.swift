@@ -106,7 +106,8 @@ enum FuzzTargets {
             }
         case "android":
             // XML as app_restrictions.xml (references resolved from the tests' res/ tree), anything else as managed
-            // properties JSON. A schema either gives is written as managed properties, which must read back clean.
+            // properties JSON. A schema either gives without errors is written as managed properties, which must read
+            // back without errors and with every key.
             let load: SchemaLoad
             if bytes.first(where: { $0 > 0x20 }) == UInt8(ascii: "<") {
                 load = AndroidRestrictionsImporter(resourcesFolder: "Tests/ConfigSchemaTests/AndroidFixtures/res")
@@ -114,7 +115,7 @@ enum FuzzTargets {
             } else {
                 load = ManagedPropertiesImporter().load(JSONPlistReader().read(bytes, file: "fuzz.json"))
             }
-            if let schema = load.usableSchema {
+            if let schema = load.usableSchema, !load.diagnostics.hasErrors {
                 let written = ManagedPropertiesWriter.json(schema)
                 let back = ManagedPropertiesImporter().load(
                     JSONPlistReader().read(Array(written.json.utf8), file: "back.json"))

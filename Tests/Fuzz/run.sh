@@ -72,7 +72,8 @@ esac
 existing=()
 for seed in "${seeds[@]}"; do [ -e "$seed" ] && existing+=("$seed"); done
 
-FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=1 "$BIN" "$corpus" "${existing[@]}" \
+# A crash must end the run at once: the Swift backtracer would wait to symbolicate.
+SWIFT_BACKTRACE=enable=no FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=1 "$BIN" "$corpus" "${existing[@]}" \
     -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=5 -artifact_prefix="$artifacts/" \
     -print_final_stats=1 2>&1 | grep -E "(DONE|INITED) +cov|stat::number_of_executed_units|stat::peak_rss_mb|ERROR|SUMMARY|Test unit written" \
     | tail -8 || true

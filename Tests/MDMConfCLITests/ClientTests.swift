@@ -106,6 +106,24 @@ import Testing
         #expect(config.string("UserEmail") == "ana.lima@example.com", "variables are substituted for the device")
         #expect(config.integer("ServerPort") == 443)
         #expect(config.bool("AllowOfflineMode") == true)
+        // Decoded into a type of the app's own, as `schema codegen --swift` writes them.
+        struct Field: Decodable, Equatable {
+            enum Theme: String, Decodable { case light, dark, system }
+            var ServerURL: String
+            var ServerPort: Int
+            var AllowedRegions: [String]
+            var Theme: Theme?
+        }
+        let decoded = try config.decode(Field.self)
+        #expect(decoded.ServerURL == "https://field.example.com/api" && decoded.ServerPort == 443)
+        #expect(decoded.AllowedRegions == ["EU"] && decoded.Theme == .system)
+        struct Wrong: Decodable { var ServerPort: String }
+        #expect {
+            try config.decode(Wrong.self)
+        } throws: { error in
+            guard case .typeMismatch(_, let context)? = error as? DecodingError else { return false }
+            return context.codingPath.map(\.stringValue) == ["ServerPort"]
+        }
         #expect(first.update?.decision == .ok && first.update?.source == .network)
         #expect(first.catalogGeneration == 1)
         #expect(recording.requests == ["POST /v1/checkin → 200", "GET /v1/apps/com.example.field/config → 200"])
