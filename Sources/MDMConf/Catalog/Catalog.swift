@@ -131,11 +131,16 @@ public final class CatalogApp: Sendable {
     public let android: PlatformConfigs?
     /// The app has a plist configuration for Apple devices.
     public let servesApple: Bool
+    /// How its declarative-management declaration names and installs it (`ddm.plist`; defaults without one).
+    public let ddm: DDMAppSettings
     /// `update-policy.plist`; an empty document (every request `ok`) when the app has none.
     public let updatePolicy: Evaluator
     public let hasUpdatePolicy: Bool
 
-    init(id: String, apple: PlatformConfigs?, android: PlatformConfigs?, updatePolicy: PolicyDocument?) {
+    init(
+        id: String, apple: PlatformConfigs?, android: PlatformConfigs?, updatePolicy: PolicyDocument?,
+        ddm: DDMAppSettings = DDMAppSettings()
+    ) {
         let primary = (apple ?? android)!
         self.id = id
         self.schema = primary.schema
@@ -145,6 +150,7 @@ public final class CatalogApp: Sendable {
         self.variants = primary.variants
         self.android = android
         self.servesApple = apple != nil
+        self.ddm = ddm
         self.updatePolicy = Evaluator(updatePolicy ?? PolicyDocument())
         self.hasUpdatePolicy = updatePolicy != nil
     }

@@ -36,6 +36,9 @@ public enum CatalogCode {
     public static let deviceConfigInvalid = DiagnosticCode(
         "MC6015", "device-config-invalid",
         summary: "A configuration breaks its schema once a device's variables are substituted.")
+    public static let invalidDDMSettings = DiagnosticCode(
+        "MC6016", "invalid-ddm-settings",
+        summary: "An app's ddm.plist has an unknown key or a value its declaration cannot carry.")
 
     /// Request errors the server answers with (never part of a catalog load).
     public static let badRequest = DiagnosticCode(
@@ -62,7 +65,7 @@ public enum CatalogCode {
     public static let all: [DiagnosticCode] = [
         notACatalog, unreadableFile, invalidAppFolder, missingSchema, schemaForAnotherApp, missingConfig,
         unexpectedFile, invalidInventory, invalidTokens, invalidSettings, invalidGroupVariant, unusedGroupVariant,
-        emptyCatalog, invalidProfiles, deviceConfigInvalid, badRequest, unauthorized, forbidden, notFound,
+        emptyCatalog, invalidProfiles, deviceConfigInvalid, invalidDDMSettings, badRequest, unauthorized, forbidden, notFound,
         bodyTooLarge, notAcceptable, invalidCheckIn, storeUnavailable, fleetDisabled,
     ]
 }

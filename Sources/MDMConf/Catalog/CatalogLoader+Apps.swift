@@ -7,7 +7,7 @@ import UpdatePolicy
 extension CatalogRun {
     static let appFiles: Set<String> = [
         "schema.xml", "schema.plist", "config.plist", "configs", "update-policy.plist", "update-policy.json",
-        "app_restrictions.xml", "config.json", "res",
+        "app_restrictions.xml", "config.json", "res", "ddm.plist",
     ]
 
     /// The files of one platform's configurations in an app folder.
@@ -67,8 +67,19 @@ extension CatalogRun {
         checkVariantNames(id, folder: folder, android: hasAndroid, apple: hasApple)
         let apple = hasApple ? loadPlatform(id, folder: folder, files: .apple, devices: devices) : nil
         let android = hasAndroid ? loadPlatform(id, folder: folder, files: .android, devices: devices) : nil
-        guard hasApple == (apple != nil), hasAndroid == (android != nil), policy != .invalid else { return nil }
-        return CatalogApp(id: id, apple: apple, android: android, updatePolicy: policy.document)
+        let ddm = loadDDMSettings(folder: folder)
+        guard hasApple == (apple != nil), hasAndroid == (android != nil), policy != .invalid, let ddm else { return nil }
+        return CatalogApp(id: id, apple: apple, android: android, updatePolicy: policy.document, ddm: ddm)
+    }
+
+    /// `ddm.plist`: the defaults without one, nil (its findings recorded) when it cannot be used.
+    private mutating func loadDDMSettings(folder: String) -> DDMAppSettings? {
+        let file = join(folder, "ddm.plist")
+        guard InputPaths.isFile(file) else { return DDMAppSettings() }
+        guard let dict = readDictionary(file, code: CatalogCode.invalidDDMSettings) else { return nil }
+        let (settings, problems) = DDMAppSettings.parse(dict, file: file)
+        findings += problems
+        return problems.isEmpty ? settings : nil
     }
 
     /// Every file of `configs/` is `<group>.plist`, or `<group>.json` for an app that serves Android.
