@@ -43,6 +43,16 @@ struct CodegenTests {
             "regenerate: mdmconf schema codegen --swift \(kind.schema) --type-name \(kind.typeName) > \(file.path)")
     }
 
+    /// The example app's generated type in `Examples/app` is what the command writes today.
+    @Test func theExampleAppsTypeIsCurrent() throws {
+        let result = try CLIProcess.run([
+            "schema", "codegen", "--swift", "Examples/app/schema.xml", "--type-name", "FieldConfiguration",
+        ])
+        let bundled = try String(
+            contentsOf: CLIProcess.packageRoot.appendingPathComponent("Examples/app/FieldConfiguration.swift"), encoding: .utf8)
+        #expect(result.stdout == bundled, "regenerate Examples/app/FieldConfiguration.swift")
+    }
+
     /// The four generated types compile together; each example configuration decodes, and one that breaks its
     /// schema's types fails with the key path of the value.
     @Test func generatedTypesCompileAndDecodeTheExamples() throws {

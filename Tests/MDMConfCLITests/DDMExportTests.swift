@@ -121,6 +121,23 @@ struct DDMExportTests {
         #expect(moved == ["(set)", "io.mdmconf.asset.com.example.fieldsync"], "\(moved)")
     }
 
+    /// `Examples/ddm` is the export of two devices of the example catalog, byte for byte as the command writes it.
+    @Test func theBundledExampleIsCurrent() throws {
+        let (result, out) = try Self.export("Examples/catalog", ["--device", "iphone-0117", "--device", "ipad-0042"])
+        defer { try? FileManager.default.removeItem(at: out) }
+        #expect(result.status == 0)
+        let example = CLIProcess.packageRoot.appendingPathComponent("Examples/ddm")
+        let written = try FileManager.default.subpathsOfDirectory(atPath: out.path).sorted()
+        let bundled = try FileManager.default.subpathsOfDirectory(atPath: example.path).filter { $0 != "README.md" }.sorted()
+        #expect(written == bundled)
+        for path in written where path.contains(".") {
+            #expect(
+                try Data(contentsOf: out.appendingPathComponent(path))
+                    == Data(contentsOf: example.appendingPathComponent(path)),
+                "Examples/ddm/\(path) is stale: rerun mdmconf ddm export Examples/catalog --out Examples/ddm --base-url \(Self.base) --device iphone-0117 --device ipad-0042 --timestamp \(Self.timestamp)")
+        }
+    }
+
     /// A set that breaks Apple's schemas is refused and nothing is written: an App Store ID in ddm.plist that is not
     /// digits is refused by the catalog; a base URL that is not https by the command.
     @Test func refusals() throws {

@@ -62,14 +62,15 @@ struct BundledContentTests {
         #expect(Self.files.contains("Schemas/appconfig-specfile.xsd"))
     }
 
-    /// Requests are decided (below), scripts run as processes (MDMConfCLITests), the XSD has its own test, the
+    /// Requests are decided (below), scripts run as processes (MDMConfCLITests), the XSD has its own test, the DDM
+    /// export and the generated Swift type are regenerated and compared (DDMExportTests, CodegenTests), the
     /// device-policy test table runs below, the catalog is loaded as a whole (CatalogTests), the example app is
     /// built and run against the example catalog (ExampleClientTests), the CI examples run on a git repository
     /// (CIExampleTests).
     static func checkedElsewhere(_ path: String) -> Bool {
         path.hasSuffix(".xsd") || path.hasSuffix(".sh") || path.contains("/requests/") || path.hasSuffix("cases.json")
             || path.hasPrefix("Examples/catalog/") || path.hasPrefix("Examples/client/")
-            || path.hasPrefix("Examples/ci/")
+            || path.hasPrefix("Examples/ci/") || path.hasPrefix("Examples/ddm/") || path.hasSuffix(".swift")
     }
 
     /// A `--profile` folder adds its `.mobileconfig` and `.plist` files (any case), not recursively, no dot-files,
