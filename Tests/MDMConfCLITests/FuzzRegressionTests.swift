@@ -17,7 +17,7 @@ struct FuzzRegressionTests {
         let usage = try CLIProcess.run(Self.binary, [], in: CLIProcess.packageRoot)
         #expect(usage.status == 64)
         for target in Self.targets {
-            #expect(usage.stdout.split(separator: " ").contains(Substring(target)), "no fuzz target '\(target)'")
+            #expect(usage.stdout.split(whereSeparator: \.isWhitespace).contains(Substring(target)), "no fuzz target '\(target)'")
         }
     }
 
