@@ -32,6 +32,9 @@ public struct ServerOptions: Sendable {
     public var tls: ServerTLS?
     /// Re-read the TLS certificate and key on SIGHUP (also with `--from-store`, where SIGHUP reloads no folder).
     public var reloadTLSOnSIGHUP = false
+    /// `--public-url`: the https URL devices reach this server at, which the declarative channel's asset URLs start
+    /// with (default: the listening address when serving TLS, or in development mode on loopback).
+    public var publicURL: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, watch: Bool = false, reloadOnSIGHUP: Bool = true,
@@ -67,6 +70,10 @@ public enum MDMConfServer {
         Routes(store: store, fleet: fleet, readerOptions: options.readerOptions).register(on: router)
         FleetRoutes(catalogs: store, fleet: fleet, readerOptions: options.readerOptions).register(on: router)
         AdminRoutes(catalogs: store, fleet: fleet, options: options).register(on: router)
+        DDMRoutes(
+            catalogs: store,
+            baseURL: DDMRoutes.baseURL(options: options, development: store.current.catalog.tokens == nil)
+        ).register(on: router)
         let timeout = TimeAmount.nanoseconds(Int64(store.current.catalog.settings.requestTimeout * 1_000_000_000))
         var services: [any Service] = []
         let tlsOnSIGHUP = options.reloadTLSOnSIGHUP ? options.tls : nil

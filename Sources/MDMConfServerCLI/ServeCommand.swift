@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Foundation
 import Fleet
 import FleetStores
 import Logging
@@ -46,6 +47,10 @@ struct ServeCommand: ParsableCommand {
         name: .customLong("dev-cert"),
         help: "Serve HTTPS with a development CA and certificate kept in this folder (made once).")
     var devCert: String?
+    @Option(
+        name: .customLong("public-url"),
+        help: "The https URL devices reach this server at: the declarative channel's asset URLs start with it.")
+    var publicURL: String?
     @OptionGroup var limits: ReaderLimitOptions
 
     func validate() throws {
@@ -136,6 +141,18 @@ struct ServeCommand: ParsableCommand {
             throw ExitStatus.invalidConfiguration.exitCode
         }
         options.reloadTLSOnSIGHUP = true
+        if let publicURL {
+            let local = loaded.tokens == nil && ServerOptions.isLoopback(host)
+            guard let url = URL(string: publicURL), let scheme = url.scheme, url.host?.isEmpty == false,
+                scheme == "https" || (scheme == "http" && local)
+            else {
+                try? await fleet.store?.close()
+                Console.error(
+                    "error: --public-url must be an https URL (http only in development mode on loopback); nothing is served\n")
+                throw ExitStatus.usage.exitCode
+            }
+            options.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        }
         if options.tls == nil, loaded.tokens != nil, !ServerOptions.isLoopback(host) {
             logger.warning(
                 "listening on \(host) without TLS: bearer tokens and configurations travel in clear (use --tls-cert/--tls-key or --dev-cert)"

@@ -25,18 +25,21 @@ enum Fixture {
     }
 
     /// The application on an ephemeral loopback port, no signal handling.
-    static func app(_ store: CatalogStore, fleet: FleetService? = nil) -> some ApplicationProtocol {
-        MDMConfServer.buildApplication(
-            store: store, fleet: fleet ?? FleetService(store: nil, replica: "test"),
-            options: ServerOptions(host: "127.0.0.1", port: 0, watch: false, reloadOnSIGHUP: false), logger: logger)
+    static func app(_ store: CatalogStore, fleet: FleetService? = nil, publicURL: String? = nil)
+        -> some ApplicationProtocol
+    {
+        var options = ServerOptions(host: "127.0.0.1", port: 0, watch: false, reloadOnSIGHUP: false)
+        options.publicURL = publicURL
+        return MDMConfServer.buildApplication(
+            store: store, fleet: fleet ?? FleetService(store: nil, replica: "test"), options: options, logger: logger)
     }
 
     /// Runs `body` against the live server with a plain HTTP client on its port.
     static func live<Value: Sendable>(
-        _ store: CatalogStore, fleet: FleetService? = nil,
+        _ store: CatalogStore, fleet: FleetService? = nil, publicURL: String? = nil,
         _ body: @Sendable @escaping (RawHTTP, any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
-        try await app(store, fleet: fleet).test(.live) { client in
+        try await app(store, fleet: fleet, publicURL: publicURL).test(.live) { client in
             let port = try #require(client.port)
             return try await body(RawHTTP(port: port), client)
         }

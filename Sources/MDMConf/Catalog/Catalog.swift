@@ -22,6 +22,9 @@ public final class Catalog: Sendable {
     public let warnings: [Diagnostic]
     /// App ids in byte order (sorted once: compliance asks for every device).
     public let appIDs: [String]
+    /// Every plist configuration served to an Apple device, by the SHA-256 of its bytes: the data assets of the
+    /// declarative channel (`GET /v1/ddm/assets/{sha256}.plist`).
+    public let assets: [String: [UInt8]]
 
     init(
         path: String, settings: CatalogSettings, apps: [String: CatalogApp], devices: [String: CatalogDevice],
@@ -35,6 +38,13 @@ public final class Catalog: Sendable {
         self.policyEngine = policyEngine
         self.warnings = warnings
         appIDs = apps.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var assets: [String: [UInt8]] = [:]
+        for app in apps.values where app.servesApple {
+            for served in [app.defaultConfig] + Array(app.deviceConfigs.values) {
+                assets[served.xml.sha256] = served.xml.bytes
+            }
+        }
+        self.assets = assets
     }
 
     /// Who a bearer token is, or nil when no token matches. Every stored digest is compared in full, in
@@ -74,6 +84,8 @@ public struct CatalogToken: Sendable {
     public enum Scope: Sendable, Equatable {
         case admin
         case device(String)
+        /// A declarative-management server: reads any device's declaration set, and nothing of the fleet.
+        case mdm
     }
 
     public let digest: [UInt8]
@@ -177,10 +189,13 @@ public struct ServedConfig: Sendable {
         public let bytes: [UInt8]
         /// `"` + the first 32 hex digits of the SHA-256 of `bytes` + `"`.
         public let etag: String
+        /// The whole SHA-256 of `bytes`, 64 hex digits (the name of the bytes as a data asset).
+        public let sha256: String
 
         init(_ text: String) {
             bytes = Array(text.utf8)
-            etag = "\"" + ContentHash.hex(bytes, bytes: 16) + "\""
+            sha256 = ContentHash.hex(bytes)
+            etag = "\"" + sha256.prefix(32) + "\""
         }
     }
 

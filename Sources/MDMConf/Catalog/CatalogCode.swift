@@ -62,10 +62,14 @@ public enum CatalogCode {
     public static let fleetDisabled = DiagnosticCode(
         "MC6109", "fleet-disabled", summary: "The server runs with --store none: no check-ins, no fleet state (404).")
 
+    public static let ddmUnavailable = DiagnosticCode(
+        "MC6110", "ddm-unavailable",
+        summary: "The declarative channel has no https URL to put in its assets: no TLS and no --public-url (503).")
+
     public static let all: [DiagnosticCode] = [
         notACatalog, unreadableFile, invalidAppFolder, missingSchema, schemaForAnotherApp, missingConfig,
         unexpectedFile, invalidInventory, invalidTokens, invalidSettings, invalidGroupVariant, unusedGroupVariant,
         emptyCatalog, invalidProfiles, deviceConfigInvalid, invalidDDMSettings, badRequest, unauthorized, forbidden, notFound,
-        bodyTooLarge, notAcceptable, invalidCheckIn, storeUnavailable, fleetDisabled,
+        bodyTooLarge, notAcceptable, invalidCheckIn, storeUnavailable, fleetDisabled, ddmUnavailable,
     ]
 }

@@ -321,6 +321,7 @@ struct CatalogRun {
             guard fieldsValid else { continue }
             switch (scope, device) {
             case ("admin", nil): tokens.append(CatalogToken(digest: digest, scope: .admin))
+            case ("mdm", nil): tokens.append(CatalogToken(digest: digest, scope: .mdm))
             case ("device", let device?) where devices[device] != nil:
                 tokens.append(CatalogToken(digest: digest, scope: .device(device)))
             case ("device", let device?):
@@ -329,12 +330,13 @@ struct CatalogRun {
                     file: file, at: entry.value.position)
             case ("device", nil):
                 report(CatalogCode.invalidTokens, "a device token needs 'device'", file: file, at: entry.value.position)
-            case ("admin", _?):
+            case ("admin", _?), ("mdm", _?):
                 report(
-                    CatalogCode.invalidTokens, "an admin token names no device", file: file, at: entry.value.position)
+                    CatalogCode.invalidTokens, "an \(scope ?? "") token names no device", file: file,
+                    at: entry.value.position)
             default:
                 report(
-                    CatalogCode.invalidTokens, "scope must be 'admin' or 'device'", file: file,
+                    CatalogCode.invalidTokens, "scope must be 'admin', 'device' or 'mdm'", file: file,
                     at: entry.value.position)
             }
         }

@@ -107,7 +107,7 @@ public struct DDMExporter: Sendable {
             guard let app = catalog.apps[id], app.servesApple else { continue }
             let served = app.config(forDevice: device, platform: .apple)
             let bytes = served.xml.bytes
-            let sha = ContentHash.hex(bytes)
+            let sha = served.xml.sha256
             assets.append(DDMAsset(sha256: sha, bytes: bytes))
             let settings = app.ddm
             let reference: [PlistDictionary.Entry] = [

@@ -210,9 +210,9 @@ struct AdminRoutes: Sendable {
             response.headers[values: .setCookie].append(sessionCookie(id))
             response.headers[values: .setCookie].append(cookie(Self.loginCookie, "", maxAge: 0))
             return response
-        case .device?:
+        case .device?, .mdm?:
             return loginPage(
-                request, problem: "That is a device token: only admin tokens can open the admin page.",
+                request, problem: "That is a device or MDM token: only admin tokens can open the admin page.",
                 status: .forbidden)
         case nil:
             return loginPage(

@@ -89,6 +89,8 @@ enum Caller: Sendable, Equatable {
     case open
     case admin
     case device(String)
+    /// A declarative-management server's token: any device's declarations, nothing of the fleet.
+    case mdm
 
     static func authorize(_ request: Request, catalog: Catalog) -> Result<Caller, Refusal> {
         authorize(authorization: request.headers[.authorization], catalog: catalog)
@@ -114,6 +116,7 @@ enum Caller: Sendable, Equatable {
         switch catalog.scope(ofBearer: String(parts[1].trimmingCharacters())) {
         case .admin?: return .success(.admin)
         case .device(let id)?: return .success(.device(id))
+        case .mdm?: return .success(.mdm)
         case nil:
             return unauthorized("the bearer token is not valid", "Bearer realm=\"mdmconf\", error=\"invalid_token\"")
         }

@@ -36,6 +36,10 @@ struct CheckInIntake: Sendable {
         case .failure(let errors): return refuse(Self.invalid(errors))
         }
         switch caller {
+        case .mdm:
+            return refuse(
+                Answer.error(
+                    .forbidden, CatalogCode.forbidden, "an MDM token reads declarations and posts DDM status, not check-ins"))
         case .device(let own):
             guard checkIn.device.isEmpty || checkIn.device == own else {
                 return refuse(

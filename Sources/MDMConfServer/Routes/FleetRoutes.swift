@@ -70,11 +70,11 @@ struct FleetRoutes: Sendable {
         let state = catalogs.current
         switch Caller.authorize(request, catalog: state.catalog) {
         case .failure(let refusal): return .failure(refusal)
-        case .success(.device):
+        case .success(.device), .success(.mdm):
             return .failure(
                 Refusal(
                     response: Answer.error(
-                        .forbidden, CatalogCode.forbidden, "fleet state needs an admin token, not a device token")))
+                        .forbidden, CatalogCode.forbidden, "fleet state needs an admin token, not a device or MDM token")))
         case .success: break
         }
         guard let store = fleet.store else { return .failure(Refusal(response: disabled)) }

@@ -157,8 +157,8 @@ struct Routes: Sendable {
         let state = store.current
         switch Caller.authorize(request, catalog: state.catalog) {
         case .failure(let refusal): return refusal.response
-        case .success(.device):
-            return Answer.error(.forbidden, CatalogCode.forbidden, "a device token cannot use /v1/validate")
+        case .success(.device), .success(.mdm):
+            return Answer.error(.forbidden, CatalogCode.forbidden, "a device or MDM token cannot use /v1/validate")
         case .success: break
         }
         guard let id = request.uri.queryParameters.get("app"), BundleID.isWellFormed(id) else {

@@ -1,0 +1,110 @@
+import HTTPTypes
+import Hummingbird
+import MDMConf
+import MDMDiagnostics
+import NIOCore
+
+/// The declarative channel served live from the current catalog: each Apple device's tokens, declaration items and
+/// declarations, as `mdmconf ddm export` writes them, and the data assets by the SHA-256 of their bytes. A reload or
+/// publish changes the tokens at once: every answer is made from the catalog state the request started with.
+struct DDMRoutes: Sendable {
+    let catalogs: CatalogStore
+    /// The URL the assets' `DataURL` starts with; nil when the server has none it may hand out (plain HTTP outside
+    /// development mode on loopback, without `--public-url`).
+    let baseURL: String?
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/v1/ddm/assets/:file") { request, context in asset(request, context) }
+        router.get("/v1/ddm/:device/tokens") { request, context in
+            deviceSet(request, context) { set, _ in Answer.bytes(.ok, Array(set.tokensJSON.utf8)) }
+        }
+        router.get("/v1/ddm/:device/declaration-items") { request, context in
+            deviceSet(request, context) { set, _ in Answer.bytes(.ok, Array(set.declarationItemsJSON.utf8)) }
+        }
+        router.get("/v1/ddm/:device/declaration/:type/:identifier") { request, context in
+            deviceSet(request, context) { set, context in
+                guard let type = context.parameters.get("type"), let identifier = context.parameters.get("identifier"),
+                    let declaration = set.declaration(type: type, identifier: identifier)
+                else {
+                    return Answer.error(
+                        .notFound, CatalogCode.notFound, "the device's set has no such declaration (see its declaration-items)")
+                }
+                return Answer.bytes(.ok, Array(declaration.json.utf8))
+            }
+        }
+    }
+
+    /// The base URL for a server: `--public-url`, else the address it listens on when that is https or development
+    /// mode on loopback; nil otherwise. A public URL must be https unless the server is in development mode on loopback.
+    static func baseURL(options: ServerOptions, development: Bool) -> String? {
+        let local = development && ServerOptions.isLoopback(options.host)
+        if let url = options.publicURL {
+            return url.hasPrefix("https://") || (local && url.hasPrefix("http://")) ? url : nil
+        }
+        let host = options.host.contains(":") && !options.host.hasPrefix("[") ? "[\(options.host)]" : options.host
+        if options.tls != nil { return "https://\(host):\(options.port)" }
+        return local ? "http://\(host):\(options.port)" : nil
+    }
+
+    /// `GET /v1/ddm/assets/{sha256}.plist`: the bytes, immutable, named by their hash; no token needed (the
+    /// declaration's `Authentication` is `None`: the URL is the secret's hash, not a guessable name).
+    private func asset(_ request: Request, _ context: BasicRequestContext) -> Response {
+        let state = catalogs.current
+        guard let file = context.parameters.get("file"), file.hasSuffix(".plist") else {
+            return Answer.error(.notFound, CatalogCode.notFound, "assets are named <sha256>.plist")
+        }
+        let hash = String(file.dropLast(6))
+        guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else {
+            return Answer.error(
+                .badRequest, CatalogCode.badRequest, "an asset's name is the 64 lower-case hex digits of its SHA-256")
+        }
+        guard let bytes = state.catalog.assets[hash] else {
+            return Answer.error(.notFound, CatalogCode.notFound, "no asset with that hash in the catalog being served")
+        }
+        var headers = HTTPFields()
+        headers[.eTag] = "\"\(hash)\""
+        headers[.cacheControl] = "public, max-age=31536000, immutable"
+        if let match = request.headers[.ifNoneMatch], ContentNegotiation.matches(match, etag: "\"\(hash)\"") {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/x-plist"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// The set of the device in the path, for a caller that may read it: an admin or MDM token (or development mode)
+    /// any device's, a device token its own.
+    private func deviceSet(
+        _ request: Request, _ context: BasicRequestContext,
+        _ answer: (DDMDeviceSet, BasicRequestContext) -> Response
+    ) -> Response {
+        let state = catalogs.current
+        let caller: Caller
+        switch Caller.authorize(request, catalog: state.catalog) {
+        case .success(let authorized): caller = authorized
+        case .failure(let refusal): return refusal.response
+        }
+        guard let device = context.parameters.get("device"), CatalogDevice.isValidID(device) else {
+            return Answer.error(.badRequest, CatalogCode.badRequest, "the device in the path is not a device id")
+        }
+        if case .device(let own) = caller, own != device {
+            return Answer.error(.forbidden, CatalogCode.forbidden, "a device token reads only its own declarations")
+        }
+        guard let known = state.catalog.devices[device] else {
+            return Answer.error(.notFound, CatalogCode.notFound, "no device '\(device)' in the inventory")
+        }
+        guard known.platform == .apple else {
+            return Answer.error(
+                .notFound, CatalogCode.notFound, "'\(device)' is an Android device: declarative management is Apple's")
+        }
+        guard let baseURL else {
+            return Answer.error(
+                .serviceUnavailable, CatalogCode.ddmUnavailable,
+                "the declarative channel needs an https URL for its assets: serve over TLS, or give --public-url https://…")
+        }
+        let exporter = DDMExporter(baseURL: baseURL, timestamp: state.loadedAt.description)
+        var response = answer(exporter.set(for: device, catalog: state.catalog), context)
+        response.headers[Answer.generationField] = String(state.generation)
+        return response
+    }
+}
