@@ -20,7 +20,8 @@ cleanup() {
 }
 trap cleanup EXIT
 port=$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$bin" serve Examples/catalog --store "sqlite:$work/fleet.db" --port "$port" --log-level warning 2>"$work/serve.log" &
+"$bin" serve Examples/catalog --store "sqlite:$work/fleet.db" --port "$port" --log-level warning \
+    --public-url https://mdm.example.com 2>"$work/serve.log" &
 server=$!
 for _ in $(seq 1 150); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
 checks="not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,unsupported_method"
