@@ -17,6 +17,7 @@ public struct AndroidResources: Sendable {
     /// Findings of the resource files themselves (a file that is not well-formed).
     public var diagnostics: [Diagnostic] = []
 
+    /// No resources yet, of the `res/` folder `folder`.
     public init(folder: String) { self.folder = folder }
 
     /// The resources of `folder` (an app's `res/`).

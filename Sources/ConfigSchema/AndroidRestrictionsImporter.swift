@@ -5,7 +5,22 @@ import PropertyList
 public struct AndroidKeyFacts: Sendable {
     /// The eight restriction types of `android:restrictionType`.
     public enum RestrictionType: String, Sendable, CaseIterable {
-        case bool, string, integer, choice, multiSelect = "multi-select", hidden, bundle, bundleArray = "bundle_array"
+        /// `true` or `false`.
+        case bool
+        /// Any text.
+        case string
+        /// A signed 32-bit integer.
+        case integer
+        /// One of the `entryValues`.
+        case choice
+        /// Any of the `entryValues`, as an array.
+        case multiSelect = "multi-select"
+        /// A value the app fixes in its default; admins do not set it.
+        case hidden
+        /// A dictionary of the nested restrictions.
+        case bundle
+        /// An array of the one nested bundle.
+        case bundleArray = "bundle_array"
 
         /// The name Google Play's `ManagedProperty` JSON gives the type.
         public var managedPropertyType: String {
@@ -21,6 +36,7 @@ public struct AndroidKeyFacts: Sendable {
             }
         }
 
+        /// The type Google Play's managed properties call `managedPropertyType` (`BOOL`, `BUNDLE_ARRAY`), or nil.
         public init?(managedPropertyType: String) {
             guard let type = Self.allCases.first(where: { $0.managedPropertyType == managedPropertyType }) else {
                 return nil
@@ -29,6 +45,7 @@ public struct AndroidKeyFacts: Sendable {
         }
     }
 
+    /// The type the restriction declares.
     public var restrictionType: RestrictionType
     /// The title in each language the app's resources translate it to (`fr`, `pt-BR`), besides the default.
     public var localizedTitles: [String: String] = [:]
@@ -37,6 +54,7 @@ public struct AndroidKeyFacts: Sendable {
     /// A `bundle_array`'s key of the one bundle it holds (the items of the array are that bundle's values).
     public var bundleKey: String?
 
+    /// Facts of a restriction of `restrictionType`, without translations.
     public init(restrictionType: RestrictionType) { self.restrictionType = restrictionType }
 }
 
@@ -46,6 +64,7 @@ public struct AndroidKeyFacts: Sendable {
 /// `@string/`, `@array/` (and `@bool/`, `@integer/`) references are resolved from the app's `res/values*/` files when
 /// the schema lies in a `res/xml*/` folder or `resourcesFolder` names the `res/` folder.
 public struct AndroidRestrictionsImporter: Sendable {
+    /// The limits the XML is read with.
     public var readerOptions: PlistReaderOptions
     /// The app's `res/` folder (`--res`); nil: found from the schema's own path.
     public var resourcesFolder: String?
@@ -54,6 +73,7 @@ public struct AndroidRestrictionsImporter: Sendable {
     static let maxDepth = 20
     static let maxRestrictions = 1000
 
+    /// An importer reading with `readerOptions`, resolving references from `resourcesFolder` (or the schema's tree).
     public init(readerOptions: PlistReaderOptions = PlistReaderOptions(), resourcesFolder: String? = nil) {
         self.readerOptions = readerOptions
         self.resourcesFolder = resourcesFolder
@@ -91,6 +111,7 @@ public struct AndroidRestrictionsImporter: Sendable {
         return stem.contains(".") && BundleIDText.isValid(stem) ? stem : nil
     }
 
+    /// The schema in `bytes` (the file at `path`), with every lint finding.
     public func load(_ bytes: [UInt8], path: String) -> SchemaLoad {
         let document = XMLElementReader(options: readerOptions).read(bytes, file: path)
         guard let root = document.root, !document.diagnostics.hasErrors else {

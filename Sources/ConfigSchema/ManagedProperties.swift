@@ -40,8 +40,10 @@ extension KeySpec {
 /// Reads Google Play's `ManagedProperty` JSON (what the EMM console shows an admin) as a schema: an array of
 /// properties, or an object with `managedProperties` (an AMAPI `Application`, whose `name` ends in the package).
 public struct ManagedPropertiesImporter: Sendable {
+    /// The limits JSON is read with.
     public var readerOptions: PlistReaderOptions
 
+    /// An importer reading with `readerOptions`.
     public init(readerOptions: PlistReaderOptions = PlistReaderOptions()) { self.readerOptions = readerOptions }
 
     static let fields: Set<String> = ["key", "type", "title", "description", "entries", "defaultValue", "nestedProperties"]
@@ -70,6 +72,7 @@ public struct ManagedPropertiesImporter: Sendable {
             || (bytes.headContains("\"key\"") && bytes.headContains("\"type\""))
     }
 
+    /// The schema of a JSON document already read, with every finding.
     public func load(_ document: PlistDocument) -> SchemaLoad {
         guard let root = document.root, !document.hasErrors else {
             return SchemaLoad(schema: nil, diagnostics: document.diagnostics)
@@ -211,7 +214,9 @@ public struct ManagedPropertiesImporter: Sendable {
 public enum ManagedPropertiesWriter {
     /// A key the managed-properties form cannot carry, with the reason.
     public struct Skipped: Sendable {
+        /// The key, dotted from the root (`Accounts.Ratio`).
         public var keyPath: String
+        /// Why it has no managed property.
         public var reason: String
     }
 

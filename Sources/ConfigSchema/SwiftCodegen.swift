@@ -6,13 +6,20 @@ import PropertyList
 ///
 /// The output is the same for the same schema (keys in schema order, names made once), so golden files can pin it.
 public struct SwiftCodegen: Sendable {
+    /// The access level of the generated declarations.
     public enum Access: String, Sendable, CaseIterable {
-        case `public`, `internal`
+        /// For a package that hands the type to its users.
+        case `public`
+        /// For an app's own module.
+        case `internal`
     }
 
+    /// The name of the top-level struct.
     public var typeName: String
+    /// The access level of every declaration written.
     public var access: Access
 
+    /// A generator of a struct named `typeName`, declared `access`.
     public init(typeName: String, access: Access = .public) {
         self.typeName = typeName
         self.access = access

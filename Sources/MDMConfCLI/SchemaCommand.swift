@@ -5,6 +5,7 @@ import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
 
+/// `--access public|internal` of `schema codegen`.
 extension SwiftCodegen.Access: ExpressibleByArgument {}
 
 struct SchemaCommand: ParsableCommand {

@@ -106,7 +106,10 @@ public struct CatalogToken: Sendable {
 
 /// The platforms a configuration is written for: Apple's plists, or Android's managed-configuration JSON.
 public enum ConfigPlatform: String, Sendable, CaseIterable {
-    case apple, android
+    /// iOS, iPadOS, macOS, tvOS, visionOS, watchOS: plist configurations.
+    case apple
+    /// Android: JSON managed configurations.
+    case android
 
     /// The family of a platform name as check-ins and `?platform=` write it (`android`; `ios`, `macos` … are Apple's).
     public init(_ platform: String?) { self = platform?.lowercased() == "android" ? .android : .apple }
@@ -114,6 +117,7 @@ public enum ConfigPlatform: String, Sendable, CaseIterable {
 
 /// What an app serves one platform family: the schema, the default configuration and each device's.
 public struct PlatformConfigs: Sendable {
+    /// The schema the configurations are checked against.
     public let schema: ConfigSchema
     /// `config.plist` or `config.json` with its variables as written: served when no device is named.
     public let defaultConfig: ServedConfig

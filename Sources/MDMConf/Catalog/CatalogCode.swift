@@ -36,6 +36,7 @@ public enum CatalogCode {
     public static let deviceConfigInvalid = DiagnosticCode(
         "MC6015", "device-config-invalid",
         summary: "A configuration breaks its schema once a device's variables are substituted.")
+    /// An app's `ddm.plist` that cannot be used.
     public static let invalidDDMSettings = DiagnosticCode(
         "MC6016", "invalid-ddm-settings",
         summary: "An app's ddm.plist has an unknown key or a value its declaration cannot carry.")
@@ -62,6 +63,7 @@ public enum CatalogCode {
     public static let fleetDisabled = DiagnosticCode(
         "MC6109", "fleet-disabled", summary: "The server runs with --store none: no check-ins, no fleet state (404).")
 
+    /// The declarative channel asked for with no https URL to give its assets.
     public static let ddmUnavailable = DiagnosticCode(
         "MC6110", "ddm-unavailable",
         summary: "The declarative channel has no https URL to put in its assets: no TLS and no --public-url (503).")

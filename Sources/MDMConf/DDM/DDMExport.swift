@@ -6,14 +6,25 @@ import PropertyList
 public struct DDMDeclaration: Sendable {
     /// Where the declaration goes in the declaration-items response.
     public enum Kind: String, Sendable, CaseIterable {
-        case activation = "Activations", configuration = "Configurations", asset = "Assets", management = "Management"
+        /// An activation: which configurations to install.
+        case activation = "Activations"
+        /// A configuration, such as an app.managed.
+        case configuration = "Configurations"
+        /// An asset, such as a data asset.
+        case asset = "Assets"
+        /// A management declaration.
+        case management = "Management"
     }
 
+    /// Where it is listed in the declaration items.
     public var kind: Kind
+    /// The declaration's `Type` (`com.apple.asset.data`).
     public var type: String
+    /// The declaration's `Identifier`, stable across exports (`io.mdmconf.asset.com.example.app`).
     public var identifier: String
     /// A hash over `Type`, `Identifier` and `Payload`: it changes exactly when the content does.
     public var serverToken: String
+    /// The declaration's `Payload`.
     public var payload: PlistDictionary
     /// The declaration as served: `Type`, `Identifier`, `ServerToken`, `Payload`, pretty JSON.
     public var json: String
@@ -49,14 +60,18 @@ public struct DDMDeclaration: Sendable {
 public struct DDMAsset: Sendable {
     /// The SHA-256 of `bytes`, 64 hexadecimal digits.
     public var sha256: String
+    /// The configuration plist, as `GET /v1/apps/{app}/config` serves it.
     public var bytes: [UInt8]
 }
 
 /// Everything a device is sent over the declarative channel: its declarations, the assets they name, and the two
 /// protocol responses (tokens, declaration items) in the shapes of Apple's `declarative/protocol` YAML.
 public struct DDMDeviceSet: Sendable {
+    /// The inventory device the set is for.
     public var device: String
+    /// The activation first, then each app's asset and configuration.
     public var declarations: [DDMDeclaration]
+    /// The data the assets name.
     public var assets: [DDMAsset]
     /// A hash over every declaration's identifier and server token: it changes exactly when one of them does.
     public var declarationsToken: String
@@ -65,6 +80,7 @@ public struct DDMDeviceSet: Sendable {
     /// `DeclarationItemsResponse`: the identifiers and server tokens of each kind, and the declarations token.
     public var declarationItemsJSON: String
 
+    /// The declaration of `type` named `identifier`, or nil.
     public func declaration(type: String, identifier: String) -> DDMDeclaration? {
         declarations.first { $0.type == type && $0.identifier == identifier }
     }
@@ -85,6 +101,7 @@ public struct DDMExporter: Sendable {
     /// The prefix of every identifier mdmconf writes.
     public static let identifierPrefix = "io.mdmconf."
 
+    /// An exporter whose assets are served below `baseURL`, whose tokens carry `timestamp`.
     public init(baseURL: String, timestamp: String) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timestamp = timestamp
@@ -93,8 +110,11 @@ public struct DDMExporter: Sendable {
     /// The path an asset is served at.
     public static func assetPath(_ sha256: String) -> String { "/v1/ddm/assets/\(sha256).plist" }
 
+    /// The identifier of an app's app.managed declaration.
     public static func appIdentifier(_ app: String) -> String { identifierPrefix + "app." + app }
+    /// The identifier of an app's data asset.
     public static func assetIdentifier(_ app: String) -> String { identifierPrefix + "asset." + app }
+    /// The identifier of the set's activation.
     public static let activationIdentifier = identifierPrefix + "activation"
 
     /// The set of `device`: every app the catalog serves it (Apple's plist configurations; apps the device would be
@@ -224,6 +244,7 @@ public struct DDMAppSettings: Sendable, Equatable {
     /// `AssetAuthentication` `MDM`: the device downloads the asset as an MDM request (default `None`).
     public var mdmAuthentication = false
 
+    /// The defaults: the app named by its bundle id, optional, licensed to the device, no legacy path, no auth.
     public init() {}
 
     /// The settings in `dict`, or the findings that make it unusable.
