@@ -71,7 +71,7 @@ public enum MDMConfServer {
         FleetRoutes(catalogs: store, fleet: fleet, readerOptions: options.readerOptions).register(on: router)
         AdminRoutes(catalogs: store, fleet: fleet, options: options).register(on: router)
         DDMRoutes(
-            catalogs: store,
+            catalogs: store, fleet: fleet, readerOptions: options.readerOptions,
             baseURL: DDMRoutes.baseURL(options: options, development: store.current.catalog.tokens == nil)
         ).register(on: router)
         let timeout = TimeAmount.nanoseconds(Int64(store.current.catalog.settings.requestTimeout * 1_000_000_000))

@@ -122,6 +122,65 @@ import Testing
         }
     }
 
+    static func statusReport(app: String, version: String, state: String?, token: String?, reasons: String = "") -> String {
+        let configState = state.map { #", "config-state": "\#($0)""# } ?? ""
+        let reasonList = reasons.isEmpty ? "" : #", "reasons": [{"code": "Error.ConfigurationInvalid", "description": "\#(reasons)"}]"#
+        let asset = token.map { #"{"identifier": "io.mdmconf.asset.\#(app)", "server-token": "\#($0)", "valid": "valid", "active": true}"# } ?? ""
+        return #"""
+            {"StatusItems": {"management": {"declarations": {"assets": [\#(asset)]}},
+             "app": {"managed": {"list": [{"identifier": "\#(app)", "short-version": "\#(version)", "state": "managed"\#(configState)\#(reasonList)}]}},
+             "device": {"model": {"family": "iPhone"}}}, "Errors": []}
+            """#
+    }
+
+    /// A status report closes the loop: `config-state` `valid` with the asset token served now is current, an older
+    /// token stale, `invalid` an error with the device's reasons, and the device is judged by it in the fleet views.
+    @Test(arguments: StoreKind.available)
+    func aStatusReportIsJudgedLikeACheckIn(kind: StoreKind) async throws {
+        let fleet = try await CheckInServerTests.fleet(kind)
+        let store = try Fixture.store()
+        try await Fixture.live(store, fleet: fleet, publicURL: Self.base) { http, _ in
+            let state = store.current
+            let set = DDMExporter(baseURL: Self.base, timestamp: "").set(for: "iphone-0117", catalog: state.catalog)
+            let token = try #require(set.declaration(type: "com.apple.asset.data", identifier: "io.mdmconf.asset.com.example.field")?.serverToken)
+            let app = "com.example.field"
+            let cases: [(String?, String?, String, String)] = [
+                ("valid", token, "", "current"),
+                ("valid", "0123", "", "stale"),
+                ("invalid", token, "ServerPort must be an integer", "error"),
+            ]
+            for (configState, held, reasons, expected) in cases {
+                let answer = try await http.request(
+                    "POST", "/v1/ddm/iphone-0117/status", headers: Fixture.iphone,
+                    body: Self.statusReport(app: app, version: "3.2.1", state: configState, token: held, reasons: reasons))
+                #expect(answer.status == 200, "\(answer.text)")
+                let page = try await http.request("GET", "/v1/fleet/devices/iphone-0117", headers: Fixture.admin)
+                #expect(page.text.contains(#""status": "\#(expected)""#), "\(configState ?? "-") \(held ?? "-"): \(page.text)")
+                if expected == "error" {
+                    #expect(page.text.contains("ServerPort must be an integer"), "the device's reason: \(page.text)")
+                    #expect(page.text.contains(#""compliant": false"#))
+                }
+            }
+            let stored = try await fleet.store?.counts().checkIns
+            // Hostile or wrong bodies: refused, nothing stored.
+            let refusals: [(String, Int)] = [
+                ("not json", 400), ("[]", 400), (#"{"Errors": []}"#, 422),
+                (#"{"StatusItems": {"app": {"managed": {"list": {}}}}}"#, 422),
+                (#"{"StatusItems": {}, "Extra": 1}"#, 422),
+                (#"{"StatusItems": {"app": {"managed": {"list": [7]}}}}"#, 422),
+            ]
+            for (body, status) in refusals {
+                let response = try await http.request("POST", "/v1/ddm/iphone-0117/status", headers: Fixture.iphone, body: body)
+                #expect(response.status == status, "\(body): \(response.text)")
+            }
+            let other = try await http.request(
+                "POST", "/v1/ddm/ipad-0042/status", headers: Fixture.iphone, body: #"{"StatusItems": {}}"#)
+            #expect(other.status == 403)
+            #expect(try await fleet.store?.counts().checkIns == stored, "a refused report stores nothing")
+        }
+        try await fleet.store?.close()
+    }
+
     /// Plain HTTP with tokens and no public URL has no https URL to hand devices: 503 with the reason.
     @Test func noHTTPSURLIsA503() async throws {
         try await Fixture.live(try Fixture.store()) { http, _ in

@@ -1,20 +1,25 @@
+import Fleet
 import HTTPTypes
 import Hummingbird
 import MDMConf
 import MDMDiagnostics
 import NIOCore
+import PropertyList
 
 /// The declarative channel served live from the current catalog: each Apple device's tokens, declaration items and
 /// declarations, as `mdmconf ddm export` writes them, and the data assets by the SHA-256 of their bytes. A reload or
 /// publish changes the tokens at once: every answer is made from the catalog state the request started with.
 struct DDMRoutes: Sendable {
     let catalogs: CatalogStore
+    let fleet: FleetService
+    let readerOptions: PlistReaderOptions
     /// The URL the assets' `DataURL` starts with; nil when the server has none it may hand out (plain HTTP outside
     /// development mode on loopback, without `--public-url`).
     let baseURL: String?
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/v1/ddm/assets/:file") { request, context in asset(request, context) }
+        router.post("/v1/ddm/:device/status") { request, context in await status(request, context) }
         router.get("/v1/ddm/:device/tokens") { request, context in
             deviceSet(request, context) { set, _ in Answer.bytes(.ok, Array(set.tokensJSON.utf8)) }
         }
@@ -72,39 +77,102 @@ struct DDMRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// The set of the device in the path, for a caller that may read it: an admin or MDM token (or development mode)
-    /// any device's, a device token its own.
+    /// The device in the path and the catalog state, for a caller that may act for it: an admin or MDM token (or
+    /// development mode) any Apple device, a device token its own; with the base URL the set needs.
+    private func authorizedDevice(_ request: Request, _ context: BasicRequestContext)
+        -> Result<(device: String, state: CatalogState, baseURL: String), Refusal>
+    {
+        let state = catalogs.current
+        func refuse(_ response: Response) -> Result<(device: String, state: CatalogState, baseURL: String), Refusal> {
+            .failure(Refusal(response: response))
+        }
+        let caller: Caller
+        switch Caller.authorize(request, catalog: state.catalog) {
+        case .success(let authorized): caller = authorized
+        case .failure(let refusal): return .failure(refusal)
+        }
+        guard let device = context.parameters.get("device"), CatalogDevice.isValidID(device) else {
+            return refuse(Answer.error(.badRequest, CatalogCode.badRequest, "the device in the path is not a device id"))
+        }
+        if case .device(let own) = caller, own != device {
+            return refuse(
+                Answer.error(.forbidden, CatalogCode.forbidden, "a device token reads only its own declarations"))
+        }
+        guard let known = state.catalog.devices[device] else {
+            return refuse(Answer.error(.notFound, CatalogCode.notFound, "no device '\(device)' in the inventory"))
+        }
+        guard known.platform == .apple else {
+            return refuse(
+                Answer.error(
+                    .notFound, CatalogCode.notFound, "'\(device)' is an Android device: declarative management is Apple's"))
+        }
+        guard let baseURL else {
+            return refuse(
+                Answer.error(
+                    .serviceUnavailable, CatalogCode.ddmUnavailable,
+                    "the declarative channel needs an https URL for its assets: serve over TLS, or give --public-url https://…"))
+        }
+        return .success((device, state, baseURL))
+    }
+
+    /// The set of the device in the path, for a caller that may read it.
     private func deviceSet(
         _ request: Request, _ context: BasicRequestContext,
         _ answer: (DDMDeviceSet, BasicRequestContext) -> Response
     ) -> Response {
-        let state = catalogs.current
-        let caller: Caller
-        switch Caller.authorize(request, catalog: state.catalog) {
-        case .success(let authorized): caller = authorized
+        switch authorizedDevice(request, context) {
+        case .failure(let refusal): return refusal.response
+        case .success(let (device, state, baseURL)):
+            let exporter = DDMExporter(baseURL: baseURL, timestamp: state.loadedAt.description)
+            var response = answer(exporter.set(for: device, catalog: state.catalog), context)
+            response.headers[Answer.generationField] = String(state.generation)
+            return response
+        }
+    }
+
+    /// `POST /v1/ddm/{device}/status`: a status report, stored as the check-in it amounts to (``DDMStatusReport``)
+    /// and answered as a check-in is, once it is committed; 400, 422 and 503 leave the store as it was.
+    private func status(_ request: Request, _ context: BasicRequestContext) async -> Response {
+        let (device, state, baseURL): (String, CatalogState, String)
+        switch authorizedDevice(request, context) {
+        case .failure(let refusal): return refusal.response
+        case .success(let authorized): (device, state, baseURL) = authorized
+        }
+        guard let writer = fleet.writer else {
+            return Answer.error(
+                .notFound, CatalogCode.fleetDisabled, "this server runs with --store none: it keeps no fleet state",
+                code: "fleet_disabled")
+        }
+        let body: [UInt8]
+        switch await Answer.body(of: request, limit: state.catalog.settings.maxBodySize) {
+        case .success(let bytes): body = bytes
         case .failure(let refusal): return refusal.response
         }
-        guard let device = context.parameters.get("device"), CatalogDevice.isValidID(device) else {
-            return Answer.error(.badRequest, CatalogCode.badRequest, "the device in the path is not a device id")
+        let root: PlistNode
+        switch MalformedRequest.json(body, options: readerOptions) {
+        case .success(let node): root = node
+        case .failure(let error): return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
         }
-        if case .device(let own) = caller, own != device {
-            return Answer.error(.forbidden, CatalogCode.forbidden, "a device token reads only its own declarations")
+        let set = DDMExporter(baseURL: baseURL, timestamp: state.loadedAt.description).set(for: device, catalog: state.catalog)
+        let checkIn: CheckIn
+        switch DDMStatusReport.checkIn(root, device: device, set: set, catalog: state.catalog) {
+        case .success(let read): checkIn = read
+        case .failure(let errors) where errors.malformed:
+            return Answer.error(.badRequest, CatalogCode.badRequest, "a status report is a JSON object")
+        case .failure(let errors): return CheckInIntake.invalid(errors)
         }
-        guard let known = state.catalog.devices[device] else {
-            return Answer.error(.notFound, CatalogCode.notFound, "no device '\(device)' in the inventory")
+        let record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: fleet.replica)
+        do {
+            try await writer.submit(record)
+        } catch {
+            var response = Answer.json(
+                .serviceUnavailable,
+                CheckInIntake.notStored(error as? FleetStoreError ?? FleetStoreError(.unavailable, "\(error)")))
+            response.headers[.retryAfter] = String(writer.retryAfter)
+            return response
         }
-        guard known.platform == .apple else {
-            return Answer.error(
-                .notFound, CatalogCode.notFound, "'\(device)' is an Android device: declarative management is Apple's")
-        }
-        guard let baseURL else {
-            return Answer.error(
-                .serviceUnavailable, CatalogCode.ddmUnavailable,
-                "the declarative channel needs an https URL for its assets: serve over TLS, or give --public-url https://…")
-        }
-        let exporter = DDMExporter(baseURL: baseURL, timestamp: state.loadedAt.description)
-        var response = answer(exporter.set(for: device, catalog: state.catalog), context)
-        response.headers[Answer.generationField] = String(state.generation)
-        return response
+        let answer = CheckInAnswer.json(
+            for: record, catalog: state.catalog, generation: state.generation, now: record.receivedAt)
+        return Answer.bytes(.ok, answer.serializedBytes(), generation: state.generation)
     }
 }
