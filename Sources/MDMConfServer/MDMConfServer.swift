@@ -158,7 +158,9 @@ struct GenerationFollower: Service {
                     guard let files = try? await history.files(of: latest.number) else { continue }
                     logger.info("stored generation \(latest.number) published by \(latest.author): loading")
                     failed =
-                        catalogs.install(loader.load(files: files), generation: latest.number) ? nil : latest.number
+                        catalogs.install(
+                            loader.load(files: files), generation: latest.number, publishedAt: latest.createdAt)
+                        ? nil : latest.number
                 }
             }
             try await gracefulShutdown()

@@ -254,7 +254,7 @@ struct ServeCommand: ParsableCommand {
             case .success(let catalog):
                 return CatalogStore(
                     catalog: catalog, generation: generation.number, label: "\(fleetStore.description) generation",
-                    loader: loader, logger: logger)
+                    publishedAt: generation.createdAt, loader: loader, logger: logger)
             case .failure(let failure):
                 logger.error(
                     "stored generation \(generation.number) does not load (\(failure.errors.count) errors); trying the one before"

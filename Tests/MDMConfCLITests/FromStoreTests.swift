@@ -31,7 +31,10 @@ import Testing
         #expect(try publish(interval: 30, message: "initial") == 1)
 
         let replicas = try ["replica-a", "replica-b"].map {
-            try ServerProcess(["serve", "--from-store", "--store", store, "--port", "0", "--replica", $0])
+            try ServerProcess([
+                "serve", "--from-store", "--store", store, "--port", "0", "--replica", $0, "--public-url",
+                "https://mdm.example.com",
+            ])
         }
         let http = replicas.map { RawHTTP(port: $0.port) }
         func generation(_ replica: RawHTTP) async throws -> Int {
@@ -117,6 +120,15 @@ import Testing
         print(
             "from-store \(kind): \(publishes) publishes, lag until both replicas serve it: p50 \(Int(sorted[sorted.count / 2] * 1000)) ms, max \(Int(sorted.last! * 1000)) ms; \(answers) reads during them"
         )
+
+        // The declarative channel: both replicas serve the last generation's tokens, timestamp included, byte for byte.
+        var tokens: [String] = []
+        for replica in http {
+            let answer = try await replica.request("GET", "/v1/ddm/iphone-0117/tokens", headers: admin)
+            #expect(answer.status == 200 && answer.header("X-MDMConf-Catalog-Generation") == String(publishes + 1))
+            tokens.append(answer.text)
+        }
+        #expect(tokens.count == 2 && tokens[0] == tokens[1] && tokens[0].contains("DeclarationsToken"), "\(tokens)")
 
         // A generation inserted behind publish's back that does not load: both keep the last good one and say so.
         let opened = try await TestStores.open(location)

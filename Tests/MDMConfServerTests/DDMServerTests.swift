@@ -31,7 +31,7 @@ import Testing
         let store = try Fixture.store()
         try await Fixture.live(store, publicURL: Self.base) { http, _ in
             let state = store.current
-            let expected = DDMExporter(baseURL: Self.base, timestamp: state.loadedAt.description)
+            let expected = DDMExporter(baseURL: Self.base, timestamp: state.changedAt.description)
                 .set(for: "iphone-0117", catalog: state.catalog)
             let tokens = try await http.request("GET", "/v1/ddm/iphone-0117/tokens", headers: Fixture.admin)
             #expect(tokens.status == 200 && tokens.header("Content-Type") == "application/json")

@@ -403,7 +403,7 @@ struct AdminRoutes: Sendable {
             switch outcome {
             case .published(let generation, let catalog):
                 if options.followStoreInterval != nil {
-                    catalogs.install(.success(catalog), generation: generation.number)
+                    catalogs.install(.success(catalog), generation: generation.number, publishedAt: generation.createdAt)
                     current = catalogs.current
                     done =
                         "Generation \(number) is published again as generation \(generation.number), and this server serves it now."

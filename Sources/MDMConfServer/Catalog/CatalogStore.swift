@@ -13,6 +13,22 @@ public struct CatalogState: Sendable {
     public let loadedAt: Instant
     /// The findings of the last failed reload, if it came after the last successful one.
     public let lastReloadError: ReloadFailure?
+    /// When the content served changed: the stored generation's publication, or `loadedAt` for a folder. Every
+    /// replica serving one generation gives the same time (the declarative channel's token timestamp).
+    public var changedAt: Instant { publishedAt ?? loadedAt }
+    /// The stored generation's publication time, when the catalog came from the store.
+    let publishedAt: Instant?
+
+    init(
+        catalog: Catalog, generation: Int, loadedAt: Instant, lastReloadError: ReloadFailure?,
+        publishedAt: Instant? = nil
+    ) {
+        self.catalog = catalog
+        self.generation = generation
+        self.loadedAt = loadedAt
+        self.lastReloadError = lastReloadError
+        self.publishedAt = publishedAt
+    }
 }
 
 public struct ReloadFailure: Sendable {
@@ -39,13 +55,15 @@ public final class CatalogStore: Sendable {
 
     /// Serves an already loaded catalog (a stored generation) as `generation`; `label` names where it came from.
     public init(
-        catalog: Catalog, generation: Int, label: String, loader: CatalogLoader = CatalogLoader(), logger: Logger
+        catalog: Catalog, generation: Int, label: String, publishedAt: Instant? = nil,
+        loader: CatalogLoader = CatalogLoader(), logger: Logger
     ) {
         self.path = label
         self.loader = loader
         self.logger = logger
         state = NIOLockedValueBox(
-            CatalogState(catalog: catalog, generation: generation, loadedAt: .now, lastReloadError: nil))
+            CatalogState(
+                catalog: catalog, generation: generation, loadedAt: .now, lastReloadError: nil, publishedAt: publishedAt))
     }
 
     public var current: CatalogState { state.withLockedValue { $0 } }
@@ -54,26 +72,32 @@ public final class CatalogStore: Sendable {
     /// failure, logged, counted and kept for `/readyz` while the current catalog stays. Returns whether it was
     /// installed.
     @discardableResult
-    public func install(_ outcome: Result<Catalog, CatalogLoader.Failure>, generation: Int) -> Bool {
-        reloading.withLock { apply(outcome, generation: { _ in generation }, what: "generation \(generation)") }
+    public func install(
+        _ outcome: Result<Catalog, CatalogLoader.Failure>, generation: Int, publishedAt: Instant? = nil
+    ) -> Bool {
+        reloading.withLock {
+            apply(outcome, generation: { _ in generation }, publishedAt: publishedAt, what: "generation \(generation)")
+        }
     }
 
     /// Loads the folder again: on success the new catalog is served from the next request on; on failure the
     /// current one stays and the findings are logged and kept for `/readyz`. Returns whether it succeeded.
     @discardableResult
     public func reload() -> Bool {
-        reloading.withLock { apply(loader.load(path), generation: { $0 + 1 }, what: "catalog") }
+        reloading.withLock { apply(loader.load(path), generation: { $0 + 1 }, publishedAt: nil, what: "catalog") }
     }
 
     /// Swaps in a loaded catalog with the generation `next` gives from the current one, or records the failure.
     private func apply(
-        _ outcome: Result<Catalog, CatalogLoader.Failure>, generation next: (Int) -> Int, what: String
+        _ outcome: Result<Catalog, CatalogLoader.Failure>, generation next: (Int) -> Int, publishedAt: Instant?,
+        what: String
     ) -> Bool {
         switch outcome {
         case .success(let catalog):
             let generation = state.withLockedValue { current in
                 current = CatalogState(
-                    catalog: catalog, generation: next(current.generation), loadedAt: .now, lastReloadError: nil)
+                    catalog: catalog, generation: next(current.generation), loadedAt: .now, lastReloadError: nil,
+                    publishedAt: publishedAt)
                 return current.generation
             }
             ServerMetrics.catalogGeneration.record(generation)
@@ -85,7 +109,7 @@ public final class CatalogStore: Sendable {
             state.withLockedValue { current in
                 current = CatalogState(
                     catalog: current.catalog, generation: current.generation, loadedAt: current.loadedAt,
-                    lastReloadError: failureRecord)
+                    lastReloadError: failureRecord, publishedAt: current.publishedAt)
             }
             ServerMetrics.reloadFailures.increment()
             logger.error(

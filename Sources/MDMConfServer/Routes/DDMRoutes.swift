@@ -123,7 +123,7 @@ struct DDMRoutes: Sendable {
         switch authorizedDevice(request, context) {
         case .failure(let refusal): return refusal.response
         case .success(let (device, state, baseURL)):
-            let exporter = DDMExporter(baseURL: baseURL, timestamp: state.loadedAt.description)
+            let exporter = DDMExporter(baseURL: baseURL, timestamp: state.changedAt.description)
             var response = answer(exporter.set(for: device, catalog: state.catalog), context)
             response.headers[Answer.generationField] = String(state.generation)
             return response
@@ -153,7 +153,7 @@ struct DDMRoutes: Sendable {
         case .success(let node): root = node
         case .failure(let error): return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
         }
-        let set = DDMExporter(baseURL: baseURL, timestamp: state.loadedAt.description).set(for: device, catalog: state.catalog)
+        let set = DDMExporter(baseURL: baseURL, timestamp: state.changedAt.description).set(for: device, catalog: state.catalog)
         let checkIn: CheckIn
         switch DDMStatusReport.checkIn(root, device: device, set: set, catalog: state.catalog) {
         case .success(let read): checkIn = read
