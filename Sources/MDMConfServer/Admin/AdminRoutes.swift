@@ -212,7 +212,7 @@ struct AdminRoutes: Sendable {
             return response
         case .device?, .mdm?:
             return loginPage(
-                request, problem: "That is a device or MDM token: only admin tokens can open the admin page.",
+                request, problem: "That is a device token or an MDM token: only admin tokens can open the admin page.",
                 status: .forbidden)
         case nil:
             return loginPage(
