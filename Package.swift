@@ -77,6 +77,9 @@ let package = Package(
             dependencies: [
                 "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy", "CivilTime",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // Signed configuration profiles: CMS SignedData read and verified.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         // The app side: no server, store or device-policy module (libidn2 is not on iOS). The core knows no HTTP
@@ -209,7 +212,10 @@ let package = Package(
         .testTarget(name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics"]),
         .testTarget(
             name: "MDMConfTests",
-            dependencies: ["MDMConf", "ConfigSchema", "UpdatePolicy", "CivilTime", "PropertyList", "MDMDiagnostics"]
+            dependencies: [
+                "MDMConf", "ConfigSchema", "UpdatePolicy", "CivilTime", "PropertyList", "MDMDiagnostics",
+                .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .target(
             name: "FleetTestSupport",

@@ -100,7 +100,18 @@ extension SchemaCode {
         "MC3051", "invalid-managed-property",
         summary: "A ManagedProperty JSON schema has a missing, unknown or wrongly typed field.")
 
+    // MARK: Signed profiles
+
+    /// Who signed a profile (and, with `--ca`, that the chain verified).
+    public static let signedProfile = DiagnosticCode(
+        "MC2064", "signed-profile", summary: "The profile is signed (CMS); the finding names the signer.")
+    /// A signature that cannot be read or does not verify.
+    public static let signatureInvalid = DiagnosticCode(
+        "MC2065", "signature-invalid",
+        summary: "A signed profile whose CMS message does not parse, or whose signature or chain does not verify with --ca.")
+
     static let androidCodes: [DiagnosticCode] = [
+        signedProfile, signatureInvalid,
         hiddenValueChanged, templateNotCheckable, invalidPolicyApplication, missingRestrictionAttribute,
         unknownRestrictionType, duplicateRestrictionKey, keyIsReference, missingEntries, hiddenWithoutDefault,
         invalidIntegerDefault, unexpectedNesting, containerDefault, bundleArrayShape, emptyBundle, restrictionsTooDeep,

@@ -2,6 +2,7 @@ import ConfigSchema
 import Foundation
 import MDMDiagnostics
 import PropertyList
+import X509
 
 /// `mdmconf validate`: configurations checked against their schemas, found automatically when not given.
 public struct ConfigValidation: Sendable {
@@ -16,6 +17,8 @@ public struct ConfigValidation: Sendable {
     public var discovery: SchemaDiscovery
     /// `--res`: an Android app's `res/` folder, for the references of its `app_restrictions.xml`.
     public var androidResources: String?
+    /// `--ca`: the certificates a signed profile's signer must chain to; nil reports the signer unverified.
+    public var trustRoots: [Certificate]?
 
     public init(
         readerOptions: PlistReaderOptions = PlistReaderOptions(), options: ValidationOptions = ValidationOptions(),
@@ -90,14 +93,65 @@ public struct ConfigValidation: Sendable {
     }
 
     private func validate(_ path: String, against schema: ConfigSchema?, profiles: SchemaCache) -> CheckedFile {
-        let document: PlistDocument
-        let bytes: [UInt8]
+        var document: PlistDocument
+        var bytes: [UInt8]
         do {
             (document, bytes) = try PropertyListReader(options: readerOptions).readFile(path)
         } catch {
             return CheckedFile(
                 report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
         }
+        // A signed profile: the plist inside the CMS message is what is checked, after the signature's findings.
+        var signature: [Diagnostic] = []
+        if document.hasErrors, SignedProfile.looksSigned(bytes) {
+            let file = document.file
+            do {
+                let signed = try SignedProfile.unwrap(bytes)
+                bytes = signed.content
+                document = PropertyListReader(options: readerOptions).read(bytes, file: file)
+                signature = Self.signatureFindings(signed, file: file, trustRoots: trustRoots)
+            } catch {
+                let finding = Diagnostic(
+                    SchemaCode.signatureInvalid, severity: .error, message: error.reason,
+                    location: SourceLocation(file: file), hint: "a signed profile is CMS SignedData holding the plist")
+                return CheckedFile(report: FileReport(path: file, diagnostics: [finding]), source: nil, unreadable: false)
+            }
+        }
+        var checked = validate(document, bytes: bytes, path: path, against: schema, profiles: profiles)
+        checked.report.diagnostics.insert(contentsOf: signature, at: 0)
+        return checked
+    }
+
+    /// Who signed `signed`, and with `trustRoots` whether the signature and its chain verify.
+    static func signatureFindings(_ signed: SignedProfile, file: String, trustRoots: [Certificate]?) -> [Diagnostic] {
+        let signer = signed.signer ?? "a signer without a certificate in the message"
+        guard let trustRoots else {
+            return [
+                Diagnostic(
+                    SchemaCode.signedProfile, severity: .info, message: "signed by \(signer); the signature was not verified",
+                    location: SourceLocation(file: file), hint: "pass --ca CERTS.pem to verify it and its chain")
+            ]
+        }
+        switch signed.verify(trustRoots: trustRoots) {
+        case .success(let certificate):
+            return [
+                Diagnostic(
+                    SchemaCode.signedProfile, severity: .info,
+                    message: "signed by \(certificate.subject); the signature and its chain verify",
+                    location: SourceLocation(file: file))
+            ]
+        case .failure(let failure):
+            return [
+                Diagnostic(
+                    SchemaCode.signatureInvalid, severity: .error, message: "signed by \(signer): \(failure.reason)",
+                    location: SourceLocation(file: file), hint: "a device refuses a profile whose signature fails")
+            ]
+        }
+    }
+
+    private func validate(
+        _ document: PlistDocument, bytes: [UInt8], path: String, against schema: ConfigSchema?, profiles: SchemaCache
+    ) -> CheckedFile {
         if let payloadType {
             let findings = ProfileValidation(
                 options: options, schema: { profiles.schema($0) }, payloadSchema: { profiles.payloadSchema($0) }

@@ -97,7 +97,7 @@ struct QuickArguments {
         let options = reportOptions.merging(
             [
                 "schema": .value, "app": .value, "mdm": .value, "resolve": .value, "platform": .value,
-                "os-version": .value, "enrollment": .value, "payload-type": .value, "res": .value,
+                "os-version": .value, "enrollment": .value, "payload-type": .value, "res": .value, "ca": .value,
             ], uniquingKeysWith: { first, _ in first })
         guard let quick = QuickArguments(arguments, options: options), !quick.positional.isEmpty,
             let (report, maxSize) = quick.common()
@@ -118,7 +118,7 @@ struct QuickArguments {
         return Validate(
             configs: quick.positional, schema: values["schema"], app: values["app"], mdm: mdm,
             resolve: values["resolve"], platform: values["platform"], osVersion: values["os-version"],
-            enrollment: enrollment, payloadType: values["payload-type"], res: values["res"], report: report,
+            enrollment: enrollment, payloadType: values["payload-type"], res: values["res"], ca: values["ca"], report: report,
             maxSize: maxSize)
     }
 

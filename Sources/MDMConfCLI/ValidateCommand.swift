@@ -25,6 +25,9 @@ struct ValidateCommand: ParsableCommand {
             checked against the schema of its packageName. --res names the app's res/ folder when the schema is not \
             inside one.
 
+            A signed profile (CMS, as MDMs and Apple Configurator sign them) is checked by the plist it holds; \
+            the signer is reported, and with --ca the signature and the signer's chain are verified.
+
             A configuration profile (.mobileconfig, PayloadType Configuration) is checked payload by payload
             against Apple's YAML schemas on the search path (a checkout of apple/device-management): TopLevel,
             CommonPayloadKeys and each PayloadType. With --platform, --os-version and --enrollment, the OS and
@@ -82,6 +85,13 @@ struct ValidateCommand: ParsableCommand {
             valueName: "dir"))
     var res: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "PEM certificates a signed profile's signer must chain to; without it the signer is reported unverified.",
+            valueName: "file"))
+    var ca: String?
+
     @OptionGroup var report: ReportOptions
     @OptionGroup var limits: ReaderLimitOptions
 
@@ -97,7 +107,7 @@ struct ValidateCommand: ParsableCommand {
     var settings: Validate {
         Validate(
             configs: configs, schema: schema, app: app, mdm: mdm, resolve: resolve, platform: platform,
-            osVersion: osVersion, enrollment: enrollment, payloadType: payloadType, res: res, report: report.settings,
+            osVersion: osVersion, enrollment: enrollment, payloadType: payloadType, res: res, ca: ca, report: report.settings,
             maxSize: limits.maxSize.bytes)
     }
 
@@ -116,6 +126,7 @@ struct Validate: Equatable {
     var enrollment: Enrollment?
     var payloadType: String?
     var res: String?
+    var ca: String?
     var report: ReportSettings
     var maxSize: Int
 
@@ -128,6 +139,18 @@ struct Validate: Equatable {
             readerOptions: readerOptions, options: options, schemaPath: schema, appID: app)
         validation.payloadType = payloadType
         validation.androidResources = res
+        if let ca {
+            guard case .bytes(let bytes)? = try? InputFile.read(ca, limit: 4 << 20) else {
+                Console.error("error: cannot read --ca \(ca)\n")
+                throw ExitStatus.unreadableInput.exitCode
+            }
+            do {
+                validation.trustRoots = try SignedProfile.certificates(pem: String(decoding: bytes, as: UTF8.self))
+            } catch {
+                Console.error("error: --ca \(ca): \(error.reason)\n")
+                throw ExitStatus.usage.exitCode
+            }
+        }
         let outcome = validation.run(InputPaths.expand(configs, extensions: ["plist", "json", "mobileconfig"]))
         if let failure = outcome.schemaFailure {
             report.print(DiagnosticReport(files: [failure.report]), sources: [failure].sources)

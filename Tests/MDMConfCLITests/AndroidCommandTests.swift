@@ -67,4 +67,13 @@ struct AndroidCommandTests {
         let unusable = try CLIProcess.run(["schema", "convert", "--to", "managed-properties", "Examples/broken/truncated.plist"])
         #expect(unusable.status == 78)
     }
+
+    /// `--ca` names PEM certificates: a file that cannot be read is 66, one that is not PEM 64.
+    @Test func caFileRefusals() throws {
+        let missing = try CLIProcess.run(["validate", "--ca", "no/such.pem", "Examples/app/configs/com.example.field.plist"])
+        #expect(missing.status == 66 && missing.stderr.contains("--ca"), "\(missing.stderr)")
+        let notPEM = try CLIProcess.temporaryFile("roots.pem", "not a certificate")
+        let bad = try CLIProcess.run(["validate", "--ca", notPEM, "Examples/app/configs/com.example.field.plist"])
+        #expect(bad.status == 64 && bad.stderr.contains("not PEM"), "\(bad.stderr)")
+    }
 }

@@ -60,6 +60,7 @@ struct QuickArgumentsTests {
     static let validateCases: [[String]] = [
         ["a.plist"],
         ["--schema", "app_restrictions.xml", "--res=res", "config.json"],
+        ["signed.mobileconfig", "--ca", "roots.pem"],
         ["--schema", "Examples/app/schema.xml", "a.plist", "b.plist"],
         ["--app", "com.example.field", "--mdm", "jamf", "-", "--strict"],
         ["--resolve", "-", "c.plist"],
