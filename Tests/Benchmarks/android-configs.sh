@@ -43,5 +43,5 @@ printf 'JSON: %s bytes in 10,000 files; plist: %s bytes\n' "$(cat "$D"/json/*.js
 hyperfine --warmup 1 --runs "${RUNS:-10}" \
     -n "plist: 10,000 configurations" "$D/mdmconf validate --schema $SCHEMA $D/plist" \
     -n "Android JSON: 10,000 configurations" "$D/mdmconf validate --schema $SCHEMA $D/json" \
-    --export-markdown "$D/android.md" >/dev/null
-cat "$D/android.md"
+    --export-markdown "$D/results.md" >/dev/null
+cat "$D/results.md"
