@@ -122,72 +122,14 @@ public struct DDMExporter: Sendable {
     public func set(for device: String, catalog: Catalog) -> DDMDeviceSet {
         var declarations: [DDMDeclaration] = []
         var assets: [DDMAsset] = []
-        var configurations: [String] = []
         for id in catalog.appIDs {
             guard let app = catalog.apps[id], app.servesApple else { continue }
-            let served = app.config(forDevice: device, platform: .apple)
-            let bytes = served.xml.bytes
-            let sha = served.xml.sha256
-            assets.append(DDMAsset(sha256: sha, bytes: bytes))
-            let settings = app.ddm
-            let reference: [PlistDictionary.Entry] = [
-                .init(key: "DataURL", value: PlistNode(.string(baseURL + Self.assetPath(sha)))),
-                .init(key: "ContentType", value: PlistNode(.string("application/x-plist"))),
-                .init(key: "Size", value: PlistNode(.integer(Int64(bytes.count)))),
-                .init(key: "Hash-SHA-256", value: PlistNode(.string(sha))),
-            ]
-            let asset = PlistDictionary([
-                .init(key: "Reference", value: PlistNode(.dictionary(PlistDictionary(reference)))),
-                .init(
-                    key: "Authentication",
-                    value: PlistNode(
-                        .dictionary(
-                            PlistDictionary([
-                                .init(key: "Type", value: PlistNode(.string(settings.mdmAuthentication ? "MDM" : "None")))
-                            ])))),
-            ])
-            declarations.append(
-                DDMDeclaration(kind: .asset, type: "com.apple.asset.data", identifier: Self.assetIdentifier(id), payload: asset))
-            var entries: [PlistDictionary.Entry] = []
-            if let storeID = settings.appStoreID {
-                entries.append(.init(key: "AppStoreID", value: PlistNode(.string(storeID))))
-            } else if let manifest = settings.manifestURL {
-                entries.append(.init(key: "ManifestURL", value: PlistNode(.string(manifest))))
-            } else {
-                entries.append(.init(key: "BundleID", value: PlistNode(.string(id))))
-            }
-            var behavior: [PlistDictionary.Entry] = [
-                .init(key: "Install", value: PlistNode(.string(settings.install)))
-            ]
-            if settings.manifestURL == nil {
-                behavior.append(
-                    .init(
-                        key: "License",
-                        value: PlistNode(
-                            .dictionary(
-                                PlistDictionary([
-                                    .init(key: "Assignment", value: PlistNode(.string(settings.licenseAssignment)))
-                                ])))))
-            }
-            entries.append(.init(key: "InstallBehavior", value: PlistNode(.dictionary(PlistDictionary(behavior)))))
-            entries.append(
-                .init(
-                    key: "AppConfig",
-                    value: PlistNode(
-                        .dictionary(
-                            PlistDictionary([
-                                .init(key: "DataAssetReference", value: PlistNode(.string(Self.assetIdentifier(id))))
-                            ])))))
-            if settings.legacyAppConfig {
-                entries.append(
-                    .init(key: "LegacyAppConfigAssetReference", value: PlistNode(.string(Self.assetIdentifier(id)))))
-            }
-            declarations.append(
-                DDMDeclaration(
-                    kind: .configuration, type: "com.apple.configuration.app.managed",
-                    identifier: Self.appIdentifier(id), payload: PlistDictionary(entries)))
-            configurations.append(Self.appIdentifier(id))
+            let served = app.config(forDevice: device, platform: .apple).xml
+            assets.append(DDMAsset(sha256: served.sha256, bytes: served.bytes))
+            declarations.append(assetDeclaration(id, bytes: served.bytes, sha256: served.sha256, settings: app.ddm))
+            declarations.append(Self.appDeclaration(id, settings: app.ddm))
         }
+        let configurations = declarations.filter { $0.kind == .configuration }.map(\.identifier)
         if !configurations.isEmpty {
             let activation = PlistDictionary([
                 .init(
@@ -199,33 +141,85 @@ public struct DDMExporter: Sendable {
                     kind: .activation, type: "com.apple.activation.simple", identifier: Self.activationIdentifier,
                     payload: activation), at: 0)
         }
-        var tokenText = ""
-        for declaration in declarations.sorted(by: { $0.identifier < $1.identifier }) {
-            tokenText += "\(declaration.identifier)\u{0}\(declaration.serverToken)\n"
-        }
-        let token = ContentHash.hex(Array(tokenText.utf8), bytes: 16)
-        let tokens = JSONValue.object([
-            ("SyncTokens", .object([("DeclarationsToken", .string(token)), ("Timestamp", .string(timestamp))]))
-        ])
-        let items = JSONValue.object([
-            (
-                "Declarations",
-                .object(
-                    DDMDeclaration.Kind.allCases.map { kind in
-                        (
-                            kind.rawValue,
-                            .array(
-                                declarations.filter { $0.kind == kind }.map {
-                                    .object([("Identifier", .string($0.identifier)), ("ServerToken", .string($0.serverToken))])
-                                })
-                        )
-                    })
-            ),
-            ("DeclarationsToken", .string(token)),
-        ])
+        let token = Self.declarationsToken(declarations)
         return DDMDeviceSet(
             device: device, declarations: declarations, assets: assets, declarationsToken: token,
-            tokensJSON: tokens.serialized() + "\n", declarationItemsJSON: items.serialized() + "\n")
+            tokensJSON: tokensResponse(token).serialized() + "\n",
+            declarationItemsJSON: Self.declarationItems(declarations, token: token).serialized() + "\n")
+    }
+
+    /// The data asset holding an app's configuration bytes, served below the base URL by their hash.
+    private func assetDeclaration(_ app: String, bytes: [UInt8], sha256: String, settings: DDMAppSettings)
+        -> DDMDeclaration
+    {
+        let reference = PlistDictionary([
+            .init(key: "DataURL", value: PlistNode(.string(baseURL + Self.assetPath(sha256)))),
+            .init(key: "ContentType", value: PlistNode(.string("application/x-plist"))),
+            .init(key: "Size", value: PlistNode(.integer(Int64(bytes.count)))),
+            .init(key: "Hash-SHA-256", value: PlistNode(.string(sha256))),
+        ])
+        let authentication = PlistDictionary([
+            .init(key: "Type", value: PlistNode(.string(settings.mdmAuthentication ? "MDM" : "None")))
+        ])
+        let payload = PlistDictionary([
+            .init(key: "Reference", value: PlistNode(.dictionary(reference))),
+            .init(key: "Authentication", value: PlistNode(.dictionary(authentication))),
+        ])
+        return DDMDeclaration(
+            kind: .asset, type: "com.apple.asset.data", identifier: Self.assetIdentifier(app), payload: payload)
+    }
+
+    /// An app's managed-app configuration: how it is named and installed, and the asset that configures it.
+    private static func appDeclaration(_ app: String, settings: DDMAppSettings) -> DDMDeclaration {
+        func dictionary(_ entries: [(String, PlistValue)]) -> PlistValue {
+            .dictionary(PlistDictionary(entries.map { .init(key: $0.0, value: PlistNode($0.1)) }))
+        }
+        var entries: [(String, PlistValue)]
+        if let storeID = settings.appStoreID {
+            entries = [("AppStoreID", .string(storeID))]
+        } else if let manifest = settings.manifestURL {
+            entries = [("ManifestURL", .string(manifest))]
+        } else {
+            entries = [("BundleID", .string(app))]
+        }
+        var behavior: [(String, PlistValue)] = [("Install", .string(settings.install))]
+        // A store app needs its license; an in-house app (ManifestURL) has none.
+        if settings.manifestURL == nil {
+            behavior.append(("License", dictionary([("Assignment", .string(settings.licenseAssignment))])))
+        }
+        entries.append(("InstallBehavior", dictionary(behavior)))
+        entries.append(("AppConfig", dictionary([("DataAssetReference", .string(assetIdentifier(app)))])))
+        if settings.legacyAppConfig {
+            entries.append(("LegacyAppConfigAssetReference", .string(assetIdentifier(app))))
+        }
+        return DDMDeclaration(
+            kind: .configuration, type: "com.apple.configuration.app.managed", identifier: appIdentifier(app),
+            payload: PlistDictionary(entries.map { .init(key: $0.0, value: PlistNode($0.1)) }))
+    }
+
+    /// A hash over every declaration's identifier and server token, in identifier order.
+    private static func declarationsToken(_ declarations: [DDMDeclaration]) -> String {
+        var text = ""
+        for declaration in declarations.sorted(by: { $0.identifier < $1.identifier }) {
+            text += "\(declaration.identifier)\u{0}\(declaration.serverToken)\n"
+        }
+        return ContentHash.hex(Array(text.utf8), bytes: 16)
+    }
+
+    /// `TokensResponse`.
+    private func tokensResponse(_ token: String) -> JSONValue {
+        .object([("SyncTokens", .object([("DeclarationsToken", .string(token)), ("Timestamp", .string(timestamp))]))])
+    }
+
+    /// `DeclarationItemsResponse`: each kind's identifiers and server tokens.
+    private static func declarationItems(_ declarations: [DDMDeclaration], token: String) -> JSONValue {
+        let kinds: [(String, JSONValue)] = DDMDeclaration.Kind.allCases.map { kind in
+            let items: [JSONValue] = declarations.filter { $0.kind == kind }.map {
+                .object([("Identifier", .string($0.identifier)), ("ServerToken", .string($0.serverToken))])
+            }
+            return (kind.rawValue, .array(items))
+        }
+        return .object([("Declarations", .object(kinds)), ("DeclarationsToken", .string(token))])
     }
 }
 
