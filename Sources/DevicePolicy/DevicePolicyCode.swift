@@ -3,41 +3,59 @@ import MDMDiagnostics
 /// The device-policy codes (*Device policies*): `MC50xx` profile errors, `MC51xx` query
 /// errors, `MC52xx` lints (each with its `L_…` rule).
 public enum DevicePolicyCode {
+    /// The root is not a dict.
     public static let notAProfile = DiagnosticCode("MC5001", "not-a-profile", summary: "The root is not a dict.")
+    /// A key the profile, payload, bookmark or schedule needs is absent.
     public static let missingRequiredKey = DiagnosticCode(
         "MC5002", "missing-required-key", summary: "A key the profile, payload, bookmark or schedule needs is absent.")
+    /// An evaluated key has the wrong plist type (no coercion).
     public static let wrongType = DiagnosticCode(
         "MC5003", "wrong-type", summary: "An evaluated key has the wrong plist type (no coercion).")
+    /// A value outside its enumeration, a 0/1 integer outside {0, 1}, or an empty identifier or title.
     public static let invalidValue = DiagnosticCode(
         "MC5004", "invalid-value",
         summary: "A value outside its enumeration, a 0/1 integer outside {0, 1}, or an empty identifier or title.")
+    /// A bundle id not matching [A-Za-z0-9.-]+.
     public static let invalidBundleID = DiagnosticCode(
         "MC5005", "invalid-bundle-id", summary: "A bundle id not matching [A-Za-z0-9.-]+.")
+    /// An SSID of 0 or more than 32 bytes, or malformed hex.
     public static let invalidSSID = DiagnosticCode(
         "MC5006", "invalid-ssid", summary: "An SSID of 0 or more than 32 bytes, or malformed hex.")
+    /// A URL pattern breaking the pattern grammar (section 8.1).
     public static let invalidURLPattern = DiagnosticCode(
         "MC5007", "invalid-url-pattern", summary: "A URL pattern breaking the pattern grammar (section 8.1).")
+    /// Schedule Days, Start or End malformed, or Start equal to End.
     public static let invalidSchedule = DiagnosticCode(
         "MC5008", "invalid-schedule", summary: "Schedule Days, Start or End malformed, or Start equal to End.")
+    /// A schedule TimeZone not in the system tz database.
     public static let unknownTimeZone = DiagnosticCode(
         "MC5009", "unknown-time-zone", summary: "A schedule TimeZone not in the system tz database.")
+    /// Two payloads of one profile share a PayloadIdentifier.
     public static let duplicatePayloadIdentifier = DiagnosticCode(
         "MC5010", "duplicate-payload-identifier", summary: "Two payloads of one profile share a PayloadIdentifier.")
+    /// --skip-invalid dropped this document.
     public static let profileSkipped = DiagnosticCode(
         "MC5011", "profile-skipped", summary: "--skip-invalid dropped this document.")
+    /// A signed (CMS) or encrypted profile.
     public static let unsupportedProfileEncoding = DiagnosticCode(
         "MC5012", "unsupported-profile-encoding", summary: "A signed (CMS) or encrypted profile.")
 
+    /// The app or asam argument is not a bundle id.
     public static let invalidQueryBundleID = DiagnosticCode(
         "MC5101", "invalid-query-bundle-id", summary: "The app or asam argument is not a bundle id.")
+    /// The URL argument cannot be parsed (section 8.2).
     public static let invalidQueryURL = DiagnosticCode(
         "MC5102", "invalid-query-url", summary: "The URL argument cannot be parsed (section 8.2).")
+    /// The URL argument's scheme is not http or https.
     public static let unsupportedURLScheme = DiagnosticCode(
         "MC5103", "unsupported-url-scheme", summary: "The URL argument's scheme is not http or https.")
+    /// The SSID argument is empty, longer than 32 bytes or malformed.
     public static let invalidQuerySSID = DiagnosticCode(
         "MC5104", "invalid-query-ssid", summary: "The SSID argument is empty, longer than 32 bytes or malformed.")
+    /// --at is not an RFC 3339 date-time with Z or an offset.
     public static let invalidQueryTime = DiagnosticCode(
         "MC5105", "invalid-query-time", summary: "--at is not an RFC 3339 date-time with Z or an offset.")
+    /// The restriction argument is not a restriction key.
     public static let unknownRestrictionKey = DiagnosticCode(
         "MC5106", "unknown-restriction-key", summary: "The restriction argument is not a restriction key.")
 
