@@ -3,6 +3,7 @@ import PropertyList
 
 /// A declared schema of one app's managed configuration, whatever format it was written in.
 public struct ConfigSchema: Sendable {
+    /// The format a schema was written in; one importer each.
     public enum Format: String, Sendable {
         /// AppConfig community specfile (XML).
         case appconfig
@@ -17,8 +18,11 @@ public struct ConfigSchema: Sendable {
     /// The app's bundle id (specfile `bundleId`), preference domain (manifest `pfm_domain`), payload or declaration
     /// type (Apple), or package name (Android; empty when nothing near the file names it).
     public var id: String
+    /// The format the file was written in.
     public var format: Format
+    /// The file the schema was read from.
     public var path: String
+    /// The schema's own name for what it configures.
     public var title: String?
     /// What the schema says the configuration is for.
     public var description: String?
@@ -32,6 +36,7 @@ public struct ConfigSchema: Sendable {
     /// The root as a dictionary key spec, built once (the validator starts every file here).
     public private(set) var root: KeySpec
 
+    /// A schema of `keys`, declaring `id`, read from `path` in `format`.
     public init(id: String, format: Format, path: String, title: String? = nil, keys: [KeySpec]) {
         self.id = id
         self.format = format
@@ -57,6 +62,7 @@ public struct ConfigSchema: Sendable {
         return spec?.sensitive ?? false
     }
 
+    /// The schema as a report names it: its file, format and id.
     public var reference: SchemaReference { SchemaReference(path: path, format: format.rawValue, id: id) }
 
 }

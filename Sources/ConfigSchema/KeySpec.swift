@@ -4,6 +4,7 @@ import PropertyList
 /// What a schema says about one key: its type, presence, allowed values and constraints, nested keys,
 /// and the text an admin sees. Every importer compiles into this one model; the validator reads only it.
 public struct KeySpec: Sendable {
+    /// The key as the configuration writes it (empty for an array's item spec).
     public var name: String
     /// Allowed types (a union when more than one); empty means any type.
     public var types: [ValueType]
@@ -13,6 +14,7 @@ public struct KeySpec: Sendable {
     public var requiredWhen: [[Condition]]
     /// Forbidden when any of these condition sets holds (`pfm_exclude`).
     public var excludedWhen: [[Condition]]
+    /// The value an absent key stands for, when the schema gives one.
     public var defaultValue: PlistValue?
     /// Allowed values with their titles; nil when any value is allowed.
     public var allowedValues: [AllowedValue]?
@@ -20,14 +22,19 @@ public struct KeySpec: Sendable {
     public var allowsCustomValue: Bool
     /// Numeric bounds (integer, real) or date bounds, inclusive.
     public var minimum: Bound?
+    /// The upper numeric or date bound, inclusive.
     public var maximum: Bound?
     /// String length bounds in characters, inclusive.
     public var minLength: Int?
+    /// The longest string allowed, in characters.
     public var maxLength: Int?
+    /// A regular expression the whole string must match.
     public var pattern: Pattern?
     /// Array element count bounds, inclusive.
     public var minCount: Int?
+    /// The most items an array may hold.
     public var maxCount: Int?
+    /// No two items of the array may be equal.
     public var uniqueItems: Bool
     /// The spec of every array item.
     public var items: [KeySpec]
@@ -40,10 +47,13 @@ public struct KeySpec: Sendable {
     }
     /// Where each child is in `children`, by name (the first, when a schema declares one twice).
     private var childPositions: [String: Int] = [:]
+    /// The value is a secret: never quoted in findings, redacted on the admin page and in diffs.
     public var sensitive: Bool
+    /// The platforms and OS versions the key exists on.
     public var availability: Availability
     /// Why the key is deprecated, when it is.
     public var deprecation: String?
+    /// The name an admin sees for the key.
     public var title: String?
     /// What the schema says the key is for.
     public var description: String?
@@ -54,6 +64,7 @@ public struct KeySpec: Sendable {
     /// What an Android `<restriction>` adds (its restriction type, localized titles); nil for the other formats.
     public var android: AndroidKeyFacts?
 
+    /// A key of `types` (empty: any type) with no constraint yet, declared at `position`.
     public init(name: String, types: [ValueType] = [], position: SourcePosition = .unknown) {
         self.name = name
         self.types = types
@@ -85,9 +96,12 @@ public struct KeySpec: Sendable {
 
 /// One allowed value and the title a console shows for it.
 public struct AllowedValue: Sendable {
+    /// The value.
     public var value: PlistValue
+    /// What a console shows for it, when the schema names it.
     public var title: String?
 
+    /// `value`, titled `title`.
     public init(_ value: PlistValue, title: String? = nil) {
         self.value = value
         self.title = title
@@ -96,7 +110,9 @@ public struct AllowedValue: Sendable {
 
 /// A numeric or date bound.
 public enum Bound: Sendable, Equatable, CustomStringConvertible {
+    /// A bound of an integer or real.
     case number(Double)
+    /// A bound of a date.
     case date(PlistDate)
 
     public var description: String {
