@@ -174,7 +174,8 @@ public struct ConfigValidation: Sendable {
                 if schemaPath == nil, schema == nil, DeclarationValidation.recognizes(document) {
             let declarations = DeclarationValidation(options: options, schema: { profiles.schema($0) })
             let report = FileReport(
-                path: document.file, shape: "declaration", diagnostics: declarations.validate(document))
+                path: document.file, shape: "declaration",
+                diagnostics: declarations.validate(document) + DeclarationValidation.exportedAssetFindings(document))
             // The source is kept: the set's findings, added once every file is read, quote it too.
             var checked = CheckedFile(report: report, source: SourceText(bytes), unreadable: false)
             checked.declaration = declarations.summary(document)

@@ -157,3 +157,44 @@ public struct DeclarationValidation: Sendable {
         return findings
     }
 }
+
+extension DeclarationValidation {
+    /// A data asset beside its data, as `mdmconf ddm export` lays a set out (`declarations/` and `assets/` in one
+    /// folder): the file `assets/<name>` that the `DataURL` ends in must have the declared `Size` and
+    /// `Hash-SHA-256`, and be a plist when `ContentType` says so. Nothing is checked when there is no such file (the
+    /// data is on a server).
+    static func exportedAssetFindings(_ document: PlistDocument) -> [Diagnostic] {
+        guard case .dictionary(let top)? = document.root?.value, case .string("com.apple.asset.data")? = top["Type"]?.value,
+            case .dictionary(let payload)? = top["Payload"]?.value,
+            case .dictionary(let reference)? = payload["Reference"]?.value,
+            case .string(let url)? = reference["DataURL"]?.value,
+            let name = url.split(separator: "/").last.map(String.init), !name.contains(".."),
+            let folder = Optional(document.file.split(separator: "/", omittingEmptySubsequences: false).dropLast()),
+            folder.last == "declarations"
+        else { return [] }
+        let path = (folder.dropLast() + ["assets", Substring(name)]).joined(separator: "/")
+        guard case .bytes(let data)? = try? InputFile.read(path, limit: 2 << 20) else { return [] }
+        var findings: [Diagnostic] = []
+        func finding(_ key: String, _ message: String) {
+            let node = reference[key] ?? top["Payload"]
+            findings.append(
+                Diagnostic(
+                    SchemaCode.declarationRule, severity: .error, message: message,
+                    location: SourceLocation(file: document.file, position: node?.position ?? .unknown),
+                    keyPath: "Payload.Reference.\(key)", hint: "export the set again: its data changed after it was written"))
+        }
+        if case .integer(let size)? = reference["Size"]?.value, size != Int64(data.count) {
+            finding("Size", "Size is \(size) but \(path) holds \(data.count) bytes")
+        }
+        if case .string(let hash)? = reference["Hash-SHA-256"]?.value, hash.lowercased() != ContentHash.hex(data) {
+            finding("Hash-SHA-256", "Hash-SHA-256 does not match the SHA-256 of \(path)")
+        }
+        if case .string("application/x-plist")? = reference["ContentType"]?.value,
+            PropertyListReader().read(data, file: path).hasErrors
+        {
+            finding("ContentType", "ContentType says a plist, but \(path) does not read as one")
+        }
+        return findings
+    }
+}
+

@@ -138,6 +138,25 @@ struct DDMExportTests {
         }
     }
 
+    /// `validate` of an exported set checks each data asset against its file beside it: size, hash, plist.
+    @Test func assetsAreCheckedAgainstTheirData() throws {
+        let clean = try CLIProcess.run(["validate", "Examples/ddm/iphone-0117/declarations"])
+        #expect(clean.status == 0, "\(clean.stdout)")
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("ddm-\(UUID().uuidString)")
+        try FileManager.default.copyItem(
+            at: CLIProcess.packageRoot.appendingPathComponent("Examples/ddm"), to: copy)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let assets = copy.appendingPathComponent("iphone-0117/assets")
+        let files = try FileManager.default.contentsOfDirectory(atPath: assets.path).sorted()
+        try Data("not a plist".utf8).write(to: assets.appendingPathComponent(files[0]))
+        let run = try CLIProcess.run(["validate", copy.appendingPathComponent("iphone-0117/declarations").path])
+        #expect(run.status == 1)
+        for key in ["Size", "Hash-SHA-256", "ContentType"] {
+            #expect(run.stdout.contains("key path: Payload.Reference.\(key)"), "\(key): \(run.stdout)")
+        }
+        #expect(run.stdout.components(separatedBy: "[MC2060 declaration-rule]").count == 4, "\(run.stdout)")
+    }
+
     /// A set that breaks Apple's schemas is refused and nothing is written: an App Store ID in ddm.plist that is not
     /// digits is refused by the catalog; a base URL that is not https by the command.
     @Test func refusals() throws {
