@@ -28,16 +28,53 @@ public struct SchemaTable: Sendable {
         return rows
     }
 
-    /// The table as aligned text, under a title line.
+    /// The platforms of Apple's schemas, in the columns `render` adds for them.
+    public static let platforms = ["iOS", "macOS", "tvOS", "visionOS", "watchOS"]
+
+    /// For Apple's schemas, one cell per platform of ``platforms`` and key (rows in ``rows``' order): the OS version
+    /// that introduced the key (inherited from the payload when the key says nothing), `-` where it does not exist,
+    /// ` S` when only supervised devices take it, `→V` when version V removed it. Empty for the other formats.
+    public var platformRows: [[String]] {
+        guard let payload = schema.apple?.availability else { return [] }
+        var rows: [[String]] = []
+        func add(_ spec: KeySpec) {
+            rows.append(Self.platforms.map { Self.cell($0, key: spec.availability, payload: payload) })
+            if let item = spec.items.first, item.children != nil { for child in item.children ?? [] { add(child) } }
+            for child in spec.children ?? [] { add(child) }
+            for free in spec.additionalValue { add(free) }
+        }
+        for key in schema.keys { add(key) }
+        return rows
+    }
+
+    private static func cell(_ platform: String, key: Availability, payload: Availability) -> String {
+        let name = platform.lowercased()
+        if key.unsupported.contains(name) || payload.unsupported.contains(name) { return "-" }
+        guard let introduced = key.introduced[name] ?? payload.introduced[name] else { return "" }
+        var text = introduced
+        if (key.rules[name]?.supervised ?? payload.rules[name]?.supervised) == true { text += " S" }
+        if let removed = key.removedIn[name] ?? payload.removedIn[name] { text += " →\(removed)" }
+        return text
+    }
+
+    /// The table as aligned text, under a title line; Apple's schemas get a column per platform before DESCRIPTION.
     public func render() -> String {
-        let rows = [Self.header] + self.rows
-        let widths = (0..<6).map { column in min(column == 5 ? 60 : 40, rows.map { $0[column].count }.max() ?? 0) }
+        var header = Self.header
+        var body = self.rows
+        let platformRows = self.platformRows
+        if platformRows.count == body.count, !platformRows.isEmpty {
+            header.insert(contentsOf: Self.platforms.map { $0.uppercased() }, at: 5)
+            for index in body.indices { body[index].insert(contentsOf: platformRows[index], at: 5) }
+        }
+        let rows = [header] + body
+        let last = header.count - 1
+        let widths = (0...last).map { column in min(column == last ? 60 : 40, rows.map { $0[column].count }.max() ?? 0) }
         var out =
             "\(schema.title ?? schema.id) (\(schema.format.rawValue), \(schema.path)): \(schema.keys.count) keys\n\n"
         for row in rows {
             let cells = row.enumerated().map { column, text in
                 let cut = text.count > widths[column] ? String(text.prefix(widths[column] - 1)) + "…" : text
-                return column == 5 ? cut : cut.padding(to: widths[column])
+                return column == last ? cut : cut.padding(to: widths[column])
             }
             out += cells.joined(separator: "  ").trimmingTrailingSpaces() + "\n"
         }
@@ -73,7 +110,10 @@ public struct SchemaTable: Sendable {
         }
         if spec.uniqueItems { parts.append("unique") }
         if spec.deprecation != nil { parts.append("deprecated") }
-        if !spec.availability.platforms.isEmpty { parts.append(spec.availability.platforms.joined(separator: "/")) }
+        // Apple's schemas have a column per platform instead.
+        if !spec.availability.platforms.isEmpty, schema.format != .apple {
+            parts.append(spec.availability.platforms.joined(separator: "/"))
+        }
         return parts.joined(separator: "; ")
     }
 

@@ -54,6 +54,23 @@ struct AppleSchemaTests {
         #expect(ids.contains("com.apple.wifi.managed") && ids.contains("com.apple.configuration.app.managed"))
     }
 
+    /// `schema show` of Apple's schemas has a column per platform: the version that introduced a key, `S` for
+    /// supervised only, `-` where it does not exist.
+    @Test func platformColumns() throws {
+        let schema = try #require(try Self.load("mdm/profiles/com.apple.applicationaccess.yaml").usableSchema)
+        let table = SchemaTable(schema)
+        let rows = table.rows
+        let platforms = table.platformRows
+        #expect(platforms.count == rows.count)
+        let airDrop = try #require(rows.firstIndex { $0[0] == "allowAirDrop" })
+        #expect(platforms[airDrop] == ["7.0 S", "10.13", "-", "2.0 S", "-"], "\(platforms[airDrop])")
+        let text = table.render()
+        #expect(text.contains("IOS") && text.contains("WATCHOS"))
+        #expect(SchemaTable(try #require(Support.specfile(
+            "<managedAppConfiguration><version>1</version><bundleId>a.b</bundleId><dict><string keyName=\"K\"/></dict></managedAppConfiguration>"
+        ).usableSchema)).platformRows.isEmpty)
+    }
+
     /// Real keys, as Apple wrote them.
     @Test func realKeys() throws {
         let wifi = try #require(try Self.load("mdm/profiles/com.apple.wifi.managed.yaml").usableSchema)
