@@ -264,11 +264,8 @@ public actor MDMConfClient {
 
     // MARK: - Answers
 
-    /// A served configuration: an XML plist, or the JSON an Android device is served.
-    static func read(_ bytes: [UInt8]) -> PlistDocument {
-        bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{")
-            ? JSONPlistReader().read(bytes, file: "configuration") : XMLPlistReader().read(bytes, file: "configuration")
-    }
+    /// A served configuration: an XML plist, or the JSON an Android device is served (the reader tells them apart).
+    static func read(_ bytes: [UInt8]) -> PlistDocument { PropertyListReader().read(bytes, file: "configuration") }
 
     static func configuration(_ config: CachedState.Config, source: Source, isCurrent: Bool, now: Date)
         -> Configuration?

@@ -73,6 +73,26 @@ struct CheckInIntake: Sendable {
         ).serializedBytes()
     }
 
+    /// The 404 of a server that keeps no fleet state (`--store none`).
+    static var fleetDisabled: Response {
+        Answer.error(
+            .notFound, CatalogCode.fleetDisabled, "this server runs with --store none: it keeps no fleet state",
+            code: "fleet_disabled")
+    }
+
+    /// Stores `record` through `writer`: nil once it is committed, else the 503 (with `Retry-After`) to answer.
+    static func store(_ record: CheckInRecord, with writer: CheckInWriter) async -> Response? {
+        do {
+            try await writer.submit(record)
+            return nil
+        } catch {
+            var response = Answer.json(
+                .serviceUnavailable, notStored(error as? FleetStoreError ?? FleetStoreError(.unavailable, "\(error)")))
+            response.headers[.retryAfter] = String(writer.retryAfter)
+            return response
+        }
+    }
+
     /// The 503's body when the check-in could not be stored (with `Retry-After: writer.retryAfter`).
     static func notStored(_ error: FleetStoreError) -> JSONValue {
         Answer.errorBody(

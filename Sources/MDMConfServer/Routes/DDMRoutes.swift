@@ -138,11 +138,7 @@ struct DDMRoutes: Sendable {
         case .failure(let refusal): return refusal.response
         case .success(let authorized): (device, state, baseURL) = authorized
         }
-        guard let writer = fleet.writer else {
-            return Answer.error(
-                .notFound, CatalogCode.fleetDisabled, "this server runs with --store none: it keeps no fleet state",
-                code: "fleet_disabled")
-        }
+        guard let writer = fleet.writer else { return CheckInIntake.fleetDisabled }
         let body: [UInt8]
         switch await Answer.body(of: request, limit: state.catalog.settings.maxBodySize) {
         case .success(let bytes): body = bytes
@@ -162,15 +158,7 @@ struct DDMRoutes: Sendable {
         case .failure(let errors): return CheckInIntake.invalid(errors)
         }
         let record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: fleet.replica)
-        do {
-            try await writer.submit(record)
-        } catch {
-            var response = Answer.json(
-                .serviceUnavailable,
-                CheckInIntake.notStored(error as? FleetStoreError ?? FleetStoreError(.unavailable, "\(error)")))
-            response.headers[.retryAfter] = String(writer.retryAfter)
-            return response
-        }
+        if let refusal = await CheckInIntake.store(record, with: writer) { return refusal }
         let answer = CheckInAnswer.json(
             for: record, catalog: state.catalog, generation: state.generation, now: record.receivedAt)
         return Answer.bytes(.ok, answer.serializedBytes(), generation: state.generation)

@@ -24,11 +24,7 @@ struct FleetRoutes: Sendable {
         router.get("/v1/fleet/trend") { request, _ in await trend(request) }
     }
 
-    private var disabled: Response {
-        Answer.error(
-            .notFound, CatalogCode.fleetDisabled, "this server runs with --store none: it keeps no fleet state",
-            code: "fleet_disabled")
-    }
+    private var disabled: Response { CheckInIntake.fleetDisabled }
 
     // MARK: Check-in
 
@@ -51,15 +47,7 @@ struct FleetRoutes: Sendable {
         case .success(let check): accepted = check
         case .failure(let refusal): return refusal.response
         }
-        do {
-            try await writer.submit(accepted.record)
-        } catch {
-            var response = Answer.json(
-                .serviceUnavailable,
-                CheckInIntake.notStored(error as? FleetStoreError ?? FleetStoreError(.unavailable, "\(error)")))
-            response.headers[.retryAfter] = String(writer.retryAfter)
-            return response
-        }
+        if let refusal = await CheckInIntake.store(accepted.record, with: writer) { return refusal }
         return Answer.bytes(.ok, intake.answer(accepted), generation: state.generation)
     }
 
