@@ -106,13 +106,20 @@ public enum MDMConfServer {
         if let tls = options.tls {
             // TLS with HTTP/2 by ALPN; HTTP/1.1 connections and HTTP/2 streams keep the deadline and the fast path.
             server = .init { responder in
-                try HTTP2UpgradeChannel(
-                    tlsConfiguration: tls.configuration,
-                    configuration: .init(streamConfiguration: .init(additionalChannelHandlers: handlers())),
-                    responder: responder)
+                WireFastPathChannel(
+                    base: try HTTP2UpgradeChannel(
+                        tlsConfiguration: tls.configuration,
+                        configuration: .init(streamConfiguration: .init(additionalChannelHandlers: handlers())),
+                        responder: responder),
+                    store: store, tls: true)
             }
         } else {
-            server = .http1(configuration: .init(additionalChannelHandlers: handlers()))
+            server = .init { responder in
+                WireFastPathChannel(
+                    base: HTTP1Channel(
+                        responder: responder, configuration: .init(additionalChannelHandlers: handlers())),
+                    store: store, tls: false)
+            }
         }
         return Application(
             router: router,

@@ -63,28 +63,10 @@ final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         guard request.method == .get, let target = request.path, !target.utf8.contains(UInt8(ascii: "%")) else {
             return nil
         }
-        let prefix = "/v1/apps/"
-        let suffix = "/config"
-        let pathEnd = target.utf8.firstIndex(of: UInt8(ascii: "?")) ?? target.endIndex
-        let path = target[..<pathEnd]
-        guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.utf8.count > prefix.utf8.count + suffix.utf8.count
-        else { return nil }
-        let bundleID = String(path.dropFirst(prefix.count).dropLast(suffix.count))
-        var device: String?
-        var platform: String?
-        if pathEnd < target.endIndex {
-            for pair in target[target.index(after: pathEnd)...].split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                if parts[0] == "device" { device = parts.count == 2 ? String(parts[1]) : "" }
-                if parts[0] == "platform" { platform = parts.count == 2 ? String(parts[1]) : "" }
-            }
-        }
         let fields = request.headerFields
-        let outcome = ConfigLookup.resolve(
-            bundleID: bundleID, device: device, platform: platform, authorization: fields[.authorization], accept: fields[.accept],
+        return ConfigLookup.served(
+            target: target[...], authorization: fields[.authorization], accept: fields[.accept],
             ifNoneMatch: fields[.ifNoneMatch], state: store.current)
-        if case .serve(let served) = outcome { return served }
-        return nil
     }
 
     private func respond(_ context: ChannelHandlerContext, _ served: ConfigLookup.Served, close: Bool) {

@@ -45,6 +45,10 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.write(data, promise: promise)
     }
 
+    /// A request was read and answered in front of the decoder (`WireConfigFastPath`): the wait for the next one
+    /// starts now.
+    func answered() { waitingSince = .now() }
+
     private func start(_ context: ChannelHandlerContext) {
         guard timer == nil else { return }
         waitingSince = .now()

@@ -20,15 +20,20 @@ enum ConfigLookup {
         func headers() -> HTTPFields {
             var headers = HTTPFields()
             headers.reserveCapacity(7)
-            headers[.eTag] = representation.etag
-            headers[.cacheControl] = "private, max-age=\(cacheMaxAge)"
-            headers[.vary] = "Accept, Authorization"
-            headers[Answer.generationField] = String(generation)
-            if let variant { headers[Answer.variantField] = variant }
-            if !notModified {
-                headers[.contentType] = isJSON ? "application/json" : "application/x-plist; charset=utf-8"
-            }
+            eachHeader { name, value in headers[name] = value }
             return headers
+        }
+
+        /// Calls `body` with each response header in turn, for the writers that build the response themselves.
+        func eachHeader(_ body: (HTTPField.Name, String) -> Void) {
+            body(.eTag, representation.etag)
+            body(.cacheControl, "private, max-age=\(cacheMaxAge)")
+            body(.vary, "Accept, Authorization")
+            body(Answer.generationField, String(generation))
+            if let variant { body(Answer.variantField, variant) }
+            if !notModified {
+                body(.contentType, isJSON ? "application/json" : "application/x-plist; charset=utf-8")
+            }
         }
     }
 
@@ -78,5 +83,37 @@ enum ConfigLookup {
                 representation: representation, isJSON: format == .json, variant: config.variant,
                 notModified: ifNoneMatch.map { ContentNegotiation.matches($0, etag: representation.etag) } ?? false,
                 cacheMaxAge: state.catalog.settings.cacheMaxAge, generation: state.generation))
+    }
+
+    /// The 200 or 304 a `GET` of `target` (path and query, without `%`) gets, or nil when the route should answer:
+    /// the event-loop fast paths' entry.
+    static func served(
+        target: Substring, authorization: String?, accept: String?, ifNoneMatch: String?, state: CatalogState
+    ) -> Served? {
+        // Read as bytes: the target is ASCII, and Character-wise matching cost a tenth of the request.
+        let bytes = target.utf8
+        let prefix = "/v1/apps/".utf8
+        let suffix = "/config".utf8
+        let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        let path = bytes[..<pathEnd]
+        guard path.count > prefix.count + suffix.count, path.starts(with: prefix),
+            path.suffix(suffix.count).elementsEqual(suffix)
+        else { return nil }
+        let bundleID = String(Substring(path.dropFirst(prefix.count).dropLast(suffix.count)))
+        var device: String?
+        var platform: String?
+        if pathEnd < bytes.endIndex {
+            for pair in bytes[bytes.index(after: pathEnd)...].split(separator: UInt8(ascii: "&")) {
+                let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
+                let value = String(Substring(pair[equals...].dropFirst()))
+                if pair[..<equals].elementsEqual("device".utf8) { device = value }
+                if pair[..<equals].elementsEqual("platform".utf8) { platform = value }
+            }
+        }
+        let outcome = resolve(
+            bundleID: bundleID, device: device, platform: platform, authorization: authorization, accept: accept,
+            ifNoneMatch: ifNoneMatch, state: state)
+        if case .serve(let served) = outcome { return served }
+        return nil
     }
 }
