@@ -111,14 +111,14 @@ public enum MDMConfServer {
                         tlsConfiguration: tls.configuration,
                         configuration: .init(streamConfiguration: .init(additionalChannelHandlers: handlers())),
                         responder: responder),
-                    store: store, tls: true)
+                    store: store, readerOptions: options.readerOptions, tls: true)
             }
         } else {
             server = .init { responder in
                 WireFastPathChannel(
                     base: HTTP1Channel(
                         responder: responder, configuration: .init(additionalChannelHandlers: handlers())),
-                    store: store, tls: false)
+                    store: store, readerOptions: options.readerOptions, tls: false)
             }
         }
         return Application(

@@ -10,7 +10,26 @@ struct WireFastPathTests {
     static let etag = "\"9bfc1772fe2cd4f20de3f94867a58d69\""
 
     /// Requests at and beyond the edge of what the front path takes. Each ends with `Connection: close`.
-    static let requests: [(name: String, text: String)] = [
+    static let requests: [(name: String, text: String)] = configRequests + updateChecks.map(updateCheck)
+
+    static func updateCheck(_ name: String, _ body: String, _ extra: String) -> (name: String, text: String) {
+        let head = "POST /v1/update-check HTTP/1.1\r\nHost: x\r\n" + extra
+        return (name, head + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+    }
+
+    /// Update checks: name, body and extra header lines (the admin token unless they say otherwise).
+    static let updateChecks: [(String, String, String)] = [
+        ("update check", #"{"app": "com.example.field", "version": "3.0.2", "platform": "ios", "osVersion": "17.4", "deviceId": "ipad-0042"}"#, auth),
+        ("update check, invalid", #"{"app": "com.example.field", "version": "three", "platform": "ios"}"#, auth),
+        ("update check, wrong type", #"{"app": "com.example.field", "version": 3, "platform": "ios", "x-extra": 1}"#, auth),
+        ("update check, unknown app", #"{"app": "com.example.nope", "version": "1.0", "platform": "ios"}"#, auth),
+        ("update check, not JSON", "app=com.example.field", auth),
+        ("update check, empty", "", auth),
+        ("update check, no token", #"{"app": "com.example.field", "version": "3.0.2", "platform": "ios"}"#, ""),
+        ("update check, device token", #"{"app": "com.example.field", "version": "3.0.2", "platform": "ios"}"#, "Authorization: Bearer example-device-token-iphone-0117\r\n"),
+    ]
+
+    static let configRequests: [(name: String, text: String)] = ([
         ("device config", "GET /v1/apps/com.example.field/config?device=ipad-0042 HTTP/1.1\r\nHost: x\r\n\(auth)"),
         ("304", "GET /v1/apps/com.example.field/config?device=ipad-0042 HTTP/1.1\r\n\(auth)If-None-Match: \(etag)\r\n"),
         ("304 for *", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)If-None-Match: *\r\n"),
@@ -33,7 +52,7 @@ struct WireFastPathTests {
         ("empty body", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)Content-Length: 0\r\n"),
         ("Expect", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)Expect: 100-continue\r\n"),
         ("other route", "GET /v1/apps/com.example.field/policy HTTP/1.1\r\n\(auth)"),
-    ]
+    ] as [(name: String, text: String)]).map { (name: String, text: String) in (name, text + "Connection: close\r\n\r\n") }
 
     /// Each request alone (answered in front of the decoder when it can be) and the same request behind a health
     /// check on the same connection (so the decoder and the route answer it): the same status, headers and body.
@@ -41,8 +60,7 @@ struct WireFastPathTests {
     /// worth of them at once would starve the threads the route's answers run on.
     @Test func theFrontPathAnswersAsTheRouteDoes() async throws {
         try await Fixture.live(try Fixture.store()) { http, _ in
-            for (name, text) in Self.requests {
-                let request = text + "Connection: close\r\n\r\n"
+            for (name, request) in Self.requests {
                 let alone = try Self.responses(await http.sendReadingToClose(request))
                 let behind = try Self.responses(
                     await http.sendReadingToClose("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" + request))
@@ -136,8 +154,9 @@ struct WireFastPathTests {
         }
     }
 
-    /// The responses in `text`, split by their Content-Length (none for 304), each without its `Date` and
-    /// `Connection` (the front path says `Connection: close` when it closes; the route's encoder leaves it out).
+    /// The responses in `text`, split by their Content-Length (none for 304), each without its `Date`, its
+    /// `Connection` (the front path says `Connection: close` when it closes; the route's encoder leaves it out) and
+    /// a decision's `evaluatedAt` (a second may pass between the two).
     static func responses(_ text: String) throws -> [String] {
         var rest = Substring(text)
         var answers: [String] = []
@@ -149,7 +168,9 @@ struct WireFastPathTests {
                 .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
             let bodyEnd = rest.utf8.index(head.upperBound, offsetBy: length)
             let kept = lines.filter { !$0.hasPrefix("Date:") && !$0.hasPrefix("Connection:") }.joined(separator: "\r\n")
-            answers.append(kept + "\r\n\r\n" + rest[head.upperBound..<bodyEnd])
+            let body = rest[head.upperBound..<bodyEnd].split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { !$0.contains("\"evaluatedAt\"") }.joined(separator: "\n")
+            answers.append(kept + "\r\n\r\n" + body)
             rest = rest[bodyEnd...]
         }
         return answers

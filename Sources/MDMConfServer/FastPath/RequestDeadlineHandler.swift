@@ -45,7 +45,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.write(data, promise: promise)
     }
 
-    /// A request was read and answered in front of the decoder (`WireConfigFastPath`): the wait for the next one
+    /// A request was read and answered in front of the decoder (`WireFastPath`): the wait for the next one
     /// starts now.
     func answered() { waitingSince = .now() }
 

@@ -99,18 +99,8 @@ struct Routes: Sendable {
     }
 
     private func decide(_ parsed: Result<UpdateRequest, RequestErrors>, state: CatalogState) -> Response {
-        switch parsed {
-        case .failure(let errors):
-            let decision = Decision.invalidRequest(errors, evaluatedAt: .now)
-            return Answer.json(.unprocessableContent, decision.json, generation: state.generation)
-        case .success(let updateRequest):
-            guard let app = state.catalog.apps[updateRequest.app] else {
-                return Answer.error(.notFound, CatalogCode.notFound, "no app '\(updateRequest.app)' in the catalog")
-            }
-            let decision = app.updatePolicy.evaluate(updateRequest, now: .now)
-            let status: HTTPResponse.Status = decision.decision == .error ? .unprocessableContent : .ok
-            return Answer.json(status, decision.json, generation: state.generation)
-        }
+        let answer = UpdateAnswer(parsed, state: state)
+        return Answer.json(answer.status, answer.body, generation: answer.generation)
     }
 
     // MARK: Device policy and validation
@@ -203,5 +193,32 @@ struct Routes: Sendable {
                 ("apps", .array(state.catalog.appIDs.map(JSONValue.string))), ("lastReloadError", lastError),
                 ("store", await fleet.health),
             ]), generation: state.generation)
+    }
+}
+
+/// The answer to an update check, for the route and the event-loop fast path alike: the decision (200, or 422 when
+/// it is an error) with the catalog's generation, or the JSON error of an unknown app (404).
+struct UpdateAnswer {
+    let status: HTTPResponse.Status
+    let body: JSONValue
+    let generation: Int?
+
+    init(_ parsed: Result<UpdateRequest, RequestErrors>, state: CatalogState) {
+        switch parsed {
+        case .failure(let errors):
+            let decision = Decision.invalidRequest(errors, evaluatedAt: .now)
+            (status, body, generation) = (.unprocessableContent, decision.json, state.generation)
+        case .success(let updateRequest):
+            guard let app = state.catalog.apps[updateRequest.app] else {
+                (status, body, generation) = (
+                    .notFound,
+                    Answer.errorBody(CatalogCode.notFound, "no app '\(updateRequest.app)' in the catalog"), nil
+                )
+                return
+            }
+            let decision = app.updatePolicy.evaluate(updateRequest, now: .now)
+            status = decision.decision == .error ? .unprocessableContent : .ok
+            (body, generation) = (decision.json, state.generation)
+        }
     }
 }

@@ -1,22 +1,28 @@
 import HTTPTypes
 import HummingbirdCore
 import Logging
+import MDMConf
 import NIOCore
+import NIOHTTP1
 import NIOSSL
+import PropertyList
+import UpdatePolicy
 import NIOTLS
 
-/// Answers `GET /v1/apps/{bundleId}/config` straight from the connection's bytes, in front of the HTTP/1.1
-/// decoder: the request head is read in place, `ConfigLookup` decides as it does for the route, and the whole
-/// response is written as one buffer. This is the request every app makes at every launch, and parsing it into
-/// HTTP parts, converting those to `HTTPRequest` and encoding the answer back took most of its time.
+/// Answers the two requests apps make most, straight from the connection's bytes in front of the HTTP/1.1
+/// decoder: `GET /v1/apps/{bundleId}/config` (200 or 304) and `POST /v1/update-check` (the decision). The request
+/// head is read in place, the answer is decided by the same code as the route's (`ConfigLookup`, `UpdateAnswer`),
+/// and the whole response is written as one buffer. Parsing these requests into HTTP parts, converting them to
+/// `HTTPRequest`, hopping to a task and encoding the answer back took most of their time.
 ///
-/// Only the plainest requests are answered here: `GET` of a `/v1/apps/…` target without `%`, `HTTP/1.1`, a
-/// complete head with CRLF line ends, header values of visible ASCII, no body, no `Upgrade` or `Expect`, at most one
-/// `Authorization`, `Accept` and `If-None-Match`, and `Connection` absent, `keep-alive` or `close`. On the first
-/// request that is anything else (or whose answer is a refusal), the connection hands that request and every byte
-/// after it to the decoder and stays with it: the responses keep their order, and everything unusual is judged by
-/// the one HTTP parser. Over TLS the handler waits for the handshake and steps aside when ALPN chose HTTP/2.
-final class WireConfigFastPath: ChannelInboundHandler, RemovableChannelHandler {
+/// Only the plainest requests are answered here: a complete head with CRLF line ends, `HTTP/1.1`, a target without
+/// `%`, header values of visible ASCII, no `Transfer-Encoding`, `Upgrade` or `Expect`, at most one
+/// `Authorization`, `Accept`, `If-None-Match` and `Content-Length`, `Connection` absent, `keep-alive` or `close`,
+/// and for the update check the whole body already read. A refusal (401, 404, 413…) is the route's to write. On the
+/// first request that is anything else, the connection hands that request and every byte after it to the decoder
+/// and stays with it: the responses keep their order, and everything unusual is judged by the one HTTP parser.
+/// Over TLS the handler waits for the handshake and steps aside when ALPN chose HTTP/2.
+final class WireFastPath: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -29,7 +35,17 @@ final class WireConfigFastPath: ChannelInboundHandler, RemovableChannelHandler {
         case passingThrough
     }
 
+    /// One answer, ready to write.
+    private struct Written {
+        var status: HTTPResponse.Status
+        var headers: [(HTTPField.Name, String)]
+        var body: [UInt8]
+        /// 304 has no Content-Length.
+        var announcesLength: Bool
+    }
+
     private let store: CatalogStore
+    private let readerOptions: PlistReaderOptions
     private var mode: Mode
     private var dates = HTTPDate()
     /// The connection's deadline handler, told of every answered request as it would be by the decoder's parts.
@@ -38,8 +54,9 @@ final class WireConfigFastPath: ChannelInboundHandler, RemovableChannelHandler {
     private var wroteSinceFlush = false
 
     /// - Parameter tls: true when the handler sits behind a TLS handler and must wait for ALPN.
-    init(store: CatalogStore, tls: Bool) {
+    init(store: CatalogStore, readerOptions: PlistReaderOptions, tls: Bool) {
         self.store = store
+        self.readerOptions = readerOptions
         self.mode = tls ? .awaitingHandshake : .answering
     }
 
@@ -59,8 +76,12 @@ final class WireConfigFastPath: ChannelInboundHandler, RemovableChannelHandler {
         }
         var buffer = unwrapInboundIn(data)
         while buffer.readableBytes > 0 {
-            let head = buffer.withUnsafeReadableBytes { WireRequestHead.parse($0) }
-            guard let head, let served = answer(head) else {
+            let answered = buffer.withUnsafeReadableBytes { bytes -> (length: Int, close: Bool)? in
+                guard let head = WireRequestHead.parse(bytes), let written = answer(head, bytes) else { return nil }
+                write(context, written, close: head.close)
+                return (head.length + head.contentLength, head.close)
+            }
+            guard let answered else {
                 mode = .passingThrough
                 if wroteSinceFlush {
                     wroteSinceFlush = false
@@ -69,18 +90,15 @@ final class WireConfigFastPath: ChannelInboundHandler, RemovableChannelHandler {
                 context.fireChannelRead(wrapInboundOut(buffer))
                 return
             }
-            buffer.moveReaderIndex(forwardBy: head.length)
-            let started = MonotonicClock.nanoseconds
-            write(context, served, close: head.close)
-            ConfigMetrics.record(status: served.status, nanoseconds: MonotonicClock.nanoseconds &- started)
-            if head.close {
+            buffer.moveReaderIndex(forwardBy: answered.length)
+            if answered.close {
                 let channel = context.channel
                 wroteSinceFlush = false
                 mode = .passingThrough
                 context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in channel.close(promise: nil) }
                 return
             }
-        }
+                    }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -91,25 +109,57 @@ final class WireConfigFastPath: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelReadComplete()
     }
 
-    private func answer(_ head: WireRequestHead) -> ConfigLookup.Served? {
-        ConfigLookup.served(
-            target: head.target, authorization: head.authorization, accept: head.accept,
-            ifNoneMatch: head.ifNoneMatch, state: store.current)
+    /// The answer to `head` (whose body, if any, follows it in `bytes`), or nil when the route should answer.
+    private func answer(_ head: WireRequestHead, _ bytes: UnsafeRawBufferPointer) -> Written? {
+        let started = MonotonicClock.nanoseconds
+        let state = store.current
+        switch head.method {
+        case .get:
+            guard
+                let served = ConfigLookup.served(
+                    target: head.target, authorization: head.authorization, accept: head.accept,
+                    ifNoneMatch: head.ifNoneMatch, state: state)
+            else { return nil }
+            var headers: [(HTTPField.Name, String)] = []
+            headers.reserveCapacity(6)
+            served.eachHeader { headers.append(($0, $1)) }
+            defer { ConfigMetrics.record(status: served.status, nanoseconds: MonotonicClock.nanoseconds &- started) }
+            return Written(
+                status: served.status, headers: headers,
+                body: served.notModified ? [] : served.representation.bytes, announcesLength: !served.notModified)
+        case .post:
+            guard head.target == "/v1/update-check", head.contentLength <= state.catalog.settings.maxBodySize,
+                bytes.count - head.length >= head.contentLength,
+                case .success = Caller.authorize(authorization: head.authorization, catalog: state.catalog)
+            else { return nil }
+            let body = Array(bytes[head.length..<head.length + head.contentLength])
+            guard case .success(let root) = MalformedRequest.json(body, options: readerOptions) else { return nil }
+            let answer = UpdateAnswer(UpdateRequest.parse(root), state: state)
+            var headers: [(HTTPField.Name, String)] = [(.contentType, "application/json")]
+            if let generation = answer.generation { headers.append((Answer.generationField, String(generation))) }
+            defer { UpdateCheckMetrics.record(status: answer.status, nanoseconds: MonotonicClock.nanoseconds &- started) }
+            return Written(
+                status: answer.status, headers: headers, body: answer.body.serializedBytes(), announcesLength: true)
+        }
     }
 
-    private func write(_ context: ChannelHandlerContext, _ served: ConfigLookup.Served, close: Bool) {
-        let body = served.notModified ? [] : served.representation.bytes
-        var buffer = context.channel.allocator.buffer(capacity: 400 + body.count)
-        buffer.writeStaticString(served.notModified ? "HTTP/1.1 304 Not Modified\r\n" : "HTTP/1.1 200 OK\r\n")
-        served.eachHeader { name, value in
+    private func write(_ context: ChannelHandlerContext, _ written: Written, close: Bool) {
+        var buffer = context.channel.allocator.buffer(capacity: 400 + written.body.count)
+        // The status line as NIO's encoder writes it for the route, reason phrase and all.
+        buffer.writeStaticString("HTTP/1.1 ")
+        buffer.writeString(String(written.status.code))
+        buffer.writeStaticString(" ")
+        buffer.writeString(HTTPResponseStatus(statusCode: written.status.code).reasonPhrase)
+        buffer.writeStaticString("\r\n")
+        for (name, value) in written.headers {
             buffer.writeString(name.rawName)
             buffer.writeStaticString(": ")
             buffer.writeString(value)
             buffer.writeStaticString("\r\n")
         }
-        if !served.notModified {
+        if written.announcesLength {
             buffer.writeStaticString("Content-Length: ")
-            buffer.writeString(String(body.count))
+            buffer.writeString(String(written.body.count))
             buffer.writeStaticString("\r\n")
         }
         buffer.writeStaticString("Date: ")
@@ -117,7 +167,7 @@ final class WireConfigFastPath: ChannelInboundHandler, RemovableChannelHandler {
         buffer.writeStaticString("\r\nServer: mdmconf\r\n")
         if close { buffer.writeStaticString("Connection: close\r\n") }
         buffer.writeStaticString("\r\n")
-        buffer.writeBytes(body)
+        buffer.writeBytes(written.body)
         context.write(wrapOutboundOut(buffer), promise: nil)
         wroteSinceFlush = true
         if !lookedUpDeadline {
@@ -128,25 +178,54 @@ final class WireConfigFastPath: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// A request head read in place from the connection's bytes, as far as `WireConfigFastPath` takes them.
+/// Update checks answered by `WireFastPath`, in the series Hummingbird's `MetricsMiddleware` writes for the route.
+enum UpdateCheckMetrics {
+    private static let ok = RouteMetrics(route: "/v1/update-check", method: "POST", status: "200")
+    private static let notFound = RouteMetrics(route: "/v1/update-check", method: "POST", status: "404")
+    private static let unprocessable = RouteMetrics(route: "/v1/update-check", method: "POST", status: "422")
+
+    static func record(status: HTTPResponse.Status, nanoseconds: UInt64) {
+        switch status {
+        case .ok: ok.record(nanoseconds: nanoseconds)
+        case .notFound: notFound.record(nanoseconds: nanoseconds)
+        default: unprocessable.record(nanoseconds: nanoseconds)
+        }
+    }
+}
+
+/// A request head read in place from the connection's bytes, as far as `WireFastPath` takes them.
 struct WireRequestHead {
+    enum Method { case get, post }
+
+    var method: Method
     var target: Substring
     var authorization: String?
     var accept: String?
     var ifNoneMatch: String?
     var close = false
+    /// The body's length (`Content-Length`; 0 without one). The body follows the head.
+    var contentLength = 0
     /// The bytes the head takes, up to and including its empty line.
     var length: Int
 
     /// The head at the start of `bytes`, or nil when it is incomplete or anything but the plainest `GET` of a
-    /// `/v1/apps/…` target (see `WireConfigFastPath`).
+    /// `/v1/apps/…` target or `POST` of `/v1/update-check` (see `WireFastPath`).
     static func parse(_ bytes: UnsafeRawBufferPointer) -> WireRequestHead? {
         let space = UInt8(ascii: " "), cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
         let count = bytes.count
-        guard count > 16, bytes[0] == UInt8(ascii: "G"), bytes[1] == UInt8(ascii: "E"), bytes[2] == UInt8(ascii: "T"),
+        let method: Method
+        var index: Int
+        if count > 16, bytes[0] == UInt8(ascii: "G"), bytes[1] == UInt8(ascii: "E"), bytes[2] == UInt8(ascii: "T"),
             bytes[3] == space
-        else { return nil }
-        var index = 4
+        {
+            (method, index) = (.get, 4)
+        } else if count > 17, bytes[0] == UInt8(ascii: "P"), bytes[1] == UInt8(ascii: "O"),
+            bytes[2] == UInt8(ascii: "S"), bytes[3] == UInt8(ascii: "T"), bytes[4] == space
+        {
+            (method, index) = (.post, 5)
+        } else {
+            return nil
+        }
         let targetStart = index
         while index < count, bytes[index] != space {
             let byte = bytes[index]
@@ -161,8 +240,8 @@ struct WireRequestHead {
             index += 1
         }
         let target = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[targetStart..<targetEnd]), as: UTF8.self)
-        guard target.hasPrefix("/v1/apps/") else { return nil }
-        var head = WireRequestHead(target: target, length: 0)
+        guard target.hasPrefix(method == .get ? "/v1/apps/" : "/v1/update-check") else { return nil }
+        var head = WireRequestHead(method: method, target: target, length: 0)
         var seen = Field.Seen()
         while true {
             // One header line: name, colon, value, CRLF. The empty line ends the head.
@@ -212,7 +291,15 @@ struct WireRequestHead {
                     return nil
                 }
             case .contentLength?:
-                guard value.count == 1, value[0] == UInt8(ascii: "0"), seen.insert(.contentLength) else { return nil }
+                // Digits only, and few enough that the length is a number and not an overflow.
+                guard value.count > 0, value.count < 10, seen.insert(.contentLength) else { return nil }
+                var length = 0
+                for digit in value {
+                    guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+                    length = length * 10 + Int(digit - UInt8(ascii: "0"))
+                }
+                guard method == .post || length == 0 else { return nil }
+                head.contentLength = length
             case .refused?:
                 return nil
             case nil:
@@ -278,15 +365,16 @@ struct WireRequestHead {
     }
 }
 
-/// A server child channel with `WireConfigFastPath` in front of `base`'s HTTP/1.1 decoder: first in the pipeline
+/// A server child channel with `WireFastPath` in front of `base`'s HTTP/1.1 decoder: first in the pipeline
 /// for plain HTTP, right behind the TLS handler for HTTPS.
 struct WireFastPathChannel<Base: ServerChildChannel>: ServerChildChannel {
     let base: Base
     let store: CatalogStore
+    let readerOptions: PlistReaderOptions
     let tls: Bool
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
-        let handler = WireConfigFastPath(store: store, tls: tls)
+        let handler = WireFastPath(store: store, readerOptions: readerOptions, tls: tls)
         if !tls {
             do { try channel.pipeline.syncOperations.addHandler(handler) } catch {
                 return channel.eventLoop.makeFailedFuture(error)
