@@ -51,12 +51,16 @@ public final class Catalog: Sendable {
     /// constant time, whichever matches.
     public func scope(ofBearer token: String) -> CatalogToken.Scope? {
         guard let tokens else { return nil }
-        let digest = Array(SHA256.hash(data: Array(token.utf8)))
-        var found: CatalogToken.Scope?
-        for entry in tokens where CatalogToken.constantTimeEqual(entry.digest, digest) {
-            found = entry.scope
+        var token = token
+        var hasher = SHA256()
+        token.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        return hasher.finalize().withUnsafeBytes { digest in
+            var found: CatalogToken.Scope?
+            for entry in tokens where CatalogToken.constantTimeEqual(entry.digest, digest) {
+                found = entry.scope
+            }
+            return found
         }
-        return found
     }
 }
 
@@ -96,7 +100,7 @@ public struct CatalogToken: Sendable {
         self.scope = scope
     }
 
-    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: UnsafeRawBufferPointer) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0
         for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }

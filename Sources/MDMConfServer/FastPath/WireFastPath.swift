@@ -144,29 +144,33 @@ final class WireFastPath: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func write(_ context: ChannelHandlerContext, _ written: Written, close: Bool) {
-        var buffer = context.channel.allocator.buffer(capacity: 400 + written.body.count)
+        // Gathered in an array and copied into the buffer once: a buffer write per piece cost a fifth of the request.
+        var head: [UInt8] = []
+        head.reserveCapacity(400)
         // The status line as NIO's encoder writes it for the route, reason phrase and all.
-        buffer.writeStaticString("HTTP/1.1 ")
-        buffer.writeString(String(written.status.code))
-        buffer.writeStaticString(" ")
-        buffer.writeString(HTTPResponseStatus(statusCode: written.status.code).reasonPhrase)
-        buffer.writeStaticString("\r\n")
+        head += "HTTP/1.1 ".utf8
+        head += String(written.status.code).utf8
+        head.append(UInt8(ascii: " "))
+        head += HTTPResponseStatus(statusCode: written.status.code).reasonPhrase.utf8
+        head += "\r\n".utf8
         for (name, value) in written.headers {
-            buffer.writeString(name.rawName)
-            buffer.writeStaticString(": ")
-            buffer.writeString(value)
-            buffer.writeStaticString("\r\n")
+            head += name.rawName.utf8
+            head += ": ".utf8
+            head += value.utf8
+            head += "\r\n".utf8
         }
         if written.announcesLength {
-            buffer.writeStaticString("Content-Length: ")
-            buffer.writeString(String(written.body.count))
-            buffer.writeStaticString("\r\n")
+            head += "Content-Length: ".utf8
+            head += String(written.body.count).utf8
+            head += "\r\n".utf8
         }
-        buffer.writeStaticString("Date: ")
-        buffer.writeString(dates.now())
-        buffer.writeStaticString("\r\nServer: mdmconf\r\n")
-        if close { buffer.writeStaticString("Connection: close\r\n") }
-        buffer.writeStaticString("\r\n")
+        head += "Date: ".utf8
+        head += dates.now().utf8
+        head += "\r\nServer: mdmconf\r\n".utf8
+        if close { head += "Connection: close\r\n".utf8 }
+        head += "\r\n".utf8
+        var buffer = context.channel.allocator.buffer(capacity: head.count + written.body.count)
+        buffer.writeBytes(head)
         buffer.writeBytes(written.body)
         context.write(wrapOutboundOut(buffer), promise: nil)
         wroteSinceFlush = true

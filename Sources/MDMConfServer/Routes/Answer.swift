@@ -107,19 +107,41 @@ enum Caller: Sendable, Equatable {
         guard let header else {
             return unauthorized("this catalog needs a bearer token", "Bearer realm=\"mdmconf\"")
         }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        guard let token = bearerToken(header) else {
             return unauthorized(
                 "the Authorization header must be 'Bearer <token>'",
                 "Bearer realm=\"mdmconf\", error=\"invalid_request\"")
         }
-        switch catalog.scope(ofBearer: String(parts[1].trimmingCharacters())) {
+        switch catalog.scope(ofBearer: String(token)) {
         case .admin?: return .success(.admin)
         case .device(let id)?: return .success(.device(id))
         case .mdm?: return .success(.mdm)
         case nil:
             return unauthorized("the bearer token is not valid", "Bearer realm=\"mdmconf\", error=\"invalid_token\"")
         }
+    }
+
+    /// The token of `Bearer <token>` (the scheme in any case, one space, the token without trailing spaces and
+    /// tabs), or nil when the header has another form. Read as bytes: it is on every request's path.
+    static func bearerToken(_ header: String) -> Substring? {
+        let bytes = header.utf8
+        let space = UInt8(ascii: " ")
+        var index = bytes.startIndex
+        while index < bytes.endIndex, bytes[index] == space { index = bytes.index(after: index) }
+        let schemeStart = index
+        while index < bytes.endIndex, bytes[index] != space { index = bytes.index(after: index) }
+        let scheme = bytes[schemeStart..<index]
+        // `| 0x20` folds the letters of "bearer", and maps no other byte onto them.
+        guard index < bytes.endIndex, scheme.count == 6,
+            zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 })
+        else { return nil }
+        let tokenStart = bytes.index(after: index)
+        guard tokenStart < bytes.endIndex else { return nil }
+        var end = bytes.endIndex
+        while end > tokenStart, bytes[bytes.index(before: end)] == space || bytes[bytes.index(before: end)] == 0x09 {
+            end = bytes.index(before: end)
+        }
+        return Substring(bytes[tokenStart..<end])
     }
 
     /// The device whose configuration is served: a device token's own device; otherwise `?device=` (unknown → 404)
@@ -201,14 +223,36 @@ enum ContentNegotiation {
         return json == plist ? preferred : json > plist ? .json : .plist
     }
 
-    /// True when an `If-None-Match` list names `etag` (or is `*`); weak comparison, as RFC 9110 asks for GET.
+    /// True when an `If-None-Match` list names `etag` (or is `*`); weak comparison, as RFC 9110 asks for GET. Read
+    /// as bytes: it is on every revalidation's path.
     static func matches(_ header: String, etag: String) -> Bool {
-        for candidate in header.split(separator: ",") {
-            var tag = candidate.drop { $0 == " " || $0 == "\t" }.trimmingCharacters()
-            if tag == "*" { return true }
-            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
-            if tag == etag { return true }
+        var header = header
+        var etag = etag
+        return header.withUTF8 { list in
+            etag.withUTF8 { wanted in
+                var start = 0
+                while start <= list.count {
+                    var end = start
+                    while end < list.count, list[end] != UInt8(ascii: ",") { end += 1 }
+                    var first = start
+                    var last = end
+                    while first < last, list[first] == UInt8(ascii: " ") || list[first] == UInt8(ascii: "\t") {
+                        first += 1
+                    }
+                    while last > first, list[last - 1] == UInt8(ascii: " ") || list[last - 1] == UInt8(ascii: "\t") {
+                        last -= 1
+                    }
+                    if last - first == 1, list[first] == UInt8(ascii: "*") { return true }
+                    if last - first > 2, list[first] == UInt8(ascii: "W"), list[first + 1] == UInt8(ascii: "/") {
+                        first += 2
+                    }
+                    if last - first == wanted.count, list[first..<last].elementsEqual(wanted) {
+                        return true
+                    }
+                    start = end + 1
+                }
+                return false
+            }
         }
-        return false
     }
 }

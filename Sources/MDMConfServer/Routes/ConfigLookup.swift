@@ -91,29 +91,42 @@ enum ConfigLookup {
         target: Substring, authorization: String?, accept: String?, ifNoneMatch: String?, state: CatalogState
     ) -> Served? {
         // Read as bytes: the target is ASCII, and Character-wise matching cost a tenth of the request.
-        let bytes = target.utf8
-        let prefix = "/v1/apps/".utf8
-        let suffix = "/config".utf8
-        let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
-        let path = bytes[..<pathEnd]
-        guard path.count > prefix.count + suffix.count, path.starts(with: prefix),
-            path.suffix(suffix.count).elementsEqual(suffix)
-        else { return nil }
-        let bundleID = String(Substring(path.dropFirst(prefix.count).dropLast(suffix.count)))
-        var device: String?
-        var platform: String?
-        if pathEnd < bytes.endIndex {
-            for pair in bytes[bytes.index(after: pathEnd)...].split(separator: UInt8(ascii: "&")) {
-                let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
-                let value = String(Substring(pair[equals...].dropFirst()))
-                if pair[..<equals].elementsEqual("device".utf8) { device = value }
-                if pair[..<equals].elementsEqual("platform".utf8) { platform = value }
-            }
-        }
+        let parts = target.utf8.withContiguousStorageIfAvailable(Self.parts) ?? Array(target.utf8).withUnsafeBufferPointer(Self.parts)
+        guard let (bundleID, device, platform) = parts else { return nil }
         let outcome = resolve(
             bundleID: bundleID, device: device, platform: platform, authorization: authorization, accept: accept,
             ifNoneMatch: ifNoneMatch, state: state)
         if case .serve(let served) = outcome { return served }
         return nil
+    }
+
+    /// The app id and the `device` and `platform` query parameters of a `/v1/apps/{bundleId}/config` target, or nil
+    /// for any other target.
+    private static func parts(_ target: UnsafeBufferPointer<UInt8>) -> (String, String?, String?)? {
+        let prefix = "/v1/apps/".utf8
+        let suffix = "/config".utf8
+        let pathEnd = target.firstIndex(of: UInt8(ascii: "?")) ?? target.count
+        guard pathEnd > prefix.count + suffix.count, target[0..<prefix.count].elementsEqual(prefix),
+            target[(pathEnd - suffix.count)..<pathEnd].elementsEqual(suffix)
+        else { return nil }
+        func text(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: target[range]), as: UTF8.self)
+        }
+        let bundleID = text(prefix.count..<(pathEnd - suffix.count))
+        var device: String?
+        var platform: String?
+        var start = pathEnd + 1
+        while start < target.count {
+            var end = start
+            while end < target.count, target[end] != UInt8(ascii: "&") { end += 1 }
+            var equals = start
+            while equals < end, target[equals] != UInt8(ascii: "=") { equals += 1 }
+            let name = target[start..<equals]
+            let value = equals < end ? (equals + 1)..<end : end..<end
+            if name.elementsEqual("device".utf8) { device = text(value) }
+            if name.elementsEqual("platform".utf8) { platform = text(value) }
+            start = end + 1
+        }
+        return (bundleID, device, platform)
     }
 }
