@@ -29,14 +29,17 @@ public struct AppVersion: Hashable, Comparable, Sendable, CustomStringConvertibl
     public init?(_ text: String) {
         let trimmed = text.trimmingASCIIWhitespace()
         var rest = trimmed
-        if let first = rest.first, first == "v" || first == "V" { rest = rest.dropFirst() }
-        if let plus = rest.firstIndex(of: "+") {
-            guard Self.identifiers(rest[rest.index(after: plus)...]) != nil else { return nil }
+        // Searched byte by byte: `+`, `-` and `v` are ASCII, and Character-wise search cost most of a parse.
+        if let first = rest.utf8.first, first == UInt8(ascii: "v") || first == UInt8(ascii: "V") {
+            rest = rest[rest.utf8.index(after: rest.startIndex)...]
+        }
+        if let plus = rest.utf8.firstIndex(of: UInt8(ascii: "+")) {
+            guard Self.identifiers(rest[rest.utf8.index(after: plus)...]) != nil else { return nil }
             rest = rest[..<plus]
         }
         var preRelease: [Identifier] = []
-        if let dash = rest.firstIndex(of: "-") {
-            guard let identifiers = Self.identifiers(rest[rest.index(after: dash)...]) else { return nil }
+        if let dash = rest.utf8.firstIndex(of: UInt8(ascii: "-")) {
+            guard let identifiers = Self.identifiers(rest[rest.utf8.index(after: dash)...]) else { return nil }
             for identifier in identifiers {
                 if identifier.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
                     guard identifier.count == 1 || identifier.first != "0" else { return nil }

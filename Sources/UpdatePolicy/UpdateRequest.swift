@@ -39,6 +39,8 @@ public struct UpdateRequest: Sendable {
         "deferralsUsed", "enrolledAt",
     ]
 
+    private static let knownFields = Set(fields)
+
     /// Validates every field; either the request, or one reason code per malformed field (`invalid_version`, …),
     /// plus `unknown_field` for fields not in the request (except `x-` ones).
     public static func parse(_ values: [String: String]) -> Result<UpdateRequest, RequestErrors> {
@@ -46,12 +48,13 @@ public struct UpdateRequest: Sendable {
         func reason(_ field: String) -> String {
             field == "deferralsUsed" ? "invalid_deferrals" : "invalid_" + snake(field)
         }
-        for key in values.keys.sorted() where !fields.contains(key) && !key.hasPrefix("x-") {
+        for key in values.keys where !knownFields.contains(key) && !key.hasPrefix("x-") {
             errors.append("unknown_field")
         }
         func text(_ field: String) -> String? {
             guard let value = values[field] else { return nil }
-            return String(value.trimmingASCIIWhitespace())
+            let trimmed = value.trimmingASCIIWhitespace()
+            return trimmed.utf8.count == value.utf8.count ? value : String(trimmed)
         }
         let app = text("app").flatMap { $0.isEmpty ? nil : $0 }
         if app == nil { errors.append(reason("app")) }
@@ -110,7 +113,7 @@ public struct UpdateRequest: Sendable {
             case .integer(let number) where entry.key == "deferralsUsed":
                 values[entry.key] = number < 0 ? "-" : String(number)
             default:
-                if fields.contains(entry.key) {
+                if knownFields.contains(entry.key) {
                     typeErrors.append(
                         entry.key == "deferralsUsed" ? "invalid_deferrals" : "invalid_" + snake(entry.key))
                 } else {

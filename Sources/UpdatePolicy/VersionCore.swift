@@ -7,18 +7,13 @@ struct VersionCore: Hashable, Comparable, Sendable {
 
     /// Parses `text` (already trimmed, no sign or suffix); nil when it is not a valid core.
     init?(_ text: Substring) {
+        // One pass over the bytes, no split: versions are parsed on every update check.
         var components: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var count = 0
-        for part in text.utf8.split(separator: 0x2E, omittingEmptySubsequences: false) {
-            guard count < 4, !part.isEmpty else { return nil }
-            var value: UInt64 = 0
-            for byte in part {
-                guard byte >= 0x30, byte <= 0x39 else { return nil }
-                let (times, o1) = value.multipliedReportingOverflow(by: 10)
-                let (sum, o2) = times.addingReportingOverflow(UInt64(byte - 0x30))
-                guard !o1, !o2, sum <= UInt64(Int64.max) else { return nil }
-                value = sum
-            }
+        var value: UInt64 = 0
+        var digits = 0
+        func finish() -> Bool {
+            guard count < 4, digits > 0 else { return false }
             switch count {
             case 0: components.0 = value
             case 1: components.1 = value
@@ -26,7 +21,22 @@ struct VersionCore: Hashable, Comparable, Sendable {
             default: components.3 = value
             }
             count += 1
+            (value, digits) = (0, 0)
+            return true
         }
+        for byte in text.utf8 {
+            if byte == 0x2E {
+                guard finish() else { return nil }
+                continue
+            }
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times.addingReportingOverflow(UInt64(byte - 0x30))
+            guard !o1, !o2, sum <= UInt64(Int64.max) else { return nil }
+            value = sum
+            digits += 1
+        }
+        guard finish() else { return nil }
         (major, minor, patch, fourth) = components
     }
 
