@@ -56,7 +56,7 @@ public enum JSONValue: Sendable, Hashable {
     /// of the server's CPU that way).
     public func serializedBytes(pretty: Bool = true) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(256)
+        out.reserveCapacity(1024)
         write(into: &out, pretty: pretty, indent: 0)
         if pretty { out.append(UInt8(ascii: "\n")) }
         return out
@@ -105,7 +105,7 @@ public enum JSONValue: Sendable, Hashable {
     private static func newline(_ out: inout [UInt8], pretty: Bool, indent: Int) {
         guard pretty else { return }
         out.append(UInt8(ascii: "\n"))
-        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
+        for _ in 0..<(2 * indent) { out.append(UInt8(ascii: " ")) }
     }
 
     /// Appends `text` as a JSON string literal in UTF-8: quotes, backslashes and control characters escaped.

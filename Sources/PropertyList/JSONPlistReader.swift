@@ -135,7 +135,8 @@ public struct JSONPlistReader: Sendable {
             let start = position
             index += 1
             var entries: [PlistDictionary.Entry] = []
-            var seen: [String: SourcePosition] = [:]
+            // Keys seen so far, hashed once an object is large: below that, a linear search is cheaper.
+            var seen: [String: SourcePosition]?
             skipSpace()
             if index < bytes.count, bytes[index] == 0x7D {
                 index += 1
@@ -159,7 +160,8 @@ public struct JSONPlistReader: Sendable {
                     try expect("null")  // null means absent: the member is left out
                 } else {
                     let value = try self.value(depth: depth + 1)
-                    if let first = seen[key] {
+                    let first = seen.map { $0[key] } ?? entries.first { $0.key == key }?.keyPosition
+                    if let first {
                         diagnostics.append(
                             Diagnostic(
                                 PlistCode.duplicateKey, severity: .error, message: "duplicate key \(quoted(key))",
@@ -171,8 +173,11 @@ public struct JSONPlistReader: Sendable {
                             entries[existing].value = value
                         }
                     } else {
-                        seen[key] = keyPosition
+                        seen?[key] = keyPosition
                         entries.append(PlistDictionary.Entry(key: key, keyPosition: keyPosition, value: value))
+                        if seen == nil, entries.count == 16 {
+                            seen = Dictionary(entries.map { ($0.key, $0.keyPosition) }, uniquingKeysWith: { first, _ in first })
+                        }
                     }
                 }
                 path.removeLast()
@@ -217,7 +222,20 @@ public struct JSONPlistReader: Sendable {
         mutating func string() throws(Failure) -> String {
             let start = position
             index += 1
-            var out: [UInt8] = []
+            // Most strings have no escape: up to the closing quote, they are their bytes as they stand.
+            var end = index
+            while end < bytes.count, bytes[end] != 0x22, bytes[end] != 0x5C, bytes[end] >= 0x20 { end += 1 }
+            if end < bytes.count, bytes[end] == 0x22 {
+                guard let text = bytes.withUnsafeBufferPointer({
+                    String(validating: UnsafeBufferPointer(rebasing: $0[index..<end]), as: UTF8.self)
+                }) else {
+                    throw failure("string is not valid UTF-8", at: start)
+                }
+                index = end + 1
+                return text
+            }
+            var out: [UInt8] = Array(bytes[index..<end])
+            index = end
             while true {
                 guard index < bytes.count else { throw failure("unterminated string", at: start) }
                 let byte = bytes[index]
