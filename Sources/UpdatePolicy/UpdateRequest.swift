@@ -44,17 +44,22 @@ public struct UpdateRequest: Sendable {
     /// Validates every field; either the request, or one reason code per malformed field (`invalid_version`, …),
     /// plus `unknown_field` for fields not in the request (except `x-` ones).
     public static func parse(_ values: [String: String]) -> Result<UpdateRequest, RequestErrors> {
+        parse(keys: values.keys) { values[$0] }
+    }
+
+    /// `parse(_:)` over any store of fields: `keys` are every field given, `value` looks one up.
+    static func parse(keys: some Sequence<String>, value: (String) -> String?) -> Result<UpdateRequest, RequestErrors> {
         var errors: [String] = []
         func reason(_ field: String) -> String {
             field == "deferralsUsed" ? "invalid_deferrals" : "invalid_" + snake(field)
         }
-        for key in values.keys where !knownFields.contains(key) && !key.hasPrefix("x-") {
+        for key in keys where !knownFields.contains(key) && !key.hasPrefix("x-") {
             errors.append("unknown_field")
         }
         func text(_ field: String) -> String? {
-            guard let value = values[field] else { return nil }
-            let trimmed = value.trimmingASCIIWhitespace()
-            return trimmed.utf8.count == value.utf8.count ? value : String(trimmed)
+            guard let given = value(field) else { return nil }
+            let trimmed = given.trimmingASCIIWhitespace()
+            return trimmed.utf8.count == given.utf8.count ? given : String(trimmed)
         }
         let app = text("app").flatMap { $0.isEmpty ? nil : $0 }
         if app == nil { errors.append(reason("app")) }
@@ -105,23 +110,26 @@ public struct UpdateRequest: Sendable {
         guard case .dictionary(let dict)? = node?.value else {
             return .failure(RequestErrors(reasons: ["malformed_request"]))
         }
-        var values: [String: String] = [:]
+        // The members as text, in a list: a request has a dozen at most, and a linear search beats hashing.
+        var values: [(key: String, value: String)] = []
+        values.reserveCapacity(dict.entries.count)
         var typeErrors: [String] = []
         for entry in dict.entries {
             switch entry.value.value {
-            case .string(let text) where entry.key != "deferralsUsed": values[entry.key] = text
+            case .string(let text) where entry.key != "deferralsUsed": values.append((entry.key, text))
             case .integer(let number) where entry.key == "deferralsUsed":
-                values[entry.key] = number < 0 ? "-" : String(number)
+                values.append((entry.key, number < 0 ? "-" : String(number)))
             default:
                 if knownFields.contains(entry.key) {
                     typeErrors.append(
                         entry.key == "deferralsUsed" ? "invalid_deferrals" : "invalid_" + snake(entry.key))
                 } else {
-                    values[entry.key] = ""
+                    values.append((entry.key, ""))
                 }
             }
         }
-        switch parse(values) {
+        // A dictionary's keys are unique (the readers keep one of each), as the dictionary form's are.
+        switch parse(keys: values.lazy.map(\.key), value: { field in values.first { $0.key == field }?.value }) {
         case .success(let request) where typeErrors.isEmpty: return .success(request)
         case .success: return .failure(RequestErrors(reasons: typeErrors))
         case .failure(let errors): return .failure(RequestErrors(reasons: errors.reasons + typeErrors))
