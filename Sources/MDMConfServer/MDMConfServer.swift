@@ -102,6 +102,7 @@ public enum MDMConfServer {
             }
             return handlers
         }
+        let checkIns = fleet.writer.map { (intake: intake, writer: $0) }
         let server: HTTPServerBuilder
         if let tls = options.tls {
             // TLS with HTTP/2 by ALPN; HTTP/1.1 connections and HTTP/2 streams keep the deadline and the fast path.
@@ -111,14 +112,14 @@ public enum MDMConfServer {
                         tlsConfiguration: tls.configuration,
                         configuration: .init(streamConfiguration: .init(additionalChannelHandlers: handlers())),
                         responder: responder),
-                    store: store, readerOptions: options.readerOptions, tls: true)
+                    store: store, readerOptions: options.readerOptions, checkIns: checkIns, tls: true)
             }
         } else {
             server = .init { responder in
                 WireFastPathChannel(
                     base: HTTP1Channel(
                         responder: responder, configuration: .init(additionalChannelHandlers: handlers())),
-                    store: store, readerOptions: options.readerOptions, tls: false)
+                    store: store, readerOptions: options.readerOptions, checkIns: checkIns, tls: false)
             }
         }
         return Application(

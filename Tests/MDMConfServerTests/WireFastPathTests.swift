@@ -1,3 +1,4 @@
+import Fleet
 import FleetTestSupport
 import Foundation
 import MDMConfServer
@@ -71,6 +72,41 @@ struct WireFastPathTests {
                 #expect(alone[0] == behind[1], "\(name)")
             }
         }
+    }
+
+    /// Check-ins, stored or refused, answer alone as they do behind a health check (the route's answer); each
+    /// stored one is stored, and the refused ones are not.
+    @Test func checkInsAnswerAsTheRouteDoes() async throws {
+        let store = try await TestStores.open(.sqlite)
+        let fleet = FleetService(store: store, replica: "r")
+        let device = "Authorization: Bearer example-device-token-iphone-0117\r\n"
+        let valid = #"{"platform": "ios", "osVersion": "17.4", "apps": [{"app": "com.example.field", "version": "3.0.2"}]}"#
+        let cases: [(String, String, String)] = [
+            ("stored", valid, device),
+            ("admin names the device", #"{"device": "ipad-0042", "platform": "ios", "apps": []}"#, Self.auth),
+            ("invalid", #"{"platform": "ios", "apps": [{"app": "com.example.field", "version": "x.y"}]}"#, device),
+            ("not JSON", "platform=ios", device),
+            ("no token", valid, ""),
+            ("another device", #"{"device": "ipad-0042", "platform": "ios", "apps": []}"#, device),
+        ]
+        try await Fixture.live(try Fixture.store(), fleet: fleet) { http, _ in
+            for (name, body, extra) in cases {
+                let request =
+                    "POST /v1/checkin HTTP/1.1\r\nHost: x\r\n\(extra)Content-Length: \(body.utf8.count)\r\n"
+                    + "Connection: close\r\n\r\n\(body)"
+                let alone = try Self.responses(await http.sendReadingToClose(request))
+                let behind = try Self.responses(
+                    await http.sendReadingToClose("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" + request))
+                guard alone.count == 1, behind.count == 2 else {
+                    Issue.record("\(name): \(alone) against \(behind)")
+                    continue
+                }
+                #expect(alone[0] == behind[1], "\(name)")
+            }
+        }
+        // Two stored by each of the two check-ins that are valid.
+        #expect(try await store.counts().checkIns == 4)
+        try await store.close()
     }
 
     /// Transfer-Encoding on a GET goes to the decoder, which reads the (empty) chunked body.
@@ -156,7 +192,7 @@ struct WireFastPathTests {
 
     /// The responses in `text`, split by their Content-Length (none for 304), each without its `Date`, its
     /// `Connection` (the front path says `Connection: close` when it closes; the route's encoder leaves it out) and
-    /// a decision's `evaluatedAt` (a second may pass between the two).
+    /// a decision's `evaluatedAt` and a check-in's `receivedAt` (a second may pass between the two).
     static func responses(_ text: String) throws -> [String] {
         var rest = Substring(text)
         var answers: [String] = []
@@ -169,7 +205,7 @@ struct WireFastPathTests {
             let bodyEnd = rest.utf8.index(head.upperBound, offsetBy: length)
             let kept = lines.filter { !$0.hasPrefix("Date:") && !$0.hasPrefix("Connection:") }.joined(separator: "\r\n")
             let body = rest[head.upperBound..<bodyEnd].split(separator: "\n", omittingEmptySubsequences: false)
-                .filter { !$0.contains("\"evaluatedAt\"") }.joined(separator: "\n")
+                .filter { !$0.contains("\"evaluatedAt\"") && !$0.contains("\"receivedAt\"") }.joined(separator: "\n")
             answers.append(kept + "\r\n\r\n" + body)
             rest = rest[bodyEnd...]
         }

@@ -1,6 +1,7 @@
 import HTTPTypes
 import HummingbirdCore
 import Logging
+import Fleet
 import MDMConf
 import NIOCore
 import NIOHTTP1
@@ -9,10 +10,12 @@ import PropertyList
 import UpdatePolicy
 import NIOTLS
 
-/// Answers the two requests apps make most, straight from the connection's bytes in front of the HTTP/1.1
-/// decoder: `GET /v1/apps/{bundleId}/config` (200 or 304) and `POST /v1/update-check` (the decision). The request
-/// head is read in place, the answer is decided by the same code as the route's (`ConfigLookup`, `UpdateAnswer`),
-/// and the whole response is written as one buffer. Parsing these requests into HTTP parts, converting them to
+/// Answers the requests apps make most, straight from the connection's bytes in front of the HTTP/1.1 decoder:
+/// `GET /v1/apps/{bundleId}/config` (200 or 304), `POST /v1/update-check` (the decision) and, with a fleet store,
+/// `POST /v1/checkin` (200 once its batch has committed, 503 when the store failed). The request head is read in
+/// place, the answer is decided by the same code as the route's (`ConfigLookup`, `UpdateAnswer`,
+/// `CheckInIntake`), and the whole response is written as one buffer. While a check-in is being stored the
+/// connection reads nothing more, and bytes already read wait, so answers keep their order. Parsing these requests into HTTP parts, converting them to
 /// `HTTPRequest`, hopping to a task and encoding the answer back took most of their time.
 ///
 /// Only the plainest requests are answered here: a complete head with CRLF line ends, `HTTP/1.1`, a target without
@@ -22,9 +25,10 @@ import NIOTLS
 /// first request that is anything else, the connection hands that request and every byte after it to the decoder
 /// and stays with it: the responses keep their order, and everything unusual is judged by the one HTTP parser.
 /// Over TLS the handler waits for the handshake and steps aside when ALPN chose HTTP/2.
-final class WireFastPath: ChannelInboundHandler, RemovableChannelHandler {
+final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private enum Mode {
@@ -46,7 +50,14 @@ final class WireFastPath: ChannelInboundHandler, RemovableChannelHandler {
 
     private let store: CatalogStore
     private let readerOptions: PlistReaderOptions
+    /// The check-in intake and the store's writer; nil without a fleet store (the route answers 503 then).
+    private let checkIns: (intake: CheckInIntake, writer: CheckInWriter)?
     private var mode: Mode
+    /// A check-in handed to the writer and not yet answered: bytes read meanwhile wait in `held`.
+    private var storing = false
+    private var held: ByteBuffer?
+    /// A read of the socket asked for while a check-in was being stored, made once it is answered.
+    private var readWaiting = false
     private var dates = HTTPDate()
     /// The connection's deadline handler, told of every answered request as it would be by the decoder's parts.
     private var deadline: RequestDeadlineHandler?
@@ -54,9 +65,13 @@ final class WireFastPath: ChannelInboundHandler, RemovableChannelHandler {
     private var wroteSinceFlush = false
 
     /// - Parameter tls: true when the handler sits behind a TLS handler and must wait for ALPN.
-    init(store: CatalogStore, readerOptions: PlistReaderOptions, tls: Bool) {
+    init(
+        store: CatalogStore, readerOptions: PlistReaderOptions,
+        checkIns: (intake: CheckInIntake, writer: CheckInWriter)?, tls: Bool
+    ) {
         self.store = store
         self.readerOptions = readerOptions
+        self.checkIns = checkIns
         self.mode = tls ? .awaitingHandshake : .answering
     }
 
@@ -75,13 +90,41 @@ final class WireFastPath: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         var buffer = unwrapInboundIn(data)
+        if storing {
+            if held == nil { held = buffer } else { held!.writeBuffer(&buffer) }
+            return
+        }
+        process(context, buffer)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if storing {
+            readWaiting = true
+        } else {
+            context.read()
+        }
+    }
+
+    /// Answers the requests at the start of `buffer` one by one; at the first one it does not take, hands that and
+    /// the rest to the decoder; at a check-in, holds the rest until the check-in is stored.
+    private func process(_ context: ChannelHandlerContext, _ buffer: ByteBuffer) {
+        var buffer = buffer
         while buffer.readableBytes > 0 {
-            let answered = buffer.withUnsafeReadableBytes { bytes -> (length: Int, close: Bool)? in
-                guard let head = WireRequestHead.parse(bytes), let written = answer(head, bytes) else { return nil }
-                write(context, written, close: head.close)
-                return (head.length + head.contentLength, head.close)
+            enum Step {
+                case answered(length: Int, close: Bool)
+                case storing(length: Int)
             }
-            guard let answered else {
+            let step = buffer.withUnsafeReadableBytes { bytes -> Step? in
+                guard let head = WireRequestHead.parse(bytes) else { return nil }
+                if head.method == .post, head.target == "/v1/checkin" {
+                    return checkIn(context, head, bytes) ? .storing(length: head.length + head.contentLength) : nil
+                }
+                guard let written = answer(head, bytes) else { return nil }
+                write(context, written, close: head.close)
+                return .answered(length: head.length + head.contentLength, close: head.close)
+            }
+            switch step {
+            case nil:
                 mode = .passingThrough
                 if wroteSinceFlush {
                     wroteSinceFlush = false
@@ -89,16 +132,95 @@ final class WireFastPath: ChannelInboundHandler, RemovableChannelHandler {
                 }
                 context.fireChannelRead(wrapInboundOut(buffer))
                 return
-            }
-            buffer.moveReaderIndex(forwardBy: answered.length)
-            if answered.close {
-                let channel = context.channel
-                wroteSinceFlush = false
-                mode = .passingThrough
-                context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in channel.close(promise: nil) }
+            case .storing(let length)?:
+                buffer.moveReaderIndex(forwardBy: length)
+                if buffer.readableBytes > 0 { held = buffer }
+                if wroteSinceFlush {
+                    wroteSinceFlush = false
+                    context.flush()
+                }
                 return
+            case .answered(let length, let close)?:
+                buffer.moveReaderIndex(forwardBy: length)
+                if close {
+                    closeAfterWrites(context)
+                    return
+                }
             }
-                    }
+        }
+    }
+
+    private func closeAfterWrites(_ context: ChannelHandlerContext) {
+        let channel = context.channel
+        wroteSinceFlush = false
+        mode = .passingThrough
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// Hands a check-in to the writer, or returns false when the route should answer it (refused, invalid, too
+    /// large, not whole in `bytes`, or no fleet store).
+    private func checkIn(_ context: ChannelHandlerContext, _ head: WireRequestHead, _ bytes: UnsafeRawBufferPointer)
+        -> Bool
+    {
+        let started = MonotonicClock.nanoseconds
+        let state = store.current
+        guard let (intake, writer) = checkIns, head.contentLength <= state.catalog.settings.maxBodySize,
+            bytes.count - head.length >= head.contentLength,
+            case .success(let caller) = Caller.authorize(authorization: head.authorization, catalog: state.catalog),
+            case .success(let accepted) = intake.accept(
+                Array(bytes[head.length..<head.length + head.contentLength]), from: caller, state: state)
+        else { return false }
+        storing = true
+        let close = head.close
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let loop = context.eventLoop
+        writer.submit(accepted.record) { result in
+            // Called by the writing task for every check-in of the batch: the answer is made on the event loop.
+            loop.execute {
+                let (handler, context) = bound.value
+                var headers: [(HTTPField.Name, String)] = [(.contentType, "application/json")]
+                let written: Written
+                switch result {
+                case .success:
+                    headers.append((Answer.generationField, String(state.generation)))
+                    written = Written(
+                        status: .ok, headers: headers, body: intake.answer(accepted), announcesLength: true)
+                case .failure(let error):
+                    headers.append((.retryAfter, String(writer.retryAfter)))
+                    written = Written(
+                        status: .serviceUnavailable, headers: headers,
+                        body: CheckInIntake.notStored(error).serializedBytes(), announcesLength: true)
+                }
+                handler.storing = false
+                handler.write(context, written, close: close)
+                CheckInMetrics.record(status: written.status, nanoseconds: MonotonicClock.nanoseconds &- started)
+                handler.resume(context, close: close)
+            }
+        }
+        return true
+    }
+
+    /// After a check-in's answer: the bytes that waited are taken now, and then the socket is read again.
+    private func resume(_ context: ChannelHandlerContext, close: Bool) {
+        if close {
+            held = nil
+            closeAfterWrites(context)
+            return
+        }
+        if let waiting = held {
+            held = nil
+            process(context, waiting)
+            // Outside a read of the socket: what was passed on is delivered now.
+            context.fireChannelReadComplete()
+        }
+        if wroteSinceFlush {
+            wroteSinceFlush = false
+            context.flush()
+        }
+        if readWaiting, !storing {
+            readWaiting = false
+            context.read()
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -244,7 +366,7 @@ struct WireRequestHead {
             index += 1
         }
         let target = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[targetStart..<targetEnd]), as: UTF8.self)
-        guard target.hasPrefix(method == .get ? "/v1/apps/" : "/v1/update-check") else { return nil }
+        guard target.hasPrefix(method == .get ? "/v1/apps/" : "/v1/") else { return nil }
         var head = WireRequestHead(method: method, target: target, length: 0)
         var seen = Field.Seen()
         while true {
@@ -375,10 +497,11 @@ struct WireFastPathChannel<Base: ServerChildChannel>: ServerChildChannel {
     let base: Base
     let store: CatalogStore
     let readerOptions: PlistReaderOptions
+    let checkIns: (intake: CheckInIntake, writer: CheckInWriter)?
     let tls: Bool
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
-        let handler = WireFastPath(store: store, readerOptions: readerOptions, tls: tls)
+        let handler = WireFastPath(store: store, readerOptions: readerOptions, checkIns: checkIns, tls: tls)
         if !tls {
             do { try channel.pipeline.syncOperations.addHandler(handler) } catch {
                 return channel.eventLoop.makeFailedFuture(error)
