@@ -4,7 +4,8 @@ import Metrics
 import NIOCore
 import NIOHTTPTypes
 
-/// Takes `POST /v1/checkin` on the event loop: reads the body, checks the check-in (`CheckInIntake`, as the route
+/// Takes `POST /v1/checkin` on the event loop, after the HTTP decoder, where `WireFastPath` did not (HTTP/2 streams,
+/// chunked bodies, connections that left the front path): reads the body, checks the check-in (`CheckInIntake`, as the route
 /// does), hands it to the writer and, once its batch has committed, writes the 200 (or the 503 when the store
 /// failed), without the hop to a task, the router and a task woken for the answer. A check-in is a server's most
 /// frequent write, and these took about a sixth of its cost.

@@ -9,8 +9,9 @@ import NIOHTTPTypes
     import Darwin
 #endif
 
-/// Answers `GET /v1/apps/{bundleId}/config` on the event loop when the answer is the bytes of a configuration
-/// (200) or "you have them" (304): the same `ConfigLookup` as the route, without the hop to a task and the
+/// Answers `GET /v1/apps/{bundleId}/config` on the event loop, after the HTTP decoder, where `WireFastPath` did not
+/// (HTTP/2 streams, connections that left the front path), when the answer is the bytes of a configuration (200)
+/// or "you have them" (304): the same `ConfigLookup` as the route, without the hop to a task and the
 /// router. Everything else (refusals, other routes, a request with `%` in its target, or any request while an
 /// earlier one on the connection is still being answered, so responses keep their order) goes on to
 /// Hummingbird unchanged.
