@@ -31,39 +31,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The catalog: the example one with a third app (a copy of the field app) and 2,000 more inventory devices.
-CATALOG="$D/catalog"
-cp -rL Examples/catalog "$CATALOG"
-cp -r "$CATALOG/apps/com.example.field" "$CATALOG/apps/com.example.fieldnotes"
-sed -i 's/com\.example\.field\b/com.example.fieldnotes/g' $(grep -rl 'com.example.field' "$CATALOG/apps/com.example.fieldnotes")
-"$PYTHON" - "$CATALOG/devices.plist" <<'PY'
-import plistlib, sys
-path = sys.argv[1]
-with open(path, "rb") as f:
-    devices = plistlib.load(f)
-for i in range(2000):
-    devices[f"bench-{i:05d}"] = {"udid": f"00008110-{i:016X}", "serialNumber": f"BENCH{i:07d}",
-        "email": f"user{i}@example.com", "username": f"user{i}", "deviceName": f"Bench {i}",
-        "groups": ["warehouse"] if i % 3 == 0 else ["sales"]}
-with open(path, "wb") as f:
-    plistlib.dump(devices, f)
-PY
-
-cat >"$D/checkin.lua" <<'LUA'
-local counter = 1
-function setup(thread) thread:set("id", counter); counter = counter + 1 end
-local n = 0
-function request()
-  n = n + 1
-  local device = string.format("bench-%05d", (n * 7919 + id * 1009) % 2000)
-  local body = '{"device":"' .. device .. '","platform":"ios","osVersion":"17.4.1","deviceModel":"iPhone15,2",'
-    .. '"locale":"en","timeZone":"Europe/Berlin","apps":[{"app":"com.example.field","version":"3.2.1","build":"321"},'
-    .. '{"app":"com.example.fieldnotes","version":"3.1.0"},{"app":"com.example.fieldsync","version":"1.0"}]}'
-  return wrk.format("POST", "/v1/checkin", {["Content-Type"] = "application/json",
-    ["Authorization"] = "Bearer example-admin-token-c0ffee"}, body)
-end
-LUA
 source Tests/Benchmarks/wrk-common.sh
+CATALOG="$D/catalog"
+fleet_catalog "$CATALOG" "$PYTHON"
+check_in_lua "$D/checkin.lua"
 update_check_lua "$D/update-check.lua"
 serve() {  # store-url
     "$BIN" serve "$CATALOG" --port $PORT --store "$1" --log-level warning 2>>"$D/serve.log" &

@@ -62,14 +62,7 @@ struct WireFastPathTests {
     @Test func theFrontPathAnswersAsTheRouteDoes() async throws {
         try await Fixture.live(try Fixture.store()) { http, _ in
             for (name, request) in Self.requests {
-                let alone = try Self.responses(await http.sendReadingToClose(request))
-                let behind = try Self.responses(
-                    await http.sendReadingToClose("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" + request))
-                guard alone.count == 1, behind.count == 2 else {
-                    Issue.record("\(name): \(alone) against \(behind)")
-                    continue
-                }
-                #expect(alone[0] == behind[1], "\(name)")
+                try await Self.expectTheRoutesAnswer(http, name, request)
             }
         }
     }
@@ -94,14 +87,7 @@ struct WireFastPathTests {
                 let request =
                     "POST /v1/checkin HTTP/1.1\r\nHost: x\r\n\(extra)Content-Length: \(body.utf8.count)\r\n"
                     + "Connection: close\r\n\r\n\(body)"
-                let alone = try Self.responses(await http.sendReadingToClose(request))
-                let behind = try Self.responses(
-                    await http.sendReadingToClose("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" + request))
-                guard alone.count == 1, behind.count == 2 else {
-                    Issue.record("\(name): \(alone) against \(behind)")
-                    continue
-                }
-                #expect(alone[0] == behind[1], "\(name)")
+                try await Self.expectTheRoutesAnswer(http, name, request)
             }
         }
         // Two stored by each of the two check-ins that are valid.
@@ -188,6 +174,17 @@ struct WireFastPathTests {
                 return
             }
         }
+    }
+
+    /// `request` sent alone and behind a health check on one connection gets the same answer.
+    static func expectTheRoutesAnswer(_ http: RawHTTP, _ name: String, _ request: String) async throws {
+        let alone = try responses(await http.sendReadingToClose(request))
+        let behind = try responses(await http.sendReadingToClose("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" + request))
+        guard alone.count == 1, behind.count == 2 else {
+            Issue.record("\(name): \(alone) against \(behind)")
+            return
+        }
+        #expect(alone[0] == behind[1], "\(name)")
     }
 
     /// The responses in `text`, split by their Content-Length (none for 304), each without its `Date`, its

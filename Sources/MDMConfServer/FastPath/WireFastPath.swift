@@ -117,7 +117,11 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             let step = buffer.withUnsafeReadableBytes { bytes -> Step? in
                 guard let head = WireRequestHead.parse(bytes) else { return nil }
                 if head.method == .post, head.target == "/v1/checkin" {
-                    return checkIn(context, head, bytes) ? .storing(length: head.length + head.contentLength) : nil
+                    switch checkIn(context, head, bytes) {
+                    case .storing?: return .storing(length: head.length + head.contentLength)
+                    case .answered?: return .answered(length: head.length + head.contentLength, close: head.close)
+                    case nil: return nil
+                    }
                 }
                 guard let written = answer(head, bytes) else { return nil }
                 write(context, written, close: head.close)
@@ -157,19 +161,29 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in channel.close(promise: nil) }
     }
 
-    /// Hands a check-in to the writer, or returns false when the route should answer it (refused, invalid, too
-    /// large, not whole in `bytes`, or no fleet store).
+    /// Hands a check-in to the writer, or writes its refusal (400, 403, 404, 422: the intake's answer, so the body is
+    /// parsed once); false when the route should answer it (a refused token, too large, not whole in `bytes`, or no
+    /// fleet store).
     private func checkIn(_ context: ChannelHandlerContext, _ head: WireRequestHead, _ bytes: UnsafeRawBufferPointer)
-        -> Bool
+        -> CheckInStep?
     {
         let started = MonotonicClock.nanoseconds
         let state = store.current
         guard let (intake, writer) = checkIns, head.contentLength <= state.catalog.settings.maxBodySize,
             bytes.count - head.length >= head.contentLength,
-            case .success(let caller) = Caller.authorize(authorization: head.authorization, catalog: state.catalog),
-            case .success(let accepted) = intake.accept(
-                Array(bytes[head.length..<head.length + head.contentLength]), from: caller, state: state)
-        else { return false }
+            case .success(let caller) = Caller.authorize(authorization: head.authorization, catalog: state.catalog)
+        else { return nil }
+        let accepted: CheckInIntake.Accepted
+        switch intake.accept(Array(bytes[head.length..<head.length + head.contentLength]), from: caller, state: state) {
+        case .success(let check): accepted = check
+        case .failure(let refused):
+            let written = Written(
+                status: refused.status, headers: [(.contentType, "application/json")],
+                body: refused.body.serializedBytes(), announcesLength: true)
+            write(context, written, close: head.close)
+            CheckInMetrics.record(status: refused.status, nanoseconds: MonotonicClock.nanoseconds &- started)
+            return .answered
+        }
         storing = true
         let close = head.close
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -197,8 +211,10 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 handler.resume(context, close: close)
             }
         }
-        return true
+        return .storing
     }
+
+    private enum CheckInStep { case answered, storing }
 
     /// After a check-in's answer: the bytes that waited are taken now, and then the socket is read again.
     private func resume(_ context: ChannelHandlerContext, close: Bool) {

@@ -18,33 +18,50 @@ struct CheckInIntake: Sendable {
         let state: CatalogState
     }
 
+    /// A refused check-in: its status and JSON body (the error shape), plain data so that whichever path read the
+    /// request writes the answer without parsing the check-in again.
+    struct Refused: Error, Sendable {
+        let status: HTTPResponse.Status
+        let body: JSONValue
+
+        init(_ status: HTTPResponse.Status, _ code: DiagnosticCode, _ message: String) {
+            self.status = status
+            self.body = Answer.errorBody(code, message)
+        }
+
+        init(_ errors: CheckInErrors) {
+            status = .unprocessableContent
+            body = CheckInIntake.invalidBody(errors)
+        }
+
+        var response: Response { Answer.json(status, body) }
+    }
+
     /// The check-in in `body` from `caller`, or the refusal: 400 (not JSON, not an object), 422 (one reason per
     /// bad field), 403 (a device token naming another device), 404 (a device not in devices.plist).
-    func accept(_ body: [UInt8], from caller: Caller, state: CatalogState) -> Result<Accepted, Refusal> {
-        func refuse(_ response: Response) -> Result<Accepted, Refusal> { .failure(Refusal(response: response)) }
+    func accept(_ body: [UInt8], from caller: Caller, state: CatalogState) -> Result<Accepted, Refused> {
         let root: PlistNode
         switch MalformedRequest.json(body, options: readerOptions) {
         case .success(let node): root = node
-        case .failure(let error): return refuse(Answer.error(.badRequest, CatalogCode.badRequest, error.message))
+        case .failure(let error): return .failure(Refused(.badRequest, CatalogCode.badRequest, error.message))
         }
         var checkIn: CheckIn
         var requests: [UpdateRequest]
         switch CheckIn.parseWithRequests(root, cache: fleet.parseCache) {
         case .success(let parsed): (checkIn, requests) = parsed
         case .failure(let errors) where errors.malformed:
-            return refuse(Answer.error(.badRequest, CatalogCode.badRequest, "a check-in is a JSON object"))
-        case .failure(let errors): return refuse(Self.invalid(errors))
+            return .failure(Refused(.badRequest, CatalogCode.badRequest, "a check-in is a JSON object"))
+        case .failure(let errors): return .failure(Refused(errors))
         }
         switch caller {
         case .mdm:
-            return refuse(
-                Answer.error(
+            return .failure(
+                Refused(
                     .forbidden, CatalogCode.forbidden, "an MDM token reads declarations and posts DDM status, not check-ins"))
         case .device(let own):
             guard checkIn.device.isEmpty || checkIn.device == own else {
-                return refuse(
-                    Answer.error(
-                        .forbidden, CatalogCode.forbidden, "a device token can only check in as its own device"))
+                return .failure(
+                    Refused(.forbidden, CatalogCode.forbidden, "a device token can only check in as its own device"))
             }
             checkIn.device = own
             // The device is the rollout id of every decision in the answer.
@@ -52,13 +69,12 @@ struct CheckInIntake: Sendable {
         case .admin, .open:
             guard !checkIn.device.isEmpty else {
                 // An admin token or development mode must name the device.
-                return refuse(
-                    Self.invalid(
-                        CheckInErrors(reasons: [.init(field: "device", code: "missing_device")], malformed: false)))
+                return .failure(
+                    Refused(CheckInErrors(reasons: [.init(field: "device", code: "missing_device")], malformed: false)))
             }
             guard state.catalog.devices[checkIn.device] != nil else {
-                return refuse(
-                    Answer.error(.notFound, CatalogCode.notFound, "no device '\(checkIn.device)' in devices.plist"))
+                return .failure(
+                    Refused(.notFound, CatalogCode.notFound, "no device '\(checkIn.device)' in devices.plist"))
             }
         }
         let record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: fleet.replica)
@@ -101,17 +117,20 @@ struct CheckInIntake: Sendable {
 
     /// 422 in the error shape of *Serving a catalog*, with one reason per bad field.
     static func invalid(_ errors: CheckInErrors) -> Response {
-        Answer.json(
-            .unprocessableContent,
-            .object([
-                (
-                    "error",
-                    .object([
-                        ("code", .string("invalid_checkin")), ("mc", .string(CatalogCode.invalidCheckIn.code)),
-                        ("message", .string("invalid check-in: \(errors.message)")), ("diagnostics", .array([])),
-                        ("reasons", errors.json),
-                    ])
-                )
-            ]))
+        Answer.json(.unprocessableContent, invalidBody(errors))
+    }
+
+    /// The body of `invalid(_:)`.
+    static func invalidBody(_ errors: CheckInErrors) -> JSONValue {
+        .object([
+            (
+                "error",
+                .object([
+                    ("code", .string("invalid_checkin")), ("mc", .string(CatalogCode.invalidCheckIn.code)),
+                    ("message", .string("invalid check-in: \(errors.message)")), ("diagnostics", .array([])),
+                    ("reasons", errors.json),
+                ])
+            )
+        ])
     }
 }
