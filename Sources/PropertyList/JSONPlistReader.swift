@@ -176,7 +176,8 @@ public struct JSONPlistReader: Sendable {
                         seen?[key] = keyPosition
                         entries.append(PlistDictionary.Entry(key: key, keyPosition: keyPosition, value: value))
                         if seen == nil, entries.count == 16 {
-                            seen = Dictionary(entries.map { ($0.key, $0.keyPosition) }, uniquingKeysWith: { first, _ in first })
+                            seen = Dictionary(
+                                entries.map { ($0.key, $0.keyPosition) }, uniquingKeysWith: { first, _ in first })
                         }
                     }
                 }
@@ -226,9 +227,11 @@ public struct JSONPlistReader: Sendable {
             var end = index
             while end < bytes.count, bytes[end] != 0x22, bytes[end] != 0x5C, bytes[end] >= 0x20 { end += 1 }
             if end < bytes.count, bytes[end] == 0x22 {
-                guard let text = bytes.withUnsafeBufferPointer({
-                    String(validating: UnsafeBufferPointer(rebasing: $0[index..<end]), as: UTF8.self)
-                }) else {
+                guard
+                    let text = bytes.withUnsafeBufferPointer({
+                        String(validating: UnsafeBufferPointer(rebasing: $0[index..<end]), as: UTF8.self)
+                    })
+                else {
                     throw failure("string is not valid UTF-8", at: start)
                 }
                 index = end + 1

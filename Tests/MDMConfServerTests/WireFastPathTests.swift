@@ -20,40 +20,71 @@ struct WireFastPathTests {
 
     /// Update checks: name, body and extra header lines (the admin token unless they say otherwise).
     static let updateChecks: [(String, String, String)] = [
-        ("update check", #"{"app": "com.example.field", "version": "3.0.2", "platform": "ios", "osVersion": "17.4", "deviceId": "ipad-0042"}"#, auth),
+        (
+            "update check",
+            #"{"app": "com.example.field", "version": "3.0.2", "platform": "ios", "osVersion": "17.4", "deviceId": "ipad-0042"}"#,
+            auth
+        ),
         ("update check, invalid", #"{"app": "com.example.field", "version": "three", "platform": "ios"}"#, auth),
-        ("update check, wrong type", #"{"app": "com.example.field", "version": 3, "platform": "ios", "x-extra": 1}"#, auth),
+        (
+            "update check, wrong type", #"{"app": "com.example.field", "version": 3, "platform": "ios", "x-extra": 1}"#,
+            auth
+        ),
         ("update check, unknown app", #"{"app": "com.example.nope", "version": "1.0", "platform": "ios"}"#, auth),
         ("update check, not JSON", "app=com.example.field", auth),
         ("update check, empty", "", auth),
         ("update check, no token", #"{"app": "com.example.field", "version": "3.0.2", "platform": "ios"}"#, ""),
-        ("update check, device token", #"{"app": "com.example.field", "version": "3.0.2", "platform": "ios"}"#, "Authorization: Bearer example-device-token-iphone-0117\r\n"),
+        (
+            "update check, device token", #"{"app": "com.example.field", "version": "3.0.2", "platform": "ios"}"#,
+            "Authorization: Bearer example-device-token-iphone-0117\r\n"
+        ),
     ]
 
-    static let configRequests: [(name: String, text: String)] = ([
-        ("device config", "GET /v1/apps/com.example.field/config?device=ipad-0042 HTTP/1.1\r\nHost: x\r\n\(auth)"),
-        ("304", "GET /v1/apps/com.example.field/config?device=ipad-0042 HTTP/1.1\r\n\(auth)If-None-Match: \(etag)\r\n"),
-        ("304 for *", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)If-None-Match: *\r\n"),
-        ("another ETag", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)If-None-Match: \"0\"\r\n"),
-        ("lower-case names", "GET /v1/apps/com.example.field/config HTTP/1.1\r\nhost: x\r\nauthorization: Bearer example-admin-token-c0ffee\r\n"),
-        ("tab and trailing spaces", "GET /v1/apps/com.example.field/config HTTP/1.1\r\nAuthorization:\tBearer example-admin-token-c0ffee  \r\n"),
-        ("JSON", "GET /v1/apps/com.example.field/config?device=iphone-0117 HTTP/1.1\r\n\(auth)Accept: application/json\r\n"),
-        ("Android device", "GET /v1/apps/com.example.field/config?device=pixel-0500 HTTP/1.1\r\n\(auth)"),
-        ("platform", "GET /v1/apps/com.example.field/config?platform=android&device= HTTP/1.1\r\n\(auth)"),
-        ("not acceptable", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)Accept: text/html\r\n"),
-        ("no token", "GET /v1/apps/com.example.field/config HTTP/1.1\r\nHost: x\r\n"),
-        ("device token", "GET /v1/apps/com.example.field/config HTTP/1.1\r\nAuthorization: Bearer example-device-token-iphone-0117\r\n"),
-        ("device token, other device", "GET /v1/apps/com.example.field/config?device=ipad-0042 HTTP/1.1\r\nAuthorization: Bearer example-device-token-iphone-0117\r\n"),
-        ("two tokens", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)Authorization: Bearer nope\r\n"),
-        ("unknown app", "GET /v1/apps/com.example.nope/config HTTP/1.1\r\n\(auth)"),
-        ("unknown device", "GET /v1/apps/com.example.field/config?device=nope HTTP/1.1\r\n\(auth)"),
-        ("empty app", "GET /v1/apps//config HTTP/1.1\r\n\(auth)"),
-        ("escaped target", "GET /v1/apps/com.example.fi%65ld/config HTTP/1.1\r\n\(auth)"),
-        ("HTTP/1.0", "GET /v1/apps/com.example.field/config HTTP/1.0\r\n\(auth)"),
-        ("empty body", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)Content-Length: 0\r\n"),
-        ("Expect", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)Expect: 100-continue\r\n"),
-        ("other route", "GET /v1/apps/com.example.field/policy HTTP/1.1\r\n\(auth)"),
-    ] as [(name: String, text: String)]).map { (name: String, text: String) in (name, text + "Connection: close\r\n\r\n") }
+    static let configRequests: [(name: String, text: String)] =
+        ([
+            ("device config", "GET /v1/apps/com.example.field/config?device=ipad-0042 HTTP/1.1\r\nHost: x\r\n\(auth)"),
+            (
+                "304",
+                "GET /v1/apps/com.example.field/config?device=ipad-0042 HTTP/1.1\r\n\(auth)If-None-Match: \(etag)\r\n"
+            ),
+            ("304 for *", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)If-None-Match: *\r\n"),
+            ("another ETag", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)If-None-Match: \"0\"\r\n"),
+            (
+                "lower-case names",
+                "GET /v1/apps/com.example.field/config HTTP/1.1\r\nhost: x\r\nauthorization: Bearer example-admin-token-c0ffee\r\n"
+            ),
+            (
+                "tab and trailing spaces",
+                "GET /v1/apps/com.example.field/config HTTP/1.1\r\nAuthorization:\tBearer example-admin-token-c0ffee  \r\n"
+            ),
+            (
+                "JSON",
+                "GET /v1/apps/com.example.field/config?device=iphone-0117 HTTP/1.1\r\n\(auth)Accept: application/json\r\n"
+            ),
+            ("Android device", "GET /v1/apps/com.example.field/config?device=pixel-0500 HTTP/1.1\r\n\(auth)"),
+            ("platform", "GET /v1/apps/com.example.field/config?platform=android&device= HTTP/1.1\r\n\(auth)"),
+            ("not acceptable", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)Accept: text/html\r\n"),
+            ("no token", "GET /v1/apps/com.example.field/config HTTP/1.1\r\nHost: x\r\n"),
+            (
+                "device token",
+                "GET /v1/apps/com.example.field/config HTTP/1.1\r\nAuthorization: Bearer example-device-token-iphone-0117\r\n"
+            ),
+            (
+                "device token, other device",
+                "GET /v1/apps/com.example.field/config?device=ipad-0042 HTTP/1.1\r\nAuthorization: Bearer example-device-token-iphone-0117\r\n"
+            ),
+            ("two tokens", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)Authorization: Bearer nope\r\n"),
+            ("unknown app", "GET /v1/apps/com.example.nope/config HTTP/1.1\r\n\(auth)"),
+            ("unknown device", "GET /v1/apps/com.example.field/config?device=nope HTTP/1.1\r\n\(auth)"),
+            ("empty app", "GET /v1/apps//config HTTP/1.1\r\n\(auth)"),
+            ("escaped target", "GET /v1/apps/com.example.fi%65ld/config HTTP/1.1\r\n\(auth)"),
+            ("HTTP/1.0", "GET /v1/apps/com.example.field/config HTTP/1.0\r\n\(auth)"),
+            ("empty body", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)Content-Length: 0\r\n"),
+            ("Expect", "GET /v1/apps/com.example.field/config HTTP/1.1\r\n\(auth)Expect: 100-continue\r\n"),
+            ("other route", "GET /v1/apps/com.example.field/policy HTTP/1.1\r\n\(auth)"),
+        ] as [(name: String, text: String)]).map { (name: String, text: String) in
+            (name, text + "Connection: close\r\n\r\n")
+        }
 
     /// Each request alone (answered in front of the decoder when it can be) and the same request behind a health
     /// check on the same connection (so the decoder and the route answer it): the same status, headers and body.
@@ -73,7 +104,8 @@ struct WireFastPathTests {
         let store = try await TestStores.open(.sqlite)
         let fleet = FleetService(store: store, replica: "r")
         let device = "Authorization: Bearer example-device-token-iphone-0117\r\n"
-        let valid = #"{"platform": "ios", "osVersion": "17.4", "apps": [{"app": "com.example.field", "version": "3.0.2"}]}"#
+        let valid =
+            #"{"platform": "ios", "osVersion": "17.4", "apps": [{"app": "com.example.field", "version": "3.0.2"}]}"#
         let cases: [(String, String, String)] = [
             ("stored", valid, device),
             ("admin names the device", #"{"device": "ipad-0042", "platform": "ios", "apps": []}"#, Self.auth),

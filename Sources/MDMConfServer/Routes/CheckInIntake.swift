@@ -57,7 +57,8 @@ struct CheckInIntake: Sendable {
         case .mdm:
             return .failure(
                 Refused(
-                    .forbidden, CatalogCode.forbidden, "an MDM token reads declarations and posts DDM status, not check-ins"))
+                    .forbidden, CatalogCode.forbidden,
+                    "an MDM token reads declarations and posts DDM status, not check-ins"))
         case .device(let own):
             guard checkIn.device.isEmpty || checkIn.device == own else {
                 return .failure(

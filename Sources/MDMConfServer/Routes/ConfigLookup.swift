@@ -67,7 +67,8 @@ enum ConfigLookup {
                 Refusal(response: Answer.error(.notFound, CatalogCode.notFound, "no app '\(id)' in the catalog")))
         }
         // `?platform=`, else what the inventory says the device is: Android devices read JSON by default.
-        let family = platform.map { ConfigPlatform($0) } ?? device.flatMap { state.catalog.devices[$0]?.platform } ?? .apple
+        let family =
+            platform.map { ConfigPlatform($0) } ?? device.flatMap { state.catalog.devices[$0]?.platform } ?? .apple
         let config = app.config(forDevice: device, platform: family)
         let preferred: ContentNegotiation.Format = family == .android && app.android != nil ? .json : .plist
         guard let format = ContentNegotiation.configFormat(accept: accept, preferring: preferred) else {
@@ -91,7 +92,9 @@ enum ConfigLookup {
         target: Substring, authorization: String?, accept: String?, ifNoneMatch: String?, state: CatalogState
     ) -> Served? {
         // Read as bytes: the target is ASCII, and Character-wise matching cost a tenth of the request.
-        let parts = target.utf8.withContiguousStorageIfAvailable(Self.parts) ?? Array(target.utf8).withUnsafeBufferPointer(Self.parts)
+        let parts =
+            target.utf8.withContiguousStorageIfAvailable(Self.parts)
+            ?? Array(target.utf8).withUnsafeBufferPointer(Self.parts)
         guard let (bundleID, device, platform) = parts else { return nil }
         let outcome = resolve(
             bundleID: bundleID, device: device, platform: platform, authorization: authorization, accept: accept,

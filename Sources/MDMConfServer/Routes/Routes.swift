@@ -45,7 +45,8 @@ struct Routes: Sendable {
         let state = store.current
         let outcome = ConfigLookup.resolve(
             bundleID: context.parameters.get("bundleId"), device: request.uri.queryParameters.get("device"),
-            platform: request.uri.queryParameters.get("platform"), authorization: request.headers[.authorization], accept: request.headers[.accept],
+            platform: request.uri.queryParameters.get("platform"), authorization: request.headers[.authorization],
+            accept: request.headers[.accept],
             ifNoneMatch: request.headers[.ifNoneMatch], state: state)
         switch outcome {
         case .refuse(let refusal): return refusal.response
