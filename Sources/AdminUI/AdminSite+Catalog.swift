@@ -10,12 +10,16 @@ import UpdatePolicy
 /// The fleet counts the overview and the fleet page show, as counted at `countedAt` (the server keeps them for a
 /// short while: counting 100,000 devices takes about a second), or why there are none.
 public struct FleetCounts: Sendable {
+    /// The counts, or nil when they could not be made.
     public var summary: FleetSummary?
+    /// When they were counted.
     public var countedAt: Instant
+    /// Why there are no counts (the store cannot be read), shown instead.
     public var problem: String?
     /// Said next to the counts (an older catalog generation's count, say).
     public var note: String?
 
+    /// Counts made at `countedAt`, or the `problem` that kept them from being made.
     public init(summary: FleetSummary?, countedAt: Instant, problem: String? = nil) {
         self.summary = summary
         self.countedAt = countedAt
@@ -58,6 +62,7 @@ public struct FleetCounts: Sendable {
 extension AdminSite {
     // MARK: Overview
 
+    /// The overview page: the catalog's apps with their findings and, with a fleet store, the fleet's counts.
     public func overview(_ snapshot: CatalogSnapshot, fleet: FleetCounts?, chrome: AdminChrome) -> String {
         struct App {
             var id: String
@@ -273,9 +278,12 @@ extension AdminSite {
 
     /// An upload or pasted text to validate: its bytes and the name it is reported under.
     public struct Upload: Sendable {
+        /// The name findings are reported under.
         public var file: String
+        /// The plist as uploaded or pasted.
         public var bytes: [UInt8]
 
+        /// An upload named `file`.
         public init(file: String, bytes: [UInt8]) {
             self.file = file
             self.bytes = bytes

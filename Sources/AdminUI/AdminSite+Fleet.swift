@@ -155,6 +155,8 @@ extension AdminSite {
 
     // MARK: History
 
+    /// The history page: every stored generation, newest first, with who published it, why, and a rollback form
+    /// for each older one.
     public func history(_ history: CatalogHistory, _ snapshot: CatalogSnapshot, chrome: AdminChrome) async -> String {
         struct Row {
             var number: Int
@@ -257,8 +259,11 @@ extension AdminSite {
 
     /// What a rollback did: the new generation and the catalog to serve, or why nothing was published.
     public enum RollbackOutcome: Sendable {
+        /// A new generation with the old files, and the catalog they load into.
         case published(CatalogGeneration, Catalog)
+        /// The generation asked for is the latest already: nothing was published.
         case alreadyCurrent(CatalogGeneration)
+        /// Why nothing was published (no such generation, or its files no longer load).
         case refused(String)
     }
 

@@ -6,8 +6,11 @@ import Mustache
 
 /// What a page shows of the served catalog: the state one request read once, so a page never mixes two catalogs.
 public struct CatalogSnapshot: Sendable {
+    /// The catalog served.
     public var catalog: Catalog
+    /// Its generation: the reload count for a folder, the stored generation with `--from-store`.
     public var generation: Int
+    /// When it was loaded.
     public var loadedAt: Instant
     /// The last reload that failed after the last one that worked: when, and its findings.
     public var reloadError: (at: Instant, diagnostics: [Diagnostic])?
@@ -16,6 +19,7 @@ public struct CatalogSnapshot: Sendable {
     /// True with `serve --from-store`: a rollback is installed on this server at once.
     public var followsStore: Bool
 
+    /// A snapshot of what one request read.
     public init(
         catalog: Catalog, generation: Int, loadedAt: Instant, reloadError: (at: Instant, diagnostics: [Diagnostic])?,
         source: String, followsStore: Bool
@@ -36,14 +40,18 @@ public struct AdminChrome: Sendable {
     public var development: Bool
     /// The session's CSRF token, for every form that changes something; nil on the login page.
     public var csrf: String?
+    /// Whether a session is signed in (the log-out button).
     public var signedIn: Bool
     /// Whether the server has a fleet store (the fleet and history pages).
     public var fleet: Bool
     /// Where the server listens, for the banner.
     public var host: String
+    /// The generation served, in the header.
     public var generation: Int
+    /// The time the page was made, in the footer.
     public var now: String
 
+    /// The chrome of one request's page; `now` is when it was made.
     public init(
         development: Bool, csrf: String?, signedIn: Bool, fleet: Bool, host: String, generation: Int,
         now: Instant = .now
@@ -65,6 +73,7 @@ public struct AdminSite: Sendable {
     let library: MustacheLibrary
     let generations = LoadedGenerations()
 
+    /// The site with its templates parsed.
     public init() {
         var library = MustacheLibrary()
         for (name, text) in AdminTemplates.all {
@@ -90,6 +99,8 @@ public struct AdminSite: Sendable {
         return render("problem", Page(heading: heading, message: message), chrome: chrome, title: heading, nav: "")
     }
 
+    /// The login form: it returns to `next` after a good token, carries the login CSRF token, and says `problem`
+    /// (a wrong token) when there is one.
     public func login(next: String, loginCSRF: String, problem: String?, chrome: AdminChrome) -> String {
         struct Page { var next: String; var loginCSRF: String; var problem: String? }
         return render(

@@ -1,6 +1,7 @@
 /// The one stylesheet of the admin page, served at `/admin/style.css`: system fonts only (the page works
 /// offline), readable from phone width up, colours with at least 4.5:1 contrast, a visible keyboard focus.
 public enum AdminStylesheet {
+    /// The stylesheet's text.
     public static let css = """
         :root { --ink: #1b1f24; --muted: #4d5661; --line: #d0d7de; --paper: #ffffff; --wash: #f6f8fa;
           --accent: #0b5cad; --ok: #116329; --ok-bg: #dafbe1; --warn: #7a4a00; --warn-bg: #fff1c2;

@@ -4,10 +4,14 @@
 public enum FormEncoding {
     /// A form field; `filename` is set for a file input.
     public struct Part: Sendable, Equatable {
+        /// The field's name.
         public var name: String
+        /// The uploaded file's name, for a file input.
         public var filename: String?
+        /// The field's value as sent.
         public var bytes: [UInt8]
 
+        /// The value as text (invalid UTF-8 repaired).
         public var text: String { String(decoding: bytes, as: UTF8.self) }
     }
 

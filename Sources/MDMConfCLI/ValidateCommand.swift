@@ -5,6 +5,7 @@ import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
 
+/// `--mdm jamf|intune|workspaceone|fleet|any` names the MDM whose variable syntax a configuration uses.
 extension MDM: ExpressibleByArgument {}
 /// `--enrollment supervised|device|user|shared-ipad|dep`.
 extension Enrollment: ExpressibleByArgument {}

@@ -13,12 +13,15 @@ import UnixSignals
 
 /// How `mdmconf serve` runs.
 public struct ServerOptions: Sendable {
+    /// The address to listen on (`--host`); development mode only on loopback.
     public var host: String
+    /// The port to listen on (`--port`; 0 picks a free one).
     public var port: Int
     /// Poll the catalog folder and reload on change (every `reloadInterval` of the settings).
     public var watch: Bool
     /// Reload on SIGHUP (off in tests that run several servers in one process).
     public var reloadOnSIGHUP: Bool
+    /// The reader limits every request body is read with, as the catalog's files are.
     public var readerOptions: PlistReaderOptions
     /// Seconds between the fleet's daily roll-up and retention passes (nil: none, as in most tests).
     public var fleetMaintenanceInterval: Double?
@@ -36,6 +39,7 @@ public struct ServerOptions: Sendable {
     /// with (default: the listening address when serving TLS, or in development mode on loopback).
     public var publicURL: String?
 
+    /// Options with the defaults of `mdmconf serve`.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, watch: Bool = false, reloadOnSIGHUP: Bool = true,
         readerOptions: PlistReaderOptions = PlistReaderOptions(), fleetMaintenanceInterval: Double? = nil
@@ -57,6 +61,9 @@ public struct ServerOptions: Sendable {
 /// The HTTP service over a catalog store: the application is built separately from running it, so tests can
 /// run it on an ephemeral port.
 public enum MDMConfServer {
+    /// The application serving `store`: routes, the fast paths in front of them, TLS when `options` has it, and
+    /// the services that reload, follow the store and maintain the fleet. `onServerRunning` is called with the
+    /// listening channel (tests read the port from it).
     public static func buildApplication(
         store: CatalogStore, fleet: FleetService = FleetService(store: nil, replica: "test"), options: ServerOptions,
         logger: Logger,

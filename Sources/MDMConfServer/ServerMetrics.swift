@@ -4,6 +4,7 @@ import Prometheus
 /// The process's Prometheus registry, bootstrapped into swift-metrics once (request counts and latency
 /// histograms come from Hummingbird's `MetricsMiddleware`; the catalog metrics are ours).
 public enum ServerMetrics {
+    /// The registry `/metrics` renders; the first use bootstraps swift-metrics with it.
     public static let registry: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))

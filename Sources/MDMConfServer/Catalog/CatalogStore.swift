@@ -7,9 +7,11 @@ import NIOConcurrencyHelpers
 /// What every request reads once at its start: the current catalog, its generation and the last reload
 /// failure. Replaced as a whole, so no request sees parts of two catalogs.
 public struct CatalogState: Sendable {
+    /// The catalog being served.
     public let catalog: Catalog
     /// 1 for the catalog loaded at start-up, +1 on every successful reload.
     public let generation: Int
+    /// When this catalog was loaded.
     public let loadedAt: Instant
     /// The findings of the last failed reload, if it came after the last successful one.
     public let lastReloadError: ReloadFailure?
@@ -31,13 +33,17 @@ public struct CatalogState: Sendable {
     }
 }
 
+/// A reload that failed: the last good catalog stays, and `/readyz` and the admin page show the findings.
 public struct ReloadFailure: Sendable {
+    /// When the reload was tried.
     public let at: Instant
+    /// Every finding that made the catalog unusable.
     public let diagnostics: [Diagnostic]
 }
 
 /// The current `CatalogState`, swapped atomically on reload. Reloads are serialised.
 public final class CatalogStore: Sendable {
+    /// The catalog folder (reloaded from on SIGHUP and with `--watch`).
     public let path: String
     let loader: CatalogLoader
     private let state: NIOLockedValueBox<CatalogState>
@@ -66,6 +72,7 @@ public final class CatalogStore: Sendable {
                 catalog: catalog, generation: generation, loadedAt: .now, lastReloadError: nil, publishedAt: publishedAt))
     }
 
+    /// The state a request reads once at its start.
     public var current: CatalogState { state.withLockedValue { $0 } }
 
     /// Installs the outcome of loading stored generation `generation`: served from the next request on, or, on

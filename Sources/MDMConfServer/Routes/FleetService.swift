@@ -8,7 +8,9 @@ import ServiceLifecycle
 /// The fleet side of a running server: the store, the group-commit writer in front of it, and this replica's
 /// name. nil store = `--store none`.
 public final class FleetService: Sendable {
+    /// The fleet store; nil with `--store none`.
     public let store: (any FleetStore)?
+    /// The group-commit writer check-ins go through; nil without a store.
     public let writer: CheckInWriter?
     /// Recorded with every check-in this process takes.
     public let replica: String

@@ -17,19 +17,29 @@ import X509
 /// within 30 days or no longer names every name of the machine. P-256 keys; the server certificate lives 397
 /// days, inside Apple's limit for TLS server certificates.
 public enum DevCertificates {
+    /// The four files of a `--dev-cert` folder.
     public struct Files: Sendable {
+        /// The folder they live in.
         public let folder: String
+        /// The CA certificate, the one file to install on a test device.
         public var ca: String { folder + "/ca.pem" }
+        /// The CA's private key (0600): whoever holds it can impersonate any server to a device that trusts the CA.
         public var caKey: String { folder + "/ca-key.pem" }
+        /// The server certificate, followed by the CA certificate.
         public var certificate: String { folder + "/server.pem" }
+        /// The server certificate's private key (0600).
         public var key: String { folder + "/server-key.pem" }
     }
 
     /// What `ensure` did.
     public struct Outcome: Sendable {
+        /// Where the certificates are.
         public let files: Files
+        /// True when a new CA was made (none, or an unreadable one, was there).
         public let createdCA: Bool
+        /// True when a new server certificate was issued (none, expiring within 30 days, or missing a name).
         public let issuedCertificate: Bool
+        /// The names the server certificate covers.
         public let names: [String]
     }
 

@@ -9,6 +9,7 @@ import X509
 
 /// Why a certificate and key cannot be served (`serve` exits 78 with it; a reload keeps the old pair).
 public struct TLSProblem: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, naming the file.
     public let message: String
     public var description: String { message }
 
@@ -17,13 +18,17 @@ public struct TLSProblem: Error, Sendable, CustomStringConvertible {
 
 /// A certificate chain and its key, read and checked (*Serving a catalog*).
 public struct TLSPair: Sendable {
+    /// The PEM certificate chain, leaf first.
     public let certificatePath: String
+    /// The PEM private key of the leaf.
     public let keyPath: String
     let chain: [NIOSSLCertificate]
     let key: NIOSSLPrivateKey
     /// The leaf certificate's names and validity, for the start-up line and the checks.
     public let subject: String
+    /// The leaf's subject alternative names (DNS names and addresses).
     public let names: [String]
+    /// The leaf's expiry.
     public let notValidAfter: Date
 
     /// Reads and checks a PEM certificate chain (leaf first) and a PEM private key: both readable, the key the
@@ -94,6 +99,7 @@ public struct TLSPair: Sendable {
             subject: leaf.subject.description, names: names, notValidAfter: leaf.notValidAfter)
     }
 
+    /// `date` as the start-up line and the problems write it: ISO 8601 in UTC (`2027-01-01T00:00:00Z`).
     public static func format(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         return formatter.string(from: date)
@@ -113,8 +119,10 @@ public struct TLSPair: Sendable {
 public final class ServerTLS: Sendable {
     private let current: NIOLockedValueBox<TLSPair>
 
+    /// Serves `pair` until a reload replaces it.
     public init(_ pair: TLSPair) { current = NIOLockedValueBox(pair) }
 
+    /// The pair new connections get.
     public var pair: TLSPair { current.withLockedValue { $0 } }
 
     /// Reads the pair's files again; returns the problem when the new pair is refused (the old one stays).
