@@ -69,9 +69,12 @@ public struct ConfigSchema: Sendable {
 
 /// What loading a schema file produced: the schema when it is usable, and every lint finding.
 public struct SchemaLoad: Sendable {
+    /// The schema, or nil when the file is not a usable schema.
     public var schema: ConfigSchema?
+    /// Every lint finding, errors and warnings.
     public var diagnostics: [Diagnostic]
 
+    /// A load's result.
     public init(schema: ConfigSchema?, diagnostics: [Diagnostic]) {
         self.schema = schema
         self.diagnostics = diagnostics

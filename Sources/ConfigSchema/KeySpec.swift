@@ -125,6 +125,7 @@ public enum Bound: Sendable, Equatable, CustomStringConvertible {
 
 /// A test of a sibling key's value, from `pfm_conditionals` and `pfm_exclude`.
 public struct Condition: Sendable {
+    /// What is asked of the target's value.
     public enum Test: Sendable {
         /// The target is present (true) or absent (false).
         case present(Bool)
@@ -160,6 +161,7 @@ public struct Condition: Sendable {
     /// means "absent or false").
     public var tests: [Test]
 
+    /// A condition on the sibling key `target`.
     public init(target: String, tests: [Test]) {
         self.target = target
         self.tests = tests
@@ -274,7 +276,9 @@ public struct Availability: Sendable {
     public var platforms: [String] = []
     /// Per platform (lowercased): first OS version with the key, last one, first one that deprecated it.
     public var introduced: [String: String] = [:]
+    /// Per platform (lowercased): the last OS version with the key, as ProfileManifests write it.
     public var removed: [String: String] = [:]
+    /// Per platform (lowercased): the first OS version that deprecated the key.
     public var deprecated: [String: String] = [:]
     /// Per platform (lowercased): the first OS version without the key (Apple's `removed`; `removed` above is
     /// the last version with it, as ProfileManifests write it).
@@ -284,8 +288,10 @@ public struct Availability: Sendable {
     /// Per platform (lowercased): what Apple's schemas say beyond versions (supervision, enrollment, channels).
     public var rules: [String: PlatformRules] = [:]
 
+    /// Available everywhere, with no rule.
     public init() {}
 
+    /// True when nothing limits where the key is available.
     public var isUnrestricted: Bool {
         platforms.isEmpty && introduced.isEmpty && removed.isEmpty && removedIn.isEmpty && deprecated.isEmpty
             && unsupported.isEmpty && rules.isEmpty

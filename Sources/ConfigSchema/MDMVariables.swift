@@ -1,8 +1,12 @@
 /// MDM variables: the tokens consoles replace per user or device before a configuration reaches the app.
 public enum MDM: String, Sendable, CaseIterable {
+    /// Jamf Pro: `$SERIALNUMBER`, `$EMAIL` and the like.
     case jamf
+    /// Microsoft Intune: `{{serialnumber}}`, `{{mail}}` and the like.
     case intune
+    /// Workspace ONE UEM: `{DeviceSerialNumber}`, `{EmailAddress}` and the like.
     case workspaceone
+    /// Fleet: `$FLEET_VAR_…`.
     case fleet
     /// Recognise the tokens of every MDM (the default).
     case any

@@ -4,8 +4,10 @@ import PropertyList
 /// Imports a ProfileManifest (`pfm_*` plist, *Schemas and validation*) into a `ConfigSchema`. Real manifests
 /// have defects; each is a lint finding, and the importer keeps what it can safely read.
 public struct ManifestImporter: Sendable {
+    /// The limits the manifest is read with.
     public var readerOptions: PlistReaderOptions
 
+    /// An importer reading with `readerOptions`.
     public init(readerOptions: PlistReaderOptions = PlistReaderOptions()) { self.readerOptions = readerOptions }
 
     static let knownKeys: Set<String> = [
@@ -90,10 +92,12 @@ public struct ManifestImporter: Sendable {
         return dict["pfm_domain"] != nil || dict["pfm_subkeys"] != nil
     }
 
+    /// The manifest in `bytes` (reported as `path`) as a schema, with every lint finding.
     public func load(_ bytes: [UInt8], path: String) -> SchemaLoad {
         load(PropertyListReader(options: readerOptions).read(bytes, file: path))
     }
 
+    /// The manifest already read into `document` as a schema, with every lint finding.
     public func load(_ document: PlistDocument) -> SchemaLoad {
         var lint = ManifestLint(file: document.file)
         lint.diagnostics = document.diagnostics

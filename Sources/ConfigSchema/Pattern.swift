@@ -8,6 +8,7 @@ public struct Pattern: @unchecked Sendable {
     // Regex is an immutable value; matching does not mutate it.
     private let regex: Regex<AnyRegexOutput>?
     private let linear: LinearRegex?
+    /// The pattern as the schema writes it.
     public let source: String
 
     /// Compiles `source`; throws with the compiler's message when it is not a valid pattern. Swift's `Regex` is
@@ -22,6 +23,7 @@ public struct Pattern: @unchecked Sendable {
     /// True when matching takes time linear in the value.
     public var isLinear: Bool { linear != nil }
 
+    /// True when the whole of `text` matches (schema patterns are anchored at both ends).
     public func matches(_ text: String) -> Bool {
         if let linear { return linear.wholeMatch(text) }
         guard let regex else { return false }

@@ -3,11 +3,13 @@ import PropertyList
 
 /// Loads a schema file of any format, judged from its content.
 public struct SchemaLoader: Sendable {
+    /// The limits every schema file is read with.
     public var readerOptions: PlistReaderOptions
     /// An Android app's `res/` folder (`--res`), for the references of `app_restrictions.xml`; nil: found from
     /// the schema's path.
     public var androidResources: String?
 
+    /// A loader reading with `readerOptions`, with Android resources from `androidResources` when given.
     public init(readerOptions: PlistReaderOptions = PlistReaderOptions(), androidResources: String? = nil) {
         self.readerOptions = readerOptions
         self.androidResources = androidResources
@@ -24,6 +26,7 @@ public struct SchemaLoader: Sendable {
         }
     }
 
+    /// The schema in `bytes` (reported as `path`), its format judged from the content, with every lint finding.
     public func load(_ bytes: [UInt8], path: String) -> SchemaLoad {
         if SpecfileImporter.recognizes(bytes) {
             return SpecfileImporter(readerOptions: readerOptions).load(bytes, path: path)

@@ -3,10 +3,13 @@ import PropertyList
 /// The key table of a schema: `mdmconf schema show` prints it as text, the admin page as HTML. One row per key,
 /// nested keys as `Parent.Child` and `List[].Child`; sensitive defaults are `<redacted>`.
 public struct SchemaTable: Sendable {
+    /// The schema tabulated.
     public let schema: ConfigSchema
 
+    /// The table of `schema`.
     public init(_ schema: ConfigSchema) { self.schema = schema }
 
+    /// The column names of `rows`.
     public static let header = ["KEY", "TYPE", "REQUIRED", "DEFAULT", "CONSTRAINTS", "DESCRIPTION"]
 
     /// The rows, without the header.

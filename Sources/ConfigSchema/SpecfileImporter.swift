@@ -4,8 +4,10 @@ import PropertyList
 /// Imports an AppConfig community specfile (*Schemas and validation*) into a `ConfigSchema`, with every
 /// structural (XSD) and semantic defect as a lint finding.
 public struct SpecfileImporter: Sendable {
+    /// The limits the specfile is read with.
     public var readerOptions: PlistReaderOptions
 
+    /// An importer reading with `readerOptions`.
     public init(readerOptions: PlistReaderOptions = PlistReaderOptions()) { self.readerOptions = readerOptions }
 
     static let keyElements: [String: (type: ValueType, item: ValueType?)] = [
@@ -28,6 +30,7 @@ public struct SpecfileImporter: Sendable {
     /// True when `bytes` look like a specfile (root element `managedAppConfiguration`).
     public static func recognizes(_ bytes: [UInt8]) -> Bool { bytes.headContains("<managedAppConfiguration") }
 
+    /// The specfile in `bytes` (reported as `path`) as a schema, with every lint finding.
     public func load(_ bytes: [UInt8], path: String) -> SchemaLoad {
         let document = XMLElementReader(options: readerOptions).read(bytes, file: path)
         guard let root = document.root, !document.diagnostics.hasErrors else {

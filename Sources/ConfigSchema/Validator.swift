@@ -9,6 +9,7 @@ public struct ValidationOptions: Sendable {
     public var resolvedVariables: [String: String]?
     /// Platform and OS version the configuration is for (`--platform`, `--os-version`).
     public var platform: String?
+    /// The OS version the configuration is for (`--os-version`), with `platform`.
     public var osVersion: String?
     /// How the device is enrolled (`--enrollment`): with `platform`, Apple's supervision and enrollment rules.
     public var enrollment: Enrollment?

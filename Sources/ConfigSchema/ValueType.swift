@@ -2,7 +2,22 @@ import PropertyList
 
 /// The value types a schema can declare for a key.
 public enum ValueType: String, Sendable, Hashable, CaseIterable {
-    case string, integer, real, boolean, date, data, array, dictionary
+    /// `<string>`, a JSON string.
+    case string
+    /// `<integer>`, a whole JSON number.
+    case integer
+    /// `<real>`, any JSON number (an integer is a valid real).
+    case real
+    /// `<true/>` or `<false/>`.
+    case boolean
+    /// `<date>`.
+    case date
+    /// `<data>` (base64).
+    case data
+    /// `<array>`.
+    case array
+    /// `<dict>`, a JSON object.
+    case dictionary
 
     /// True when `value` has this type. An integer is accepted where a real is declared; nothing else is
     /// coerced (a `<string>true</string>` is not a boolean).
