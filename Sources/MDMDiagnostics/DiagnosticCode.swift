@@ -12,6 +12,7 @@ public struct DiagnosticCode: Sendable, Hashable, Codable, CustomStringConvertib
     /// The stable lint rule identifier of a device-policy lint (`L_EMPTY_LIST`); nil for other codes.
     public let rule: String?
 
+    /// A code; each layer declares its codes once, as constants.
     public init(_ code: String, _ name: String, rule: String? = nil, summary: String) {
         self.code = code
         self.name = name

@@ -1,7 +1,9 @@
 /// GitHub Actions workflow commands: `::error file=...,line=...,col=...,title=...::message`.
 public struct GitHubRenderer: Sendable {
+    /// The renderer (it has no options).
     public init() {}
 
+    /// One workflow command per finding, each on its own line.
     public func render(_ report: DiagnosticReport) -> String {
         var out = ""
         for file in report.files {
@@ -13,6 +15,7 @@ public struct GitHubRenderer: Sendable {
         return out
     }
 
+    /// The workflow command of one finding (`::error`, `::warning` or `::notice`).
     public func render(_ diagnostic: Diagnostic) -> String {
         let command: String
         switch diagnostic.severity {

@@ -1,7 +1,9 @@
 /// The JSON report of `mdmconf validate` and `mdmconf lint` (the *Diagnostic codes* article describes its shape).
 public struct JSONRenderer: Sendable {
+    /// The renderer (it has no options).
     public init() {}
 
+    /// The whole report: `files` and `summary`.
     public func render(_ report: DiagnosticReport) -> JSONValue {
         let summary = report.summary
         return .object([
@@ -19,6 +21,7 @@ public struct JSONRenderer: Sendable {
         ])
     }
 
+    /// One file: its path, schema, shape, validity and findings.
     public func render(_ file: FileReport) -> JSONValue {
         let schema: JSONValue =
             file.schema.map {
@@ -33,6 +36,7 @@ public struct JSONRenderer: Sendable {
         ])
     }
 
+    /// One finding, as it appears in a file's `diagnostics` and in the server's error bodies.
     public func render(_ diagnostic: Diagnostic) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("severity", .string(diagnostic.severity.rawValue)),

@@ -3,14 +3,20 @@
 /// mdmconf writes all of its JSON through this type so that key order is stable, absent values are
 /// `null`, and escaping is done once, correctly (RFC 8259).
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number, already in its JSON text form (so integers never pass through a Double).
     case number(String)
+    /// A string, escaped when written.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object, its members in the order given (the order they are written in).
     case object([(String, JSONValue)])
 
+    /// An integer as a JSON number.
     public static func integer<T: BinaryInteger>(_ value: T) -> JSONValue { .number(String(value)) }
 
     /// A string, or `null` when absent.

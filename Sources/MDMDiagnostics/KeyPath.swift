@@ -3,21 +3,31 @@
 /// A key that itself holds a dot, bracket or quote, or is empty, is written `["com.example.key"]` so the
 /// path stays unambiguous.
 public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
+    /// One step down: a dictionary key or an array index.
     public enum Component: Sendable, Hashable {
+        /// The value of a key in a dictionary.
         case key(String)
+        /// The item at a 0-based index in an array.
         case index(Int)
     }
 
+    /// The steps from the root, outermost first.
     public var components: [Component]
 
+    /// The path of `components`.
     public init(_ components: [Component] = []) { self.components = components }
 
+    /// The path of the root value itself.
     public static let root = KeyPath()
 
+    /// The path one step further down.
     public func appending(_ component: Component) -> KeyPath { KeyPath(components + [component]) }
+    /// The path of `key` in the dictionary at this path.
     public func appending(key: String) -> KeyPath { appending(.key(key)) }
+    /// The path of item `index` in the array at this path.
     public func appending(index: Int) -> KeyPath { appending(.index(index)) }
 
+    /// True at the root.
     public var isRoot: Bool { components.isEmpty }
 
     /// The written path; empty at the root.

@@ -1,8 +1,12 @@
 /// The output formats every checking command offers (`--format`).
 public enum ReportFormat: String, Sendable, CaseIterable {
+    /// Compiler-style lines with the source quoted (`TextRenderer`).
     case text
+    /// One JSON document with every file and finding (`JSONRenderer`).
     case json
+    /// SARIF 2.1.0 for code scanning (`SARIFRenderer`).
     case sarif
+    /// GitHub Actions annotations (`GitHubRenderer`).
     case github
 }
 
@@ -15,6 +19,7 @@ public struct RenderOptions: Sendable {
     /// The source of each file, by path, for quoting the offending line in text output.
     public var sources: [String: SourceText]
 
+    /// Options for the renderers; the defaults suit tests and pipes.
     public init(color: Bool = false, toolVersion: String = "0.0.0", sources: [String: SourceText] = [:]) {
         self.color = color
         self.toolVersion = toolVersion

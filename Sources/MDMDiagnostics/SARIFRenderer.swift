@@ -1,9 +1,12 @@
 /// SARIF 2.1.0, for code-scanning tools such as GitHub code scanning.
 public struct SARIFRenderer: Sendable {
+    /// The version written as the tool's `version`.
     public var toolVersion: String
 
+    /// A renderer naming the tool's version.
     public init(toolVersion: String) { self.toolVersion = toolVersion }
 
+    /// One SARIF log with one run: every rule that fired and every finding as a result.
     public func render(_ report: DiagnosticReport) -> JSONValue {
         let diagnostics = report.files.flatMap(\.diagnostics)
         var rules: [DiagnosticCode] = []

@@ -2,8 +2,11 @@
 ///
 /// Ordered from least to most serious, so `max()` over a list gives the worst one.
 public enum Severity: String, Sendable, Codable, Hashable, Comparable, CaseIterable {
+    /// Worth knowing; never fails a run.
     case info
+    /// Probably a mistake; fails a run only with `--strict`.
     case warning
+    /// The input is wrong: the run exits 1.
     case error
 
     private var rank: Int {

@@ -4,10 +4,14 @@
 /// start of the line, as compilers do. Binary inputs have only a byte `offset`. `offset` is always the
 /// 0-based byte offset from the start of the input when known.
 public struct SourcePosition: Sendable, Hashable, Codable {
+    /// The 1-based line, in a text input.
     public var line: Int?
+    /// The 1-based column in UTF-8 bytes, in a text input.
     public var column: Int?
+    /// The 0-based byte offset from the start of the input.
     public var offset: Int?
 
+    /// A position with what is known of it.
     public init(line: Int? = nil, column: Int? = nil, offset: Int? = nil) {
         self.line = line
         self.column = column
@@ -26,14 +30,18 @@ public struct SourcePosition: Sendable, Hashable, Codable {
 
 /// A position in a named file.
 public struct SourceLocation: Sendable, Hashable, Codable {
+    /// The file's path as given on the command line (or a name such as `request` for a request body).
     public var file: String
+    /// Where in the file.
     public var position: SourcePosition
 
+    /// `position` in `file`.
     public init(file: String, position: SourcePosition = .unknown) {
         self.file = file
         self.position = position
     }
 
+    /// A line and column in `file`.
     public init(file: String, line: Int, column: Int) {
         self.init(file: file, position: SourcePosition(line: line, column: column))
     }

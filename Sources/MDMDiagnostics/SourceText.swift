@@ -1,8 +1,10 @@
 /// The bytes of an input file with an index of its line starts, for quoting source lines.
 public struct SourceText: Sendable {
+    /// The file's bytes.
     public let bytes: [UInt8]
     private let lineStarts: [Int]
 
+    /// Indexes the lines of `bytes`.
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         var starts = [0]
@@ -10,6 +12,7 @@ public struct SourceText: Sendable {
         self.lineStarts = starts
     }
 
+    /// How many lines the file has (a last line without a line break counts).
     public var lineCount: Int { lineStarts.count }
 
     /// The text of 1-based line `number` without its line break, or nil past the end.

@@ -1,10 +1,13 @@
 /// Compiler-style text: `file:line:column: severity: message [CODE name]`, the source line with a caret
 /// under the column, then the key path, hint and notes.
 public struct TextRenderer: Sendable {
+    /// Colour and the sources to quote from.
     public var options: RenderOptions
 
+    /// A renderer with `options`.
     public init(options: RenderOptions = RenderOptions()) { self.options = options }
 
+    /// Every finding of every file, in order (the summary line is the command's to write).
     public func render(_ report: DiagnosticReport) -> String {
         var out = ""
         for file in report.files {
@@ -13,6 +16,7 @@ public struct TextRenderer: Sendable {
         return out
     }
 
+    /// One finding with its quoted line, key path, hint and notes.
     public func render(_ diagnostic: Diagnostic) -> String {
         var out = ""
         render(diagnostic, into: &out)
