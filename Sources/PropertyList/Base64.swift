@@ -10,8 +10,11 @@ public enum Base64 {
 
     /// Why a `<data>` body is not valid base64.
     public enum DecodeError: Error, Equatable, Sendable {
+        /// A byte that is neither base64 nor whitespace, at its offset.
         case invalidCharacter(UInt8, offset: Int)
+        /// The characters do not make whole groups of four.
         case badLength
+        /// `=` anywhere but at the end.
         case misplacedPadding
     }
 

@@ -6,12 +6,16 @@ import MDMDiagnostics
 /// contain themselves are refused, and objects shared by several containers are expanded only up to the
 /// reader's node limit, so a small hostile file cannot make a large tree.
 public struct BinaryPlistReader: Sendable {
+    /// The limits the plist is read with.
     public var options: PlistReaderOptions
 
+    /// A reader with `options`.
     public init(options: PlistReaderOptions = PlistReaderOptions()) { self.options = options }
 
+    /// The first eight bytes of every binary plist.
     public static let magic: [UInt8] = Array("bplist00".utf8)
 
+    /// The plist in `bytes`, findings reported against `file`; positions are byte offsets.
     public func read(_ bytes: [UInt8], file: String) -> PlistDocument {
         var parser = Parser(bytes: bytes, options: options)
         do {

@@ -10,14 +10,18 @@ import MDMDiagnostics
 
 /// A file that could not be read at all (missing, a folder, no permission): the `66` exit of the CLI.
 public struct InputError: Error, Sendable, Equatable {
+    /// The path as given.
     public var path: String
+    /// Why it cannot be read ("no such file", "permission denied"…).
     public var reason: String
 
+    /// The error of `path`.
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
 
+    /// The error as a finding (MC1001) against the file.
     public var diagnostic: Diagnostic {
         Diagnostic(
             PlistCode.unreadableFile, severity: .error, message: "cannot read \(path): \(reason)",
@@ -27,7 +31,9 @@ public struct InputError: Error, Sendable, Equatable {
 
 /// Reading whole inputs with a size limit, from a path or from standard input (`-`).
 public enum InputFile {
+    /// A file's bytes, or its size when it is over the limit (nothing is read then).
     public enum Contents: Sendable {
+        /// The whole file.
         case bytes([UInt8])
         /// The input is larger than the limit; it was not read. The size is known for regular files.
         case tooLarge(size: Int)
@@ -107,6 +113,7 @@ public enum InputFile {
     }
 }
 
+/// Looking at a file's first bytes.
 extension Array where Element == UInt8 {
     /// True when `needle` occurs within the first `limit` bytes (a cheap look at a file's head).
     public func headContains(_ needle: String, within limit: Int = 4096) -> Bool {
@@ -129,8 +136,10 @@ private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?,
 
 /// The front door for plist input: detects binary, JSON and XML and reads them with the right reader.
 public struct PropertyListReader: Sendable {
+    /// The limits every format is read with.
     public var options: PlistReaderOptions
 
+    /// A reader with `options`.
     public init(options: PlistReaderOptions = PlistReaderOptions()) { self.options = options }
 
     /// The kind of input `bytes` hold, judged from their first bytes: `bplist00` is binary; an object, array,
@@ -147,6 +156,7 @@ public struct PropertyListReader: Sendable {
         }
     }
 
+    /// The plist in `bytes`, in whichever of the three formats it is, findings reported against `file`.
     public func read(_ bytes: [UInt8], file: String) -> PlistDocument {
         switch Self.detectShape(bytes) {
         case .binary: BinaryPlistReader(options: options).read(bytes, file: file)

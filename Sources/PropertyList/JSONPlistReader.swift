@@ -5,6 +5,7 @@ import MDMDiagnostics
 /// Objects become dicts (member order kept), integers that fit in 64 bits become integers, other numbers
 /// reals, `true`/`false` booleans. `null` has no plist form and is an error, as are duplicate members.
 public struct JSONPlistReader: Sendable {
+    /// The limits the JSON is read with.
     public var options: PlistReaderOptions
     /// Object members whose value is `null` are left out instead of being errors (JSON requests, where
     /// null means absent).
@@ -16,6 +17,7 @@ public struct JSONPlistReader: Sendable {
     /// for JSON requests and answers (`nullMembersAreAbsent`), whose own grammars name the bad field.
     public var refusesWhatXMLCannotCarry: Bool
 
+    /// A reader with `options` and the choices above; the defaults read a JSON document, where `null` is an error.
     public init(
         options: PlistReaderOptions = PlistReaderOptions(), nullMembersAreAbsent: Bool = false,
         nullValue: PlistValue? = nil, refusesWhatXMLCannotCarry: Bool? = nil
@@ -26,6 +28,7 @@ public struct JSONPlistReader: Sendable {
         self.refusesWhatXMLCannotCarry = refusesWhatXMLCannotCarry ?? !nullMembersAreAbsent
     }
 
+    /// The JSON in `bytes` as a plist tree with positions, findings reported against `file`.
     public func read(_ bytes: [UInt8], file: String) -> PlistDocument {
         var parser = Parser(bytes: bytes, file: file, options: options)
         parser.nullMembersAreAbsent = nullMembersAreAbsent

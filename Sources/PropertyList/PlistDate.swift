@@ -10,15 +10,18 @@ public struct PlistDate: Sendable, Hashable, Comparable {
     /// Seconds since 1970-01-01T00:00:00Z.
     public var secondsSince1970: Double
 
+    /// The date `secondsSince1970` seconds after 1970-01-01T00:00:00Z.
     public init(secondsSince1970: Double) { self.secondsSince1970 = secondsSince1970 }
 
     /// Seconds between 1970-01-01 and Apple's reference date 2001-01-01, both UTC.
     public static let referenceDateOffset: Double = 978_307_200
 
+    /// The date `secondsSinceReferenceDate` seconds after 2001-01-01T00:00:00Z, as binary plists store it.
     public init(secondsSinceReferenceDate: Double) {
         self.secondsSince1970 = secondsSinceReferenceDate + Self.referenceDateOffset
     }
 
+    /// Seconds after 2001-01-01T00:00:00Z.
     public var secondsSinceReferenceDate: Double { secondsSince1970 - Self.referenceDateOffset }
 
     /// The first instant a plist date can hold, 0001-01-01T00:00:00Z, in seconds since 1970.

@@ -12,6 +12,7 @@ public struct PlistReaderOptions: Sendable {
     /// Largest single text node, in bytes (default 10,000,000, libxml2's `XML_MAX_TEXT_LENGTH`).
     public var maxTextLength: Int
 
+    /// Limits, each with the default its property names.
     public init(
         maxInputSize: Int = 64 * 1024 * 1024,
         maxNodes: Int = 10_000_000,
@@ -43,9 +44,12 @@ public struct PlistDocument: Sendable {
     public var file: String
     /// The root value; nil when the input held no usable value.
     public var root: PlistNode?
+    /// Which format it was, when it could be told.
     public var shape: PlistShape?
+    /// Every finding of the reader.
     public var diagnostics: [Diagnostic]
 
+    /// A read document.
     public init(file: String, root: PlistNode?, shape: PlistShape?, diagnostics: [Diagnostic]) {
         self.file = file
         self.root = root
@@ -53,5 +57,6 @@ public struct PlistDocument: Sendable {
         self.diagnostics = diagnostics
     }
 
+    /// True when any finding is an error (the tree may then be partial or nil).
     public var hasErrors: Bool { diagnostics.hasErrors }
 }

@@ -5,13 +5,21 @@ import MDMDiagnostics
 /// Equality compares values only, never positions, and treats two NaN reals as equal (so that
 /// `read(write(v)) == v` holds for every value).
 public enum PlistValue: Sendable {
+    /// `<string>`, a JSON string.
     case string(String)
+    /// `<integer>`, within 64 bits.
     case integer(Int64)
+    /// `<real>`, a JSON number with a fraction or exponent.
     case real(Double)
+    /// `<true/>` or `<false/>`.
     case boolean(Bool)
+    /// `<date>`.
     case date(PlistDate)
+    /// `<data>`, decoded from base64.
     case data([UInt8])
+    /// `<array>`, its items with their positions.
     case array([PlistNode])
+    /// `<dict>`, its entries in file order.
     case dictionary(PlistDictionary)
 
     /// The plist element name of this value's type: `string`, `integer`, `real`, `boolean`, `date`,
@@ -32,9 +40,12 @@ public enum PlistValue: Sendable {
 
 /// A value and where it starts in its input.
 public struct PlistNode: Sendable, Equatable {
+    /// The value.
     public var value: PlistValue
+    /// Where it starts in the file.
     public var position: SourcePosition
 
+    /// `value` found at `position`.
     public init(_ value: PlistValue, at position: SourcePosition = .unknown) {
         self.value = value
         self.position = position
@@ -45,11 +56,16 @@ public struct PlistNode: Sendable, Equatable {
 
 /// The members of a `<dict>`, in document order, with the position of each key.
 public struct PlistDictionary: Sendable, Equatable {
+    /// One key and its value.
     public struct Entry: Sendable, Equatable {
+        /// The key.
         public var key: String
+        /// Where the key is written.
         public var keyPosition: SourcePosition
+        /// The value, with its own position.
         public var value: PlistNode
 
+        /// An entry for `key`.
         public init(key: String, keyPosition: SourcePosition = .unknown, value: PlistNode) {
             self.key = key
             self.keyPosition = keyPosition
@@ -59,12 +75,17 @@ public struct PlistDictionary: Sendable, Equatable {
         public static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.key == rhs.key && lhs.value == rhs.value }
     }
 
+    /// The entries in file order (a duplicate key is kept once, and reported).
     public var entries: [Entry]
 
+    /// A dictionary of `entries`.
     public init(_ entries: [Entry] = []) { self.entries = entries }
 
+    /// How many entries.
     public var count: Int { entries.count }
+    /// True with no entry.
     public var isEmpty: Bool { entries.isEmpty }
+    /// The keys in file order.
     public var keys: [String] { entries.map(\.key) }
 
     /// The value of `key`, or nil when absent.

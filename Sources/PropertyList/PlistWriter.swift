@@ -12,9 +12,12 @@ public enum PlistWriter {
     /// A string that an XML 1.0 document cannot carry (a control character other than tab, LF and CR, or
     /// U+FFFE/U+FFFF).
     public struct UnrepresentableString: Error, Sendable {
+        /// Where the string is.
         public var keyPath: KeyPath
+        /// The first character XML 1.0 cannot carry.
         public var scalar: Unicode.Scalar
 
+        /// The problem as a finding.
         public var diagnostic: Diagnostic {
             Diagnostic(
                 PlistCode.unrepresentableString, severity: .error,
@@ -23,6 +26,7 @@ public enum PlistWriter {
         }
     }
 
+    /// The XML declaration and plist DOCTYPE every written plist starts with.
     public static let xmlHeader = """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">

@@ -3,15 +3,20 @@ import MDMDiagnostics
 /// An XML element with its position, attributes, child elements and direct text, for documents that are
 /// not plists (AppConfig specfiles). Read with the same hardened parser as plists.
 public struct XMLElement: Sendable {
+    /// The element's local name.
     public var name: String
+    /// Its attributes in document order.
     public var attributes: [(name: String, value: String)]
+    /// Its child elements in document order.
     public var children: [XMLElement]
     /// The element's own text (child elements' text excluded), as written.
     public var text: String
+    /// Where its start tag is.
     public var position: SourcePosition
     /// The element has a namespace prefix or default namespace.
     public var namespaced: Bool
 
+    /// An element; readers build them, tests too.
     public init(
         name: String, attributes: [(name: String, value: String)] = [], children: [XMLElement] = [], text: String = "",
         position: SourcePosition = .unknown, namespaced: Bool = false
@@ -24,26 +29,35 @@ public struct XMLElement: Sendable {
         self.namespaced = namespaced
     }
 
+    /// The value of attribute `name`, if present.
     public func attribute(_ name: String) -> String? { attributes.first { $0.name == name }?.value }
 
+    /// The children called `name`.
     public func children(named name: String) -> [XMLElement] { children.filter { $0.name == name } }
 
+    /// The first child called `name`.
     public func child(named name: String) -> XMLElement? { children.first { $0.name == name } }
 }
 
 /// The result of reading an XML document into elements.
 public struct XMLElementDocument: Sendable {
+    /// The file's name as reported.
     public var file: String
+    /// The root element; nil when the XML is not well formed.
     public var root: XMLElement?
+    /// Every finding of the reader.
     public var diagnostics: [Diagnostic]
 }
 
 /// Reads a whole XML document into `XMLElement`s, with the plist reader's hardening and limits.
 public struct XMLElementReader: Sendable {
+    /// The limits the XML is read with.
     public var options: PlistReaderOptions
 
+    /// A reader with `options`.
     public init(options: PlistReaderOptions = PlistReaderOptions()) { self.options = options }
 
+    /// The element tree of `bytes`, with positions, findings reported against `file`.
     public func read(_ bytes: [UInt8], file: String) -> XMLElementDocument {
         guard bytes.count <= options.maxInputSize else {
             let diagnostic = PlistCode.fileTooLarge(size: bytes.count, limit: options.maxInputSize, file: file)

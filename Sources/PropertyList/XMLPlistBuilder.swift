@@ -452,6 +452,7 @@ struct XMLPlistBuilder {
     private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool { PlistTextRules.isOuterWhitespace(scalar) }
 }
 
+/// XML's notion of white space.
 extension String {
     /// The string without leading and trailing XML whitespace (space, tab, CR, LF).
     public func trimmingXMLSpace() -> String {

@@ -3,10 +3,13 @@ import MDMDiagnostics
 /// Reads XML plists with libxml2's SAX2 interface (see `SAXParser` for the hardening): no tree is built in C,
 /// and every value keeps the line and column of its start tag.
 public struct XMLPlistReader: Sendable {
+    /// The limits the XML is read with.
     public var options: PlistReaderOptions
 
+    /// A reader with `options`.
     public init(options: PlistReaderOptions = PlistReaderOptions()) { self.options = options }
 
+    /// The XML plist in `bytes`, every node with its line and column, findings reported against `file`.
     public func read(_ bytes: [UInt8], file: String) -> PlistDocument {
         let builder = XMLPlistBuilder(file: file, options: options)
         guard bytes.count <= options.maxInputSize else {

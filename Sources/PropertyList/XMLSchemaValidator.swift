@@ -7,13 +7,17 @@ import MDMDiagnostics
 public struct XMLSchemaValidator: Sendable {
     /// One XSD violation: the line of the offending element, its name, and libxml2's message.
     public struct Finding: Sendable, Hashable {
+        /// The line libxml2 reports.
         public var line: Int
+        /// The element it is about, when libxml2 names one.
         public var element: String?
+        /// libxml2's message.
         public var message: String
     }
 
     /// The XSD could not be compiled (a defect of the bundled schema, never of user input).
     public struct SchemaError: Error, Sendable {
+        /// libxml2's messages about the schema.
         public var messages: [String]
     }
 
@@ -22,6 +26,7 @@ public struct XMLSchemaValidator: Sendable {
     /// A validator for the XSD in `xsd` (UTF-8 text).
     public init(xsd: String) { self.xsd = Array(xsd.utf8) }
 
+    /// Every way `document` departs from the schema; throws when the schema itself does not compile.
     public func validate(_ document: [UInt8]) throws(SchemaError) -> [Finding] {
         LibXML2.setUp()
         mdmconf_silence_generic_errors()
