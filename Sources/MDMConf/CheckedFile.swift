@@ -2,13 +2,16 @@ import MDMDiagnostics
 
 /// One file's findings and, when some have lines, its source for quoting them.
 public struct CheckedFile: Sendable {
+    /// The file's findings.
     public var report: FileReport
+    /// Its bytes, when it was read, for quoting lines.
     public var source: SourceText?
     /// The file could not be read at all (exit 66).
     public var unreadable: Bool
     /// A declarative-management declaration's identity and references, for checking the files as a set.
     public var declaration: DeclarationSummary?
 
+    /// The result of checking one file.
     public init(report: FileReport, source: SourceText?, unreadable: Bool) {
         self.report = report
         self.source = source
@@ -22,6 +25,7 @@ public struct CheckedFile: Sendable {
     }
 }
 
+/// What the renderers need of a run's files.
 extension Array where Element == CheckedFile {
     /// Sources by path, for the text renderer.
     public var sources: [String: SourceText] {

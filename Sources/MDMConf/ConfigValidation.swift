@@ -6,7 +6,9 @@ import X509
 
 /// `mdmconf validate`: configurations checked against their schemas, found automatically when not given.
 public struct ConfigValidation: Sendable {
+    /// The limits configurations and schemas are read with.
     public var readerOptions: PlistReaderOptions
+    /// What the validator checks beyond the schema (MDM variables, platform, OS version, enrollment).
     public var options: ValidationOptions
     /// `--schema`: one schema for every configuration.
     public var schemaPath: String?
@@ -14,12 +16,14 @@ public struct ConfigValidation: Sendable {
     public var appID: String?
     /// `--payload-type`: every file is one bare payload of this type, checked against Apple's schema of it.
     public var payloadType: String?
+    /// Where schemas are looked up when `schemaPath` is not given.
     public var discovery: SchemaDiscovery
     /// `--res`: an Android app's `res/` folder, for the references of its `app_restrictions.xml`.
     public var androidResources: String?
     /// `--ca`: the certificates a signed profile's signer must chain to; nil reports the signer unverified.
     public var trustRoots: [Certificate]?
 
+    /// A run with these choices; the rest keep their defaults until set.
     public init(
         readerOptions: PlistReaderOptions = PlistReaderOptions(), options: ValidationOptions = ValidationOptions(),
         schemaPath: String? = nil, appID: String? = nil, discovery: SchemaDiscovery = .standard()
@@ -31,6 +35,7 @@ public struct ConfigValidation: Sendable {
         self.discovery = discovery
     }
 
+    /// What a run found.
     public struct Outcome: Sendable {
         /// One result per configuration, in the order given.
         public var files: [CheckedFile]
@@ -39,6 +44,7 @@ public struct ConfigValidation: Sendable {
         public var schemaFailure: CheckedFile?
     }
 
+    /// Checks each configuration in `paths` (files, already expanded) against its schema.
     public func run(_ paths: [String]) -> Outcome {
         let loader = SchemaLoader(readerOptions: readerOptions, androidResources: androidResources)
         var schemas: [String: ConfigSchema] = [:]

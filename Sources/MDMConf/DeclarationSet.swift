@@ -14,6 +14,7 @@ public struct DeclarationSummary: Sendable {
         public var types: [String]?
         /// Where the identifier is written, and at which key path.
         public var position: SourcePosition
+        /// The key path of the reference in the declaration.
         public var keyPath: String
 
         /// A reference to `identifier`, of one of `types` (nil: a configuration), written at `position`.
@@ -29,9 +30,11 @@ public struct DeclarationSummary: Sendable {
     public var file: String
     /// Its `Identifier` and `Type`.
     public var identifier: String
+    /// Its `Type` (`com.apple.configuration.app.managed` …).
     public var type: String
     /// Where `Identifier` is written.
     public var position: SourcePosition
+    /// Every identifier it names.
     public var references: [Reference]
 
     /// A summary of the declaration `identifier` of `type` in `file`.

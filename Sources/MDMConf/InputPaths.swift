@@ -11,8 +11,10 @@ import PropertyList
 /// Expands the paths named on a command line: files stay as given, folders become the files below them
 /// whose names end in one of `extensions`, sorted so that runs are repeatable.
 public enum InputPaths {
+    /// The extensions taken from a folder by default.
     public static let plistExtensions = ["plist", "mobileconfig", "xml", "json"]
 
+    /// The files `paths` name: files (and `-`) as given, folders replaced by their files.
     public static func expand(_ paths: [String], extensions: [String] = plistExtensions) -> [String] {
         var result: [String] = []
         for path in paths {
@@ -42,6 +44,7 @@ public enum InputPaths {
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// True when `path` is a folder (following links).
     public static func isDirectory(_ path: String) -> Bool { InputFile.isDirectory(path) }
 
     private static func filesBelow(_ folder: String, extensions: [String]) -> [String] {

@@ -10,12 +10,14 @@ import UpdatePolicy
 /// policy checks, configuration profiles (a root dict with `PayloadType`) the device-policy checks and lints,
 /// any other plist (XML, binary or JSON) the reader's checks.
 public struct Linter: Sendable {
+    /// The limits every file is read with.
     public var readerOptions: PlistReaderOptions
     /// Schemas on the search path, to warn when a linted schema's id is declared twice.
     public var discovery: SchemaDiscovery?
     /// An Android app's `res/` folder (`--res`) for the references of `app_restrictions.xml` files.
     public var androidResources: String?
 
+    /// A linter with these choices.
     public init(
         readerOptions: PlistReaderOptions = PlistReaderOptions(), discovery: SchemaDiscovery? = nil,
         androidResources: String? = nil
@@ -25,6 +27,7 @@ public struct Linter: Sendable {
         self.androidResources = androidResources
     }
 
+    /// Lints one file.
     public func lint(_ path: String) -> CheckedFile { lint([path])[0] }
 
     /// Lints every path, in parallel, and returns the results in the order given.
@@ -139,6 +142,7 @@ public struct Linter: Sendable {
 
 /// Maps over an array on all cores, keeping the order of the input.
 public enum ParallelMap {
+    /// `transform` of each input, computed on all cores, in the inputs' order.
     public static func map<Input: Sendable, Output: Sendable>(
         _ inputs: [Input], _ transform: @Sendable (Input) -> Output
     ) -> [Output] {

@@ -6,6 +6,7 @@ import PropertyList
 /// The body of `POST /v1/policy/evaluate` (*Device policies*): `{query: {type, arg, ssidHex, hidden, at, trace},
 /// profiles?: [{name, xml | base64}]}`.
 public struct PolicyEvaluationRequest: Sendable {
+    /// The question asked.
     public let query: PolicyQuery
     /// Inline profiles, or nil for the catalog's.
     public let profiles: [ProfileDocument]?
@@ -66,9 +67,12 @@ public struct PolicyEvaluationRequest: Sendable {
 /// A request body or query string that cannot be understood (HTTP 400), or, with a `diagnostic`, one that is
 /// understood but holds an invalid query value (HTTP 422, like the CLI's exit 65).
 public struct MalformedRequest: Error, Sendable {
+    /// What is wrong, naming the member.
     public let message: String
+    /// The finding about an invalid value (HTTP 422); nil when the request cannot be understood (HTTP 400).
     public let diagnostic: Diagnostic?
 
+    /// A request refused for `message`.
     public init(_ message: String, diagnostic: Diagnostic? = nil) {
         self.message = message
         self.diagnostic = diagnostic
@@ -85,6 +89,7 @@ public struct MalformedRequest: Error, Sendable {
     }
 }
 
+/// Reading a policy question from a request.
 extension PolicyQuery {
     /// A query from its JSON or plist form `{type, arg, ssidHex, hidden, at, trace}` (*Device policies*);
     /// `at` defaults to `now`. Values are checked later like CLI arguments (MC51xx).

@@ -6,7 +6,9 @@ import PropertyList
 /// `mdmconf policy test CASES` (*Device policies*): a table of queries over profile files with the answers
 /// expected, OPA-style. Cases come from JSON (an array, or `{"cases": [...]}`) or a plist of that structure.
 public struct PolicyTestSuite: Sendable {
+    /// One query with the answer expected.
     public struct Case: Sendable {
+        /// The case's name in reports.
         public let id: String
         let profiles: [String]
         let query: PolicyQuery
@@ -14,18 +16,23 @@ public struct PolicyTestSuite: Sendable {
         let expect: [(String, PlistValue)]
     }
 
+    /// How one case went.
     public struct Outcome: Sendable {
+        /// The case's name.
         public let id: String
         /// What differed; empty when the case passed.
         public let failures: [String]
+        /// True when the answer was the one expected.
         public var passed: Bool { failures.isEmpty }
     }
 
     /// The CASES file cannot be used (exit 78): every problem found.
     public struct InvalidFile: Error, Sendable {
+        /// Every problem found in the file.
         public let diagnostics: [Diagnostic]
     }
 
+    /// The cases, in file order.
     public let cases: [Case]
     let folder: String
 

@@ -5,6 +5,7 @@ import PropertyList
 /// `*.mobileconfig` and `*.plist` files (not recursive, extension case-insensitive, dot-files skipped) sorted by
 /// file-name bytes; `-` is standard input.
 public enum ProfileInputs {
+    /// The profile files `paths` name: files (and `-`) as given, folders replaced by their profiles.
     public static func expand(_ paths: [String]) -> [String] {
         var result: [String] = []
         for path in paths {

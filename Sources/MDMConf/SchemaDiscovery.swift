@@ -14,8 +14,10 @@ import PropertyList
 /// `pfm_domain`, Apple's `payloadtype`, an Android app's package name), searching, in order: the folders of `MDMCONF_SCHEMA_PATH`, `./Schemas`, then the
 /// project's bundled `Schemas/` folder. The earliest schema with an id wins.
 public struct SchemaDiscovery: Sendable {
+    /// The folders searched, in order.
     public var folders: [String]
 
+    /// A search of `folders`.
     public init(folders: [String]) { self.folders = folders }
 
     /// The search path for this process: `MDMCONF_SCHEMA_PATH`, `./Schemas`, the bundled `Schemas/`.
@@ -47,7 +49,9 @@ public struct SchemaDiscovery: Sendable {
 
     /// A schema file and the id it declares.
     public struct Candidate: Sendable, Hashable {
+        /// The schema file.
         public var path: String
+        /// The id it declares (a bundle id, a manifest domain, a payload or declaration type).
         public var id: String
     }
 

@@ -15,6 +15,7 @@ public struct SignedProfile: Sendable {
 
     /// Why bytes that look like a signed profile are not one.
     public struct Failure: Error, Sendable {
+        /// What is wrong with the signature or its chain.
         public var reason: String
     }
 

@@ -10,9 +10,11 @@ import UpdatePolicy
 public final class Catalog: Sendable {
     /// The folder it was loaded from.
     public let path: String
+    /// `mdmconf-server.plist`, with defaults for what it leaves out.
     public let settings: CatalogSettings
     /// Apps by bundle id.
     public let apps: [String: CatalogApp]
+    /// `devices.plist`: the inventory, by device id.
     public let devices: [String: CatalogDevice]
     /// nil without a tokens file: development mode (loopback only, no auth).
     public let tokens: [CatalogToken]?
@@ -80,21 +82,28 @@ public struct CatalogSettings: Sendable, Equatable {
     /// A device whose last check-in is older than this many days is `silent` (*Fleet state*).
     public var silentAfterDays = 7.0
 
+    /// Every setting at its default.
     public init() {}
 }
 
 /// One token of `tokens.plist`: the SHA-256 of the secret, never the secret.
 public struct CatalogToken: Sendable {
+    /// What a token may do.
     public enum Scope: Sendable, Equatable {
+        /// Everything: every device's configuration, the fleet, the admin page.
         case admin
+        /// Only what concerns this device: its configuration, its check-ins, its update decisions.
         case device(String)
         /// A declarative-management server: reads any device's declaration set, and nothing of the fleet.
         case mdm
     }
 
+    /// The SHA-256 of the secret.
     public let digest: [UInt8]
+    /// What the token may do.
     public let scope: Scope
 
+    /// A token whose secret hashes to `digest`.
     public init(digest: [UInt8], scope: Scope) {
         self.digest = digest
         self.scope = scope
@@ -135,6 +144,7 @@ public struct PlatformConfigs: Sendable {
 /// devices a plist (`schema.xml` or `schema.plist`, `config.plist`), Android devices JSON (`app_restrictions.xml`,
 /// `config.json`), or both from one folder.
 public final class CatalogApp: Sendable {
+    /// The app's bundle id (Android: its package name), the name of its folder in `apps/`.
     public let id: String
     /// The Apple configuration's schema, or the Android one for an app with no plist.
     public let schema: ConfigSchema
@@ -155,6 +165,7 @@ public final class CatalogApp: Sendable {
     public let ddm: DDMAppSettings
     /// `update-policy.plist`; an empty document (every request `ok`) when the app has none.
     public let updatePolicy: Evaluator
+    /// True when the app has an `update-policy.plist`.
     public let hasUpdatePolicy: Bool
 
     init(
@@ -193,7 +204,9 @@ public final class CatalogApp: Sendable {
 
 /// A configuration in both served forms, each with its strong ETag.
 public struct ServedConfig: Sendable {
+    /// One form of the configuration, exactly as served, with the names of its bytes.
     public struct Representation: Sendable {
+        /// The bytes served.
         public let bytes: [UInt8]
         /// `"` + the first 32 hex digits of the SHA-256 of `bytes` + `"`.
         public let etag: String
@@ -207,7 +220,9 @@ public struct ServedConfig: Sendable {
         }
     }
 
+    /// The XML plist form (`application/x-plist`).
     public let xml: Representation
+    /// The JSON form (`application/json`).
     public let json: Representation
     /// The group whose variant this is, or nil for `config.plist`.
     public let variant: String?

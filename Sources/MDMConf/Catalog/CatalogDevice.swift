@@ -3,6 +3,7 @@ import PropertyList
 
 /// One device of `devices.plist`: its id, its attributes and its groups in the order written.
 public struct CatalogDevice: Sendable, Equatable {
+    /// The device id: the key in `devices.plist`, the `?device=` of requests.
     public let id: String
     /// String attributes as written (`udid`, `serialNumber`, `email`, `username`, …).
     public let attributes: [String: String]
@@ -12,6 +13,7 @@ public struct CatalogDevice: Sendable, Equatable {
     /// The platform family the inventory says the device is (its `platform` attribute; Apple when absent).
     public var platform: ConfigPlatform { ConfigPlatform(attributes["platform"]) }
 
+    /// A device as `devices.plist` writes it.
     public init(id: String, attributes: [String: String], groups: [String]) {
         self.id = id
         self.attributes = attributes
@@ -77,6 +79,7 @@ public struct CatalogDevice: Sendable, Equatable {
     }
 }
 
+/// Substituting a device's attributes into a configuration.
 extension MDMVariables {
     /// `value` with the variables of every string (not keys) replaced by `values`; tokens without a value stay
     /// as written.

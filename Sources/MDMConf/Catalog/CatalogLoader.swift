@@ -15,19 +15,25 @@ import UpdatePolicy
 /// and group variant checked against its app's schema (and again with each device's variables substituted),
 /// each update policy, the profiles, the inventory, the tokens and the settings.
 public struct CatalogLoader: Sendable {
+    /// The limits every file of the catalog is read with.
     public var readerOptions: PlistReaderOptions
 
+    /// A loader reading with `readerOptions`.
     public init(readerOptions: PlistReaderOptions = PlistReaderOptions()) { self.readerOptions = readerOptions }
 
     /// Why a catalog was refused: every error, and the warnings found on the way, with the bytes of each file
     /// read so renderers can quote the lines.
     public struct Failure: Error, Sendable {
+        /// Every finding, errors and warnings.
         public let diagnostics: [Diagnostic]
+        /// The bytes of each file read, by path.
         public let sources: [String: [UInt8]]
 
+        /// The errors alone: what made the catalog unusable.
         public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
     }
 
+    /// The catalog in the folder `path`, or every reason it cannot be served.
     public func load(_ path: String) -> Result<Catalog, Failure> {
         var run = CatalogRun(root: path, readerOptions: readerOptions)
         let catalog = run.load()

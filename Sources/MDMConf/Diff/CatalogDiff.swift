@@ -5,8 +5,10 @@ import PropertyList
 /// A catalog's files, by path relative to its folder (`apps/com.example.field/config.plist`): what a folder
 /// holds or what a stored generation keeps.
 public struct CatalogFiles: Sendable, Equatable {
+    /// Each file's bytes by its path relative to the catalog folder.
     public var files: [String: [UInt8]]
 
+    /// A catalog of `files`.
     public init(_ files: [String: [UInt8]] = [:]) { self.files = files }
 
     /// Every regular file under `folder` (links followed), dot-files and dot-folders left out.
@@ -57,13 +59,25 @@ public struct CatalogFiles: Sendable, Equatable {
 
 /// What changed between two catalogs, file by file and key by key, and who it reaches.
 public struct CatalogDiff: Sendable {
+    /// One file that differs.
     public struct FileChange: Sendable {
-        public enum Kind: String, Sendable { case added, removed, changed }
+        /// What happened to the file.
+        public enum Kind: String, Sendable {
+            /// Only the new catalog has it.
+            case added
+            /// Only the old catalog has it.
+            case removed
+            /// Both have it, with different bytes.
+            case changed
+        }
+        /// The file's path relative to the catalog folder.
         public var path: String
+        /// What happened to it.
         public var kind: Kind
         /// What the file is: `com.example.field: configuration`, `… group warehouse`, `… update policy`, `profile`,
         /// `inventory`, `tokens`, `settings`, `schema`.
         public var role: String
+        /// Its changes key by key (empty for a file added, removed, or not compared).
         public var changes: [ValueChange]
         /// For a file that is not compared key by key (a specfile, bytes that do not parse).
         public var note: String?
@@ -71,16 +85,22 @@ public struct CatalogDiff: Sendable {
 
     /// How many inventory devices get different configuration bytes for one app.
     public struct Reach: Sendable, Equatable {
+        /// The app's bundle id.
         public var app: String
+        /// Inventory devices the app is served to.
         public var devices: Int
+        /// Of those, the devices whose configuration bytes change.
         public var changed: Int
         /// Changed devices by the variant they are served (`config.plist` for the default).
         public var byVariant: [String: Int]
     }
 
+    /// The files that differ, by path.
     public var files: [FileChange]
+    /// Per app, how many devices get different bytes.
     public var reach: [Reach]
 
+    /// True when the catalogs are the same.
     public var isEmpty: Bool { files.isEmpty }
 
     /// The diff of two catalogs' files; with both loaded catalogs, also who gets different bytes.
@@ -192,6 +212,7 @@ public struct CatalogDiff: Sendable {
         }
     }
 
+    /// How many changes there are, a file without key-by-key changes counting one.
     public var changeCount: Int { files.reduce(0) { $0 + max(1, $1.changes.count) } }
 
     /// The diff as an admin pastes it into a change ticket.
@@ -221,6 +242,7 @@ public struct CatalogDiff: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The diff as `mdmconf diff --format json` writes it.
     public var json: JSONValue {
         .object([
             ("equal", .bool(isEmpty)),

@@ -3,18 +3,30 @@ import PropertyList
 
 /// One difference between two plist values, at a key path.
 public struct ValueChange: Sendable, Equatable {
+    /// What happened to the value.
     public enum Kind: String, Sendable {
-        case added, removed, changed, moved
+        /// It is new.
+        case added
+        /// It is gone.
+        case removed
+        /// It has another value (or another type).
+        case changed
+        /// An array item matched by its identifying key is at another index.
+        case moved
     }
 
+    /// What happened.
     public var kind: Kind
     /// Where, in the new value for added/changed/moved, the old one for removed: `Accounts[1].Server`. Array items
     /// matched by an identifying key are written `Accounts[Name=Work]`.
     public var path: String
+    /// The value before (nil when added).
     public var old: PlistValue?
+    /// The value after (nil when removed).
     public var new: PlistValue?
     /// For `moved`: the item's index before and after.
     public var from: Int?
+    /// For `moved`: the item's index after.
     public var to: Int?
     /// A value under a sensitive key: never shown.
     public var sensitive: Bool
@@ -34,6 +46,7 @@ public struct PlistDiff: Sendable {
         "bundleId", "BundleID", "bundleIdentifier", "SSID_STR", "URL", "url",
     ]
 
+    /// A diff that hides the values of the keys `isSensitive` names (default: `looksSecret`).
     public init(isSensitive: (@Sendable (KeyPath) -> Bool)? = nil) {
         self.isSensitive = isSensitive ?? PlistDiff.looksSecret
     }
@@ -51,6 +64,7 @@ public struct PlistDiff: Sendable {
         return false
     }
 
+    /// Every change from `old` to `new`, key by key, in the new value's order.
     public func changes(from old: PlistValue, to new: PlistValue) -> [ValueChange] {
         var out: [ValueChange] = []
         compare(old, new, path: .root, written: "", sensitive: isSensitive(.root), into: &out)
@@ -228,6 +242,7 @@ extension ValueChange {
         }
     }
 
+    /// The change as `mdmconf diff --format json` writes it (sensitive values redacted).
     public var json: JSONValue {
         .object([
             ("kind", .string(kind.rawValue)), ("path", .string(path)),

@@ -6,6 +6,7 @@ import PropertyList
 /// D", like `mdmconf diff`): a key the schema marks sensitive, or whose name says it is a secret
 /// (`PlistDiff.looksSecret`), shows `<redacted>` whatever its type; containers under it are not opened.
 public enum Redaction {
+    /// What a redacted value shows.
     public static let placeholder = "<redacted>"
 
     /// `value` with every sensitive key's value replaced.
