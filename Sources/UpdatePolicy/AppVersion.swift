@@ -93,8 +93,10 @@ public struct AppVersion: Hashable, Comparable, Sendable, CustomStringConvertibl
 /// A build number (3.2): 1 to 4 numeric components, no `v`, pre-release or metadata.
 public struct BuildNumber: Hashable, Comparable, Sendable, CustomStringConvertible {
     let core: VersionCore
+    /// The version as written (trimmed), for output.
     public let text: String
 
+    /// Parses a build number; nil when `text` does not follow the grammar.
     public init?(_ text: String) {
         let trimmed = text.trimmingASCIIWhitespace()
         guard let core = VersionCore(trimmed) else { return nil }
@@ -114,8 +116,10 @@ public struct OSVersion: Hashable, Comparable, Sendable, CustomStringConvertible
     let core: VersionCore
     /// 0 without a supplemental letter, 1 for `a` … 26 for `z`.
     let supplemental: UInt8
+    /// The version as written (trimmed), for output.
     public let text: String
 
+    /// Parses an OS version; nil when `text` does not follow the grammar.
     public init?(_ text: String) {
         let trimmed = text.trimmingASCIIWhitespace()
         var coreText = trimmed

@@ -3,7 +3,16 @@ import MDMDiagnostics
 
 /// An update outcome, ordered by severity: ok < recommended < unsupported < error < required.
 public enum Outcome: String, Sendable, Comparable, CaseIterable {
-    case ok, recommended, unsupported, error, required
+    /// The app may continue as it is.
+    case ok
+    /// An update is recommended (a deadline may be pending).
+    case recommended
+    /// The update the policy asks for cannot be installed on this OS.
+    case unsupported
+    /// The request could not be evaluated (a malformed field).
+    case error
+    /// The app must update before it continues.
+    case required
 
     var severity: Int {
         switch self {
@@ -31,7 +40,18 @@ public enum Outcome: String, Sendable, Comparable, CaseIterable {
 
 /// How pressing an update is: none < low < initial < approaching < imminent < critical.
 public enum Urgency: String, Sendable, Comparable {
-    case none, low, initial, approaching, imminent, critical
+    /// Nothing to do.
+    case none
+    /// Recommended, with no deadline.
+    case low
+    /// A deadline, still further away than the policy's approaching window.
+    case initial
+    /// A deadline within the approaching window.
+    case approaching
+    /// A deadline within the imminent window.
+    case imminent
+    /// Required now: the deadline has passed, or the deferrals are used up.
+    case critical
 
     private var rank: Int {
         switch self {
@@ -49,9 +69,12 @@ public enum Urgency: String, Sendable, Comparable {
 
 /// One reason or skip code and the policy it belongs to (nil for request errors).
 public struct Reason: Sendable, Hashable {
+    /// The policy's id; nil for a request error.
     public var policy: String?
+    /// The snake_case code (`below_min_version`, `not_in_rollout`…).
     public var code: String
 
+    /// A reason of `policy`.
     public init(policy: String?, code: String) {
         self.policy = policy
         self.code = code
@@ -60,34 +83,52 @@ public struct Reason: Sendable, Hashable {
 
 /// One step of the `--explain` trace.
 public struct TraceCheck: Sendable, Hashable {
+    /// What was checked (`platforms`, `channels`, `rollout`, `deadline`…).
     public var check: String
     /// `pass`, `fail`, `indeterminate` or `n/a`.
     public var result: String
+    /// The values compared, when it helps.
     public var detail: String?
 }
 
+/// One policy's part in an `--explain` trace: its outcome and each check in order.
 public struct PolicyTrace: Sendable, Hashable {
+    /// The policy's id.
     public var policy: String
     /// `other_app`, `skipped`, or an outcome.
     public var outcome: String
+    /// Its checks in the order they ran.
     public var checks: [TraceCheck]
 }
 
 /// The decision document of *Update policies*
 public struct Decision: Sendable {
+    /// The outcome.
     public var decision: Outcome
+    /// The policy that decided it; nil when none applied.
     public var policy: String?
+    /// The version to update to, when one is asked for.
     public var targetVersion: String?
+    /// When the update becomes required, while it is only recommended.
     public var deadline: Instant?
+    /// How pressing the update is.
     public var urgency: Urgency
+    /// How many more times the user may put it off, when the policy counts.
     public var deferralsRemaining: Int64?
+    /// The policy's message in the device's locale (or its fallback), when it has one.
     public var message: (locale: String, title: String?, body: String?)?
+    /// Where to get the update.
     public var updateURL: String?
+    /// Why: the reasons of every policy that applied, in document order.
     public var reasons: [Reason]
+    /// Policies that did not apply, each with why.
     public var skipped: [Reason]
+    /// When the decision was made.
     public var evaluatedAt: Instant
+    /// The `--explain` trace, when asked for.
     public var trace: [PolicyTrace]?
 
+    /// The exit code of `mdmconf update-check` for this decision.
     public var exitCode: Int32 { decision.exitCode }
 
     /// The JSON document, every key always present.

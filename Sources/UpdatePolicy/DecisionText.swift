@@ -3,14 +3,18 @@ import CivilTime
 /// The short human summary of a decision (`mdmconf update-check`, the admin page's what-if): readable at a glance;
 /// only JSON and exit codes are stable.
 public struct DecisionText: Sendable {
+    /// The decision summarised.
     public let decision: Decision
+    /// The zone deadlines are also shown in (the request's), besides UTC.
     public let zone: ZoneInfo?
 
+    /// The summary of `decision`, deadlines also in `zone`.
     public init(_ decision: Decision, zone: ZoneInfo?) {
         self.decision = decision
         self.zone = zone
     }
 
+    /// The summary's lines.
     public func render() -> String {
         var lines: [String] = []
         let headline: String

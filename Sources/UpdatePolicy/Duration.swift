@@ -2,9 +2,12 @@ import CivilTime
 
 /// A policy duration (3.6): `7d`, `36h`, `1h30m`, `45s`; `d` is exactly 24 hours; at most 3650 days.
 public struct PolicyDuration: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The duration in seconds.
     public let seconds: Int64
+    /// The duration as written.
     public let text: String
 
+    /// Parses a duration; nil when `text` does not follow the grammar.
     public init?(_ text: String) {
         let trimmed = text.trimmingASCIIWhitespace()
         let order: [Character] = ["d", "h", "m", "s"]
@@ -42,12 +45,14 @@ public struct PolicyDuration: Hashable, Comparable, Sendable, CustomStringConver
 
 /// A locale tag (3.7): `en`, `fr_CA`, `zh-Hant-TW`, `es-419`; compared ASCII case-insensitively with `_` = `-`.
 public struct LocaleTag: Hashable, Sendable, CustomStringConvertible {
+    /// The tag as written.
     public let text: String
     /// Lowercased, `_` replaced by `-`: the form compared.
     public let key: String
     /// This tag's key, then with its last subtag dropped, repeatedly (`zh-hant-tw`, `zh-hant`, `zh`).
     public let fallbackKeys: [String]
 
+    /// Parses a locale tag; nil when `text` is not one.
     public init?(_ text: String) {
         let trimmed = String(text.trimmingASCIIWhitespace())
         let parts = trimmed.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "-" || $0 == "_" })
@@ -71,10 +76,12 @@ public struct LocaleTag: Hashable, Sendable, CustomStringConvertible {
 /// A device-model glob (3.8): the whole string, ASCII case-insensitively; `*` any run, `?` one character;
 /// everything else literal (`iPhone10,*`).
 public struct ModelGlob: Hashable, Sendable, CustomStringConvertible {
+    /// The glob as written.
     public let text: String
     /// ASCII-lowercased UTF-8: models are compared ASCII case-insensitively, byte by byte.
     let pattern: [UInt8]
 
+    /// A glob of `text`; nil when it is empty.
     public init?(_ text: String) {
         guard !text.isEmpty else { return nil }
         self.text = text
@@ -83,6 +90,7 @@ public struct ModelGlob: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { text }
 
+    /// True when the whole of `model` matches, ASCII case-insensitively.
     public func matches(_ model: String) -> Bool {
         pattern.withUnsafeBufferPointer { pattern in
             Array(model.asciiLowercased().utf8).withUnsafeBufferPointer { Self.matches(pattern, lowercased: $0) }

@@ -6,9 +6,11 @@ import CivilTime
 /// The document is compiled once, when the evaluator is made (`CompiledDocument`); an evaluation keeps its
 /// per-policy results on the stack as plain values and allocates only the decision it returns.
 public struct Evaluator: Sendable {
+    /// The update-policy document evaluated.
     public let document: PolicyDocument
     private let compiled: CompiledDocument
 
+    /// An evaluator of `document`, compiled once for many requests.
     public init(_ document: PolicyDocument) {
         self.document = document
         compiled = CompiledDocument(document)
@@ -40,6 +42,7 @@ public struct Evaluator: Sendable {
         var deferralsRemaining: Int64?
     }
 
+    /// The decision for `request` at its `now`, or `fallbackNow` when it has none; `explain` records the trace.
     public func evaluate(_ request: UpdateRequest, now fallbackNow: Instant, explain: Bool = false) -> Decision {
         let now = request.now ?? fallbackNow
         let count = compiled.policies.count

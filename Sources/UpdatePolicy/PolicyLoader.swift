@@ -4,13 +4,17 @@ import PropertyList
 /// Loads an update-policy document (XML, binary or JSON; detected from content) and reports every error and
 /// warning of *Update policies* at once, each with its position and key path.
 public struct PolicyLoader: Sendable {
+    /// The limits the document is read with.
     public var readerOptions: PlistReaderOptions
 
+    /// A loader reading with `readerOptions`.
     public init(readerOptions: PlistReaderOptions = PlistReaderOptions()) { self.readerOptions = readerOptions }
 
+    /// A loaded document, or nil with the reasons it is unusable.
     public struct Result: Sendable {
         /// The document, when it has no errors.
         public var document: PolicyDocument?
+        /// Every finding, errors and warnings.
         public var diagnostics: [Diagnostic]
     }
 
@@ -30,11 +34,13 @@ public struct PolicyLoader: Sendable {
         return String(parts[parts.count - 2])
     }
 
+    /// The policy document in `bytes`, findings reported against `file`.
     public func load(_ bytes: [UInt8], file: String) -> Result {
         let document = PropertyListReader(options: readerOptions).read(bytes, file: file)
         return load(document, source: bytes)
     }
 
+    /// The policy document already read into `document` (`source` for quoting lines).
     public func load(_ document: PlistDocument, source: [UInt8]) -> Result {
         var reader = PolicyReader(
             file: document.file, source: source, catalogApp: Self.catalogApp(forPath: document.file))

@@ -3,6 +3,7 @@ import Crypto
 
 /// A rollout percentage as an exact decimal with at most two places, kept in hundredths (0…10000).
 public struct RolloutPercent: Hashable, Sendable, CustomStringConvertible {
+    /// The percentage in hundredths of a percent (0…10000).
     public let hundredths: Int
 
     /// Parses the literal text of a number (`25`, `25.5`, `68.35`); nil outside 0–100 or with more than two

@@ -4,14 +4,21 @@ import PropertyList
 
 /// The facts of one installed app (*Update policies*), validated.
 public struct UpdateRequest: Sendable {
+    /// The app's bundle id.
     public var app: String
+    /// The installed version.
     public var version: AppVersion
+    /// The installed build, when reported.
     public var build: BuildNumber?
+    /// The platform, lower-case (`ios`, `macos`, `android`…).
     public var platform: String
+    /// The OS version, when reported.
     public var osVersion: OSVersion?
+    /// The device model (`iPhone15,2`), when reported.
     public var deviceModel: String? {
         didSet { deviceModelKey = Array((deviceModel ?? "").asciiLowercased().utf8) }
     }
+    /// The device id, which places the device in rollouts.
     public var deviceID: String? {
         didSet { rolloutID = Array(Rollout.normalize(deviceID ?? "").utf8) }
     }
@@ -19,13 +26,20 @@ public struct UpdateRequest: Sendable {
     /// computed once per request.
     private(set) var deviceModelKey: [UInt8] = []
     private(set) var rolloutID: [UInt8] = []
+    /// The release channel the app is on.
     public var channel = "stable"
+    /// The device's locale, for the message.
     public var locale: LocaleTag?
+    /// The device's time zone, for deadlines written in local time.
     public var timeZone: ZoneInfo?
+    /// The time to decide at (tests and what-ifs); nil: now.
     public var now: Instant?
+    /// How many times the user has put the update off.
     public var deferralsUsed: Int64 = 0
+    /// When the device was enrolled, for a new device's grace period.
     public var enrolledAt: Instant?
 
+    /// A request with the three fields every request has.
     public init(app: String, version: AppVersion, platform: String) {
         self.app = app
         self.version = version
@@ -160,7 +174,9 @@ public struct UpdateRequest: Sendable {
 
 /// Why a request cannot be evaluated: one reason code per malformed field.
 public struct RequestErrors: Error, Sendable, Equatable {
+    /// One reason code per malformed field (`invalid_version`…).
     public var reasons: [String]
 
+    /// Errors with these reasons.
     public init(reasons: [String]) { self.reasons = reasons }
 }

@@ -12,10 +12,15 @@ extension OSVersion: RangeBound {}
 /// A comparator is `>=`, `<=`, `>`, `<` or `=` (spaces may follow) and a version; a bare version means `=`.
 /// How a comparator of a range relates a version to its bound.
 public enum RangeOperator: String, Sendable {
+    /// `>=`
     case atLeast = ">="
+    /// `<=`
     case atMost = "<="
+    /// `>`
     case greater = ">"
+    /// `<`
     case less = "<"
+    /// `=`
     case equal = "="
 
     /// Whether a version that compares to the bound as `order` (negative, zero, positive) satisfies it.
@@ -30,12 +35,17 @@ public enum RangeOperator: String, Sendable {
     }
 }
 
+/// A version range: space-separated comparisons, all of which must hold (`>=3.0 <4`).
 public struct VersionRange<Version: RangeBound>: Sendable {
+    /// The comparison operators of a range.
     public typealias Operator = RangeOperator
 
+    /// The comparisons, all of which a version must pass.
     public let comparators: [(Operator, Version)]
+    /// The range as written.
     public let text: String
 
+    /// Parses a range (`>=3.0 <4`); nil when `text` does not follow the grammar.
     public init?(_ text: String) {
         let trimmed = text.trimmingASCIIWhitespace()
         guard !trimmed.isEmpty else { return nil }
@@ -69,6 +79,7 @@ public struct VersionRange<Version: RangeBound>: Sendable {
         self.comparators = comparators
     }
 
+    /// True when `version` passes every comparison.
     public func contains(_ version: Version) -> Bool {
         comparators.allSatisfy { op, bound in op.holds(version < bound ? -1 : bound < version ? 1 : 0) }
     }
