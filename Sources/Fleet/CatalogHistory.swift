@@ -4,25 +4,34 @@ import PropertyList
 
 /// One published catalog generation: its number, what it holds and who published it why.
 public struct CatalogGeneration: Sendable, Equatable {
+    /// The generation's number, from 1, increasing.
     public var number: Int
     /// `CatalogFiles.contentHash` (MDMConf) of its files.
     public var contentHash: String
+    /// Who published it.
     public var author: String
+    /// Why (the `--message`).
     public var message: String
+    /// When it was published.
     public var createdAt: Instant
     /// `publish`, or `rollback` (then ``source`` is the generation whose content it republished).
     public var kind: String
+    /// For a rollback: the generation whose content it republished.
     public var source: Int?
+    /// How many files it holds.
     public var files: Int
 }
 
 /// The catalog's history in the fleet store: generations are only ever added (a rollback publishes an old
 /// generation's content again), and each file's bytes are stored once per content hash.
 public struct CatalogHistory: Sendable {
+    /// The store the history lives in.
     public let store: any FleetStore
 
+    /// The history in `store`.
     public init(store: any FleetStore) { self.store = store }
 
+    /// What a publish did.
     public enum PublishOutcome: Sendable, Equatable {
         /// A new generation; `previous` is the one before it (nil for the first).
         case published(CatalogGeneration, previous: CatalogGeneration?)
@@ -32,6 +41,7 @@ public struct CatalogHistory: Sendable {
 
     static let columns = "generation, content_hash, author, message, created_at, kind, source, files"
 
+    /// The newest generation, or nil before the first publish.
     public func latest() async throws -> CatalogGeneration? {
         try await store.rows(
             FleetSQL.Statement(
@@ -49,6 +59,7 @@ public struct CatalogHistory: Sendable {
         ).compactMap(Self.generation)
     }
 
+    /// Generation `number`, or nil when there is none.
     public func generation(_ number: Int) async throws -> CatalogGeneration? {
         try await store.rows(
             FleetSQL.Statement(

@@ -3,6 +3,7 @@ import MDMConf
 import MDMDiagnostics
 import UpdatePolicy
 
+/// A check-in as JSON.
 extension CheckIn {
     /// The check-in as stored in the history: every field, `null` where absent.
     public var json: JSONValue {
@@ -16,7 +17,9 @@ extension CheckIn {
     }
 }
 
+/// An app of a check-in as JSON.
 extension CheckIn.App {
+    /// The app as stored in the history: every field, `null` where absent.
     public var json: JSONValue {
         .object([
             ("app", .string(app)), ("version", .string(version)), ("build", .optional(build)),
@@ -27,6 +30,7 @@ extension CheckIn.App {
     }
 }
 
+/// Check-in errors as JSON.
 extension CheckInErrors {
     /// `[{"field", "code"}]`, the `reasons` of a 422 answer.
     public var json: JSONValue {

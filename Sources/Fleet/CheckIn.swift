@@ -9,16 +9,22 @@ import UpdatePolicy
 public struct CheckIn: Sendable, Equatable {
     /// One app the device reports.
     public struct App: Sendable, Equatable {
+        /// The app's bundle id.
         public var app: String
+        /// The installed version, as sent.
         public var version: String
+        /// The installed build, when sent.
         public var build: String?
+        /// The release channel, when sent.
         public var channel: String?
         /// The ETag of the configuration the device says it applied, quotes included.
         public var configETag: String?
         /// The error the app met applying its managed configuration, as it reported it.
         public var configError: String?
+        /// How many times the user has put an update off, when sent.
         public var deferralsUsed: Int64?
 
+        /// An app as the device reports it.
         public init(
             app: String, version: String, build: String? = nil, channel: String? = nil, configETag: String? = nil,
             configError: String? = nil, deferralsUsed: Int64? = nil
@@ -33,17 +39,26 @@ public struct CheckIn: Sendable, Equatable {
         }
     }
 
+    /// The device id (an admin token names it; a device token's own id otherwise).
     public var device: String
     /// The device's own clock when it checked in (informational; decisions use the server's time).
     public var at: Instant?
+    /// The platform, as sent (`ios`, `android`…).
     public var platform: String
+    /// The OS version, when sent.
     public var osVersion: String?
+    /// The device model (`iPhone15,2`), when sent.
     public var deviceModel: String?
+    /// The device's locale, when sent.
     public var locale: String?
+    /// The device's time zone, when sent.
     public var timeZone: String?
+    /// When the device was enrolled, when sent.
     public var enrolledAt: Instant?
+    /// The apps it reports.
     public var apps: [App]
 
+    /// A check-in with these fields.
     public init(
         device: String, at: Instant? = nil, platform: String, osVersion: String? = nil, deviceModel: String? = nil,
         locale: String? = nil, timeZone: String? = nil, enrolledAt: Instant? = nil, apps: [App]
@@ -61,9 +76,11 @@ public struct CheckIn: Sendable, Equatable {
 
     /// At most this many apps in one check-in.
     public static let maxApps = 100
+    /// The members a check-in may have.
     public static let topLevelKeys = [
         "device", "at", "platform", "osVersion", "deviceModel", "locale", "timeZone", "enrolledAt", "apps",
     ]
+    /// The members an app of a check-in may have.
     public static let appKeys = ["app", "version", "build", "channel", "configETag", "configError", "deferralsUsed"]
 
     /// The update request this check-in makes for `app`: the fields go through `UpdateRequest.parse`, the same
@@ -103,25 +120,32 @@ public struct CheckIn: Sendable, Equatable {
 
 /// Why a check-in is refused: one reason per bad field, each naming the field by its path (`apps[1].version`).
 public struct CheckInErrors: Error, Sendable, Equatable {
+    /// One bad field.
     public struct Reason: Sendable, Equatable {
+        /// The field's path (`apps[1].version`).
         public var field: String
+        /// Why (`invalid_version`, `unknown_field`…).
         public var code: String
 
+        /// A reason for `field`.
         public init(field: String, code: String) {
             self.field = field
             self.code = code
         }
     }
 
+    /// One reason per bad field.
     public var reasons: [Reason]
     /// True when the body is not a check-in at all (not a JSON object): 400 rather than 422.
     public var malformed: Bool
 
+    /// Errors with these reasons.
     public init(reasons: [Reason], malformed: Bool = false) {
         self.reasons = reasons
         self.malformed = malformed
     }
 
+    /// The reasons on one line (`apps[1].version: invalid_version`).
     public var message: String {
         reasons.map { "\($0.field): \($0.code)" }.joined(separator: ", ")
     }
@@ -157,6 +181,7 @@ public final class ParseCache: Sendable {
 
     private let requests = Locked<[RequestKey: Result<UpdateRequest, RequestErrors>]>([:])
 
+    /// An empty cache.
     public init() {}
 
     /// The zone of that name, or nil when there is none.

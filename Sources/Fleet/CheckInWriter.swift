@@ -20,7 +20,9 @@ import CivilTime
 /// (four). A write that takes longer than `writeTimeout` is abandoned: its check-ins and all that wait fail, and the
 /// next check-in starts a new chain.
 public final class CheckInWriter: Sendable {
+    /// The store written to.
     public let store: any FleetStore
+    /// The most check-ins committed in one transaction.
     public let maxBatch: Int
     /// Seconds to refuse check-ins after a failed write.
     public let retryAfter: Int
@@ -62,7 +64,9 @@ public final class CheckInWriter: Sendable {
 
     /// The last failure, cleared by the next successful write.
     public var lastFailure: (at: Instant, message: String)? { state.withLock { $0.lastFailure } }
+    /// Batches written so far (tests and metrics).
     public var batches: Int { state.withLock { $0.batches } }
+    /// Check-ins written so far.
     public var written: Int { state.withLock { $0.written } }
 
     /// Stores `record` durably, together with whatever else is waiting.

@@ -25,21 +25,30 @@ public enum ConfigStatus: String, Sendable, CaseIterable {
 /// `active`, `silent` (last check-in older than the catalog's `silentAfterDays`), or `never` (an inventory
 /// device that has not checked in).
 public enum SeenStatus: String, Sendable, CaseIterable {
-    case active, silent, never
+    /// Checked in within `silentAfterDays`.
+    case active
+    /// Checked in once, but not within `silentAfterDays`.
+    case silent
+    /// In the inventory, and never checked in.
+    case never
 }
 
 /// One app's compliance on one device.
 public struct AppCompliance: Sendable {
+    /// The app's bundle id.
     public var app: String
     /// nil for an app the catalog assigns but the device never reported.
     public var reported: CheckIn.App?
+    /// The update decision for the reported version; nil when the app was not reported or is not served.
     public var decision: Decision?
+    /// Whether the device applied the configuration it is served.
     public var config: ConfigStatus
     /// The ETag this device would be served now (plist form), nil for an app the catalog does not serve.
     public var currentETag: String?
     /// False for apps the catalog does not serve: they are listed but never make a device non-compliant.
     public var managed: Bool
 
+    /// True when the app may continue (`ok` or `recommended`) with its current configuration applied.
     public var compliant: Bool {
         guard managed else { return true }
         // The outcome read in place: binding `decision` would copy the whole decision (asked 300,000 times a report).
@@ -52,12 +61,16 @@ public struct AppCompliance: Sendable {
 
 /// One device's compliance (*Fleet state*): the row of every listing and the unit of `report`.
 public struct DeviceCompliance: Sendable {
+    /// The device id.
     public var device: String
     /// nil for an inventory device that never checked in.
     public var state: DeviceState?
+    /// Whether it checks in.
     public var seen: SeenStatus
+    /// Each app, reported or assigned, sorted by bundle id.
     public var apps: [AppCompliance]
 
+    /// True when the device is active and every app is compliant.
     public var compliant: Bool {
         guard seen == .active else { return false }
         // Indices, not a key path: `allSatisfy(\.compliant)` copied every app (a summary asks 300,000 times).
@@ -69,11 +82,14 @@ public struct DeviceCompliance: Sendable {
 /// Computes compliance from stored state and the catalog now being served, at one instant, through the catalog's
 /// own config lookup and update evaluator (never a second implementation of either).
 public struct ComplianceEvaluator: Sendable {
+    /// The catalog judged against.
     public let catalog: Catalog
+    /// The instant of the judgement.
     public let now: Instant
     /// Devices whose last check-in is before this are silent.
     public let silentBefore: Instant
 
+    /// An evaluator of `catalog` at `now`.
     public init(catalog: Catalog, now: Instant) {
         self.catalog = catalog
         self.now = now
@@ -169,6 +185,7 @@ public final class DecisionMemo: @unchecked Sendable {
 
     private var decisions: [Key: Decision] = [:]
 
+    /// An empty memo.
     public init() {}
 
     func decision(_ key: Key, _ evaluate: () -> Decision) -> Decision {

@@ -6,22 +6,29 @@ import MDMDiagnostics
 /// the old catalog and the new one, at one instant, with the code that answers devices. "14 devices become
 /// `required`" before the change ships.
 public struct FleetImpact: Sendable, Equatable {
+    /// One change of one app's decision.
     public struct Transition: Sendable, Hashable {
+        /// The app.
         public var app: String
         /// The update decision (`ok`, `recommended`, `required`, `unsupported`, `error`) or `unreported`.
         public var from: String
+        /// The decision after the change.
         public var to: String
     }
 
     /// Devices whose decision for an app changes, by app and change.
     public var decisions: [Transition: Int]
+    /// Devices compliant before the change and not after it.
     public var becomeNoncompliant: Int
+    /// Devices not compliant before the change and compliant after it.
     public var becomeCompliant: Int
     /// Devices judged (stored and inventory).
     public var devices: Int
 
+    /// True when the change moves nothing.
     public var isEmpty: Bool { decisions.isEmpty && becomeCompliant == 0 && becomeNoncompliant == 0 }
 
+    /// The impact of replacing `old` with `new`, for every device the store knows, at `now`.
     public static func compare(store: any FleetStore, old: Catalog, new: Catalog, now: Instant) async throws
         -> FleetImpact
     {
@@ -74,6 +81,7 @@ public struct FleetImpact: Sendable, Equatable {
         return lines
     }
 
+    /// The impact as the JSON of `mdmconf diff` and `publish` writes it.
     public var json: JSONValue {
         .object([
             ("devices", .integer(devices)), ("becomeNoncompliant", .integer(becomeNoncompliant)),

@@ -4,16 +4,24 @@ import UpdatePolicy
 
 /// Which devices a listing or report shows.
 public struct FleetFilter: Sendable, Equatable {
+    /// A device's standing.
     public enum Status: String, Sendable, CaseIterable {
-        case compliant, noncompliant, silent
+        /// Compliant devices.
+        case compliant
+        /// Devices that are not compliant (silent and never-seen ones included).
+        case noncompliant
+        /// Devices that are not active: silent, or never seen.
+        case silent
     }
 
     /// Only devices that report or are assigned this app, judged on this app alone.
     public var app: String?
+    /// Only devices with this standing.
     public var status: Status?
     /// Only devices with at least one app at this decision.
     public var decision: Outcome?
 
+    /// A filter; nil parts let everything through.
     public init(app: String? = nil, status: Status? = nil, decision: Outcome? = nil) {
         self.app = app
         self.status = status
@@ -45,13 +53,16 @@ public struct FleetFilter: Sendable, Equatable {
 /// id order, each evaluated against one catalog at one instant. The server's listings, its summary and
 /// `mdmconf report` all read the fleet through this.
 public struct FleetQuery: Sendable {
+    /// The store read.
     public let store: any FleetStore
+    /// How devices are judged.
     public let evaluator: ComplianceEvaluator
     /// Devices read from the store at a time (2,500 judged a 100,000-device SQLite report 10 % faster than 5,000:
     /// a chunk's states and rows stay in the caches, and the first read and the last judging, which nothing
     /// overlaps, are shorter).
     public var chunkSize = 2_500
 
+    /// A query over `store`, judged by `evaluator`.
     public init(store: any FleetStore, evaluator: ComplianceEvaluator) {
         self.store = store
         self.evaluator = evaluator

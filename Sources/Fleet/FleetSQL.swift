@@ -3,8 +3,12 @@ import CivilTime
 /// The store's SQL, written once for both databases: the numbered migrations and the statements of a batch write.
 /// Drivers only execute it. Every value is a bound parameter; nothing from a request is spliced into SQL text.
 public enum FleetSQL {
+    /// The database a statement is written for.
     public enum Dialect: Sendable {
-        case sqlite, postgres
+        /// SQLite: `?1` placeholders.
+        case sqlite
+        /// PostgreSQL: `$1` placeholders.
+        case postgres
 
         /// The n-th parameter (1-based).
         func parameter(_ number: Int) -> String {
@@ -28,27 +32,38 @@ public enum FleetSQL {
 
     /// A bound value.
     public enum Value: Sendable, Equatable {
+        /// Text.
         case text(String)
+        /// A 64-bit integer.
         case integer(Int64)
+        /// SQL `NULL`.
         case null
 
         static func optional(_ text: String?) -> Value { text.map(Value.text) ?? .null }
         static func optional(_ number: Int64?) -> Value { number.map(Value.integer) ?? .null }
     }
 
+    /// One statement with its bound values.
     public struct Statement: Sendable, Equatable {
+        /// The SQL text, with placeholders.
         public var sql: String
+        /// The values bound to the placeholders, in order.
         public var values: [Value]
 
+        /// A statement.
         public init(sql: String, values: [Value]) {
             self.sql = sql
             self.values = values
         }
     }
 
+    /// One numbered change of the store's schema.
     public struct Migration: Sendable {
+        /// Its number; a store records the highest applied.
         public let version: Int
+        /// What it does, recorded with it.
         public let name: String
+        /// Its statements, run in one transaction.
         public let statements: [String]
     }
 
@@ -141,6 +156,7 @@ public enum FleetSQL {
         """,
     ]
 
+    /// The schema version this mdmconf writes.
     public static var latestVersion: Int { migrations(.sqlite).last?.version ?? 0 }
 
     // MARK: Writing a batch
@@ -231,12 +247,17 @@ public enum FleetSQL {
 
     /// A statement whose parameters are whole columns, each bound as one array.
     public struct ColumnStatement: Sendable, Equatable {
+        /// One column's values, bound as an array.
         public enum Column: Sendable, Equatable {
+            /// A text column.
             case text([String?])
+            /// An integer column.
             case integer([Int64?])
         }
 
+        /// The SQL text.
         public var sql: String
+        /// The columns, in placeholder order.
         public var columns: [Column]
         /// The statement commits its own work (`CALL mdmconf_write_checkins`): it must not run inside `BEGIN`.
         public var commits: Bool
@@ -385,6 +406,7 @@ public enum FleetSQL {
 
     // MARK: Reading
 
+    /// A page of devices after a device id, in id order.
     public static func devices(dialect: Dialect) -> String {
         """
         SELECT device, platform, os_version, device_model, locale, time_zone, enrolled_at, reported_at, \
@@ -393,6 +415,7 @@ public enum FleetSQL {
         """
     }
 
+    /// One device by id.
     public static func device(dialect: Dialect) -> String {
         """
         SELECT device, platform, os_version, device_model, locale, time_zone, enrolled_at, reported_at, \
@@ -409,6 +432,7 @@ public enum FleetSQL {
         """
     }
 
+    /// One device's apps, in app order.
     public static func appsOfDevice(dialect: Dialect) -> String {
         """
         SELECT device, app, version, build, channel, config_etag, config_error, deferrals_used, last_checkin \
@@ -435,6 +459,7 @@ public enum FleetSQL {
         }
     }
 
+    /// The daily roll-ups from a day on, optionally of one app.
     public static func rollups(app: Bool, dialect: Dialect) -> String {
         "SELECT day, app, dimension, value, devices FROM compliance_daily WHERE day >= \(dialect.parameter(1))"
             + (app ? " AND app = \(dialect.parameter(2))" : "") + " ORDER BY day, app, dimension, value"
@@ -457,10 +482,12 @@ public enum FleetSQL {
         }
     }
 
+    /// Removes the roll-ups before a day.
     public static func pruneRollups(dialect: Dialect) -> String {
         "DELETE FROM compliance_daily WHERE day < \(dialect.parameter(1))"
     }
 
+    /// How many devices the store holds.
     public static let deviceCount = "SELECT COUNT(*) FROM devices"
 
     /// The id of the device at a 0-based position in id order.
@@ -468,6 +495,7 @@ public enum FleetSQL {
         "SELECT device FROM devices ORDER BY device LIMIT 1 OFFSET \(dialect.parameter(1))"
     }
 
+    /// The row counts of the three fleet tables.
     public static let counts =
         "SELECT (SELECT COUNT(*) FROM devices), (SELECT COUNT(*) FROM device_apps), (SELECT COUNT(*) FROM checkins)"
 
@@ -512,7 +540,10 @@ public enum FleetSQL {
     }
 }
 
+/// Reading a column's value.
 extension FleetSQL.Value {
+    /// The value as text, when it is text.
     public var text: String? { if case .text(let value) = self { value } else { nil } }
+    /// The value as an integer, when it is one.
     public var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
 }

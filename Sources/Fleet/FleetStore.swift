@@ -58,6 +58,7 @@ public protocol FleetStore: Sendable {
 }
 
 extension FleetStore {
+    /// The default for stores without a thread of their own: a task that awaits `write(_:)`, then `completion`.
     public func write(_ batch: [CheckInRecord], completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         writeInTask(batch, completion: completion)
     }
@@ -72,18 +73,23 @@ extension FleetStore {
 }
 
 extension FleetStore {
+    /// No announcements: followers poll.
     public func catalogNotifications() -> AsyncStream<Int>? { nil }
 }
 
 /// One check-in as it is stored: what the device sent, when the server took it, which replica took it.
 public struct CheckInRecord: Sendable, Equatable {
+    /// What the device sent.
     public let checkIn: CheckIn
+    /// When the server took it.
     public let receivedAt: Instant
+    /// The replica that took it.
     public let replica: String
     /// The check-in as the history keeps it (compact JSON), made here, by the request's task, so that the writer,
     /// which is serial, does not spend its time on it.
     public let body: String
 
+    /// A record of `checkIn`.
     public init(checkIn: CheckIn, receivedAt: Instant, replica: String) {
         self.checkIn = checkIn
         self.receivedAt = receivedAt
@@ -95,30 +101,44 @@ public struct CheckInRecord: Sendable, Equatable {
 /// The stored latest state of one device: its last check-in's device fields and every app it ever reported, each
 /// as last reported.
 public struct DeviceState: Sendable, Equatable {
+    /// One app as last reported.
     public struct App: Sendable, Equatable {
+        /// The app's fields at its last report.
         public var app: CheckIn.App
+        /// When it was last reported.
         public var lastCheckIn: Instant
 
+        /// An app state.
         public init(app: CheckIn.App, lastCheckIn: Instant) {
             self.app = app
             self.lastCheckIn = lastCheckIn
         }
     }
 
+    /// The device id.
     public var device: String
+    /// The platform at its last check-in.
     public var platform: String
+    /// The OS version at its last check-in.
     public var osVersion: String?
+    /// The model at its last check-in.
     public var deviceModel: String?
+    /// The locale at its last check-in.
     public var locale: String?
+    /// The time zone at its last check-in.
     public var timeZone: String?
+    /// When it was enrolled, as last reported.
     public var enrolledAt: Instant?
     /// The device's clock at its last check-in.
     public var reportedAt: Instant?
+    /// When the server took its last check-in.
     public var lastCheckIn: Instant
+    /// The replica that took it.
     public var replica: String
     /// Apps in id order.
     public var apps: [App]
 
+    /// A device state.
     public init(
         device: String, platform: String, osVersion: String?, deviceModel: String?, locale: String?,
         timeZone: String?, enrolledAt: Instant?, reportedAt: Instant?, lastCheckIn: Instant, replica: String,
@@ -155,13 +175,18 @@ public struct DeviceState: Sendable, Equatable {
 
 /// One row of the check-in history.
 public struct StoredCheckIn: Sendable, Equatable {
+    /// The row's id, the history's primary key.
     public var id: Int64
+    /// The device id.
     public var device: String
+    /// When the server took it.
     public var receivedAt: Instant
+    /// The replica that took it.
     public var replica: String
     /// The check-in as compact JSON (the stored form).
     public var body: String
 
+    /// A stored check-in.
     public init(id: Int64, device: String, receivedAt: Instant, replica: String, body: String) {
         self.id = id
         self.device = device
@@ -174,12 +199,18 @@ public struct StoredCheckIn: Sendable, Equatable {
 /// One count of a day's roll-up: on `day`, `devices` devices had `value` for `dimension` (`decision`, `config`,
 /// `compliant`) of `app`.
 public struct RollupRow: Sendable, Equatable, Hashable {
+    /// The day, `YYYY-MM-DD` in UTC.
     public var day: String
+    /// The app.
     public var app: String
+    /// `decision`, `config` or `compliant`.
     public var dimension: String
+    /// The value counted (`required`, `stale`, `true`…).
     public var value: String
+    /// How many devices had it.
     public var devices: Int
 
+    /// A roll-up count.
     public init(day: String, app: String, dimension: String, value: String, devices: Int) {
         self.day = day
         self.app = app
@@ -189,11 +220,16 @@ public struct RollupRow: Sendable, Equatable, Hashable {
     }
 }
 
+/// How many rows each table holds (tests and `/readyz`).
 public struct StoreCounts: Sendable, Equatable {
+    /// Rows of `devices`.
     public var devices: Int
+    /// Rows of `device_apps`.
     public var deviceApps: Int
+    /// Rows of the check-in history.
     public var checkIns: Int
 
+    /// Counts as given.
     public init(devices: Int, deviceApps: Int, checkIns: Int) {
         self.devices = devices
         self.deviceApps = deviceApps
@@ -203,6 +239,7 @@ public struct StoreCounts: Sendable, Equatable {
 
 /// Why a store cannot be used.
 public struct FleetStoreError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure.
     public enum Kind: Sendable, Equatable {
         /// The URL or path is not one mdmconf can use (exit 78 at start-up).
         case unusable
@@ -212,9 +249,12 @@ public struct FleetStoreError: Error, Sendable, CustomStringConvertible {
         case unavailable
     }
 
+    /// The kind of failure.
     public let kind: Kind
+    /// What happened, for logs and answers.
     public let message: String
 
+    /// An error of `kind`.
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message

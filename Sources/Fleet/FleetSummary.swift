@@ -4,9 +4,13 @@ import UpdatePolicy
 /// Fleet counts (`GET /v1/fleet/summary`, the head of `mdmconf report`): devices by compliance and by seen status,
 /// and per app devices by decision, by config status and by version.
 public struct FleetSummary: Sendable, Equatable {
+    /// One app's counts.
     public struct AppCounts: Sendable, Equatable {
+        /// Devices the app is listed for.
         public var devices = 0
+        /// Of those, the active devices where the app is compliant.
         public var compliant = 0
+        /// Devices by the version they report.
         public var versions: [String: Int] = [:]
         /// By `Outcome` in `allCases` order, then unreported; by `ConfigStatus` in `allCases` order: counted by
         /// index, not by hashing a name per app and device.
@@ -50,14 +54,21 @@ public struct FleetSummary: Sendable, Equatable {
         }
     }
 
+    /// The app the counts are narrowed to (`?app=`), or nil for every app.
     public var app: String?
+    /// Devices counted.
     public var devices = 0
+    /// Of those, the compliant ones.
     public var compliant = 0
+    /// Devices by seen status (`active`, `silent`, `never`).
     public var seen: [String: Int] = [:]
+    /// Counts per app, by bundle id.
     public var apps: [String: AppCounts] = [:]
 
+    /// Empty counts, narrowed to `app` when given.
     public init(app: String? = nil) { self.app = app }
 
+    /// Devices counted that are not compliant.
     public var noncompliant: Int { devices - compliant }
 
     /// Adds another summary's counts to these.
@@ -68,6 +79,7 @@ public struct FleetSummary: Sendable, Equatable {
         for (id, counts) in other.apps { apps[id, default: AppCounts()].merge(counts) }
     }
 
+    /// Counts one device.
     public mutating func add(_ row: DeviceCompliance) {
         devices += 1
         if row.compliant { compliant += 1 }
@@ -84,6 +96,7 @@ public struct FleetSummary: Sendable, Equatable {
         }
     }
 
+    /// The counts as `GET /v1/fleet/summary` answers them.
     public func json(generation: Int?, now: String) -> JSONValue {
         func counts(_ values: [String: Int], keys: [String]) -> JSONValue {
             let extra = values.keys.filter { !keys.contains($0) }.sorted()
@@ -143,7 +156,9 @@ extension DeviceCompliance {
     }
 }
 
+/// An app's compliance in the fleet endpoints' JSON.
 extension AppCompliance {
+    /// The app's row: version, compliance, update decision and configuration status.
     public var json: JSONValue {
         .object([
             ("app", .string(app)), ("version", .optional(reported?.version)), ("build", .optional(reported?.build)),
@@ -162,9 +177,11 @@ extension AppCompliance {
 
 /// CSV (RFC 4180) of device rows: one line per (device, app), with the reasons.
 public enum FleetCSV {
+    /// The header line.
     public static let header =
         "device,compliant,seen,last_checkin,platform,os_version,app,version,decision,reasons,deadline,config_status,reported_etag,current_etag\r\n"
 
+    /// The lines of one device: one per app (one with empty app fields for a device without apps).
     public static func lines(_ row: DeviceCompliance) -> String {
         var out = ""
         let apps: [AppCompliance?] = row.apps.isEmpty ? [nil] : row.apps

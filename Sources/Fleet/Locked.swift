@@ -15,6 +15,7 @@ public final class Locked<Value>: @unchecked Sendable {
         return mutex
     }()
 
+    /// A lock around `value`.
     public init(_ value: Value) { self.value = value }
 
     deinit {
@@ -22,6 +23,7 @@ public final class Locked<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// Runs `body` with the value, under the lock.
     public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

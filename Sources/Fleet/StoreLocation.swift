@@ -1,7 +1,10 @@
 /// The `--store` argument (*Fleet state*): `sqlite:PATH`, `postgres://…` or `postgresql://…`, or `none`.
 public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
+    /// A SQLite file (`sqlite:PATH`).
     case sqlite(path: String)
+    /// A PostgreSQL database (`postgres://…`).
     case postgres(PostgresLocation)
+    /// No store (`--store none`): fleet features off.
     case none
 
     /// Reads a `--store` value, or says why it is not one.
@@ -35,14 +38,20 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 
 /// `postgres://user[:password]@host[:port]/database[?host=/socket/dir]`, percent-decoded.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    /// The role to connect as.
     public var user: String
+    /// Its password, when the URL has one.
     public var password: String?
+    /// The host name or address.
     public var host: String
+    /// The port (default 5432).
     public var port: Int
+    /// The database.
     public var database: String
     /// A Unix socket folder (`?host=/var/run/postgresql`), used instead of host and port.
     public var socketDirectory: String?
 
+    /// A location as given.
     public init(
         user: String, password: String?, host: String, port: Int, database: String, socketDirectory: String? = nil
     ) {
@@ -54,8 +63,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.socketDirectory = socketDirectory
     }
 
+    /// The socket file, when connecting through a Unix socket.
     public var socketPath: String? { socketDirectory.map { "\($0)/.s.PGSQL.\(port)" } }
 
+    /// The URL without its password, for logs.
     public var description: String {
         let place = socketDirectory.map { "?host=\($0)" } ?? ""
         return "postgres://\(user)@\(host):\(port)/\(database)\(place)"
