@@ -1,5 +1,6 @@
 import MDMDiagnostics
 
+/// The answer as JSON.
 extension PolicyAnswer {
     /// The answer document of *Device policies*: every key always present, absent values null.
     public var json: JSONValue {
@@ -46,7 +47,10 @@ extension PolicyAnswer {
     }
 }
 
+/// A reason as JSON.
 extension Reason {
+    /// The reason: code, effect, where it comes from (profile, payload, key, index, file, line, column), the
+    /// value and the message.
     public var json: JSONValue {
         .object([
             ("code", .string(code)), ("effect", .string(effect.rawValue)), ("profile", .optional(payload?.profile)),
@@ -57,13 +61,17 @@ extension Reason {
     }
 }
 
+/// A document's part as JSON.
 extension ProfileStatus {
+    /// The document's identifier, file and status.
     public var json: JSONValue {
         .object([("identifier", .optional(identifier)), ("file", .string(file)), ("status", .string(status.rawValue))])
     }
 }
 
+/// A trace entry as JSON.
 extension TraceEntry {
+    /// The test: step, payload, key, index, value, result and note.
     public var json: JSONValue {
         .object([
             ("step", .string(step.rawValue)), ("profile", .optional(payload?.profile)),
@@ -73,6 +81,7 @@ extension TraceEntry {
     }
 }
 
+/// A finding as JSON.
 extension PolicyFinding {
     /// A diagnostic of the policy commands: the shared fields plus `rule`, `profile` and `payload`.
     public var json: JSONValue {

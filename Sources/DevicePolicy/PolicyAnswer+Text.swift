@@ -3,6 +3,7 @@ import PropertyList
 /// The text form of a policy answer (*Device policies*): `DECISION TYPE ARG (at TIME)`, a line per reason,
 /// advisories, inactive payloads and the trace. Shown by `mdmconf policy` and the admin page's what-if.
 extension PolicyAnswer {
+    /// The answer as `mdmconf policy` prints it.
     public var text: String {
         let answer = self
         let query = answer.query

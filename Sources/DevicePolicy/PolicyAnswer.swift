@@ -4,16 +4,38 @@ import PropertyList
 
 /// What a reason does to the decision, in the order reasons are listed.
 public enum Effect: String, Sendable, Comparable, CaseIterable {
-    case deny, indeterminate, conditional, require, allow, info
+    /// The rule denies.
+    case deny
+    /// The rule leaves the answer undecided: the profiles cannot tell.
+    case indeterminate
+    /// The rule makes the answer depend on something outside the profiles.
+    case conditional
+    /// The rule requires something (a VPN, a kiosk app).
+    case require
+    /// The rule allows.
+    case allow
+    /// The reason only informs.
+    case info
 
     var rank: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+    /// Earlier in the listing order.
     public static func < (lhs: Effect, rhs: Effect) -> Bool { lhs.rank < rhs.rank }
 }
 
 /// The answer's decision and its exit code (*Device policies*).
 public enum PolicyDecision: String, Sendable {
-    case allow, deny, indeterminate, conditional, ok
+    /// Allowed (exit 0).
+    case allow
+    /// Denied (exit 1).
+    case deny
+    /// The profiles cannot tell (exit 3).
+    case indeterminate
+    /// It depends on something outside the profiles (exit 4).
+    case conditional
+    /// An answer that is not a permission, such as a kiosk or restriction question (exit 0).
+    case ok
 
+    /// The exit code of `mdmconf policy` for this decision.
     public var exitCode: Int32 {
         switch self {
         case .allow, .ok: 0
@@ -26,14 +48,21 @@ public enum PolicyDecision: String, Sendable {
 
 /// One rule that decided (or, in the trace, took part in) an answer.
 public struct Reason: Sendable {
+    /// The stable reason code (`URL_DENY_LIST`, `DEFAULT_ALLOW`…).
     public let code: String
+    /// What it does to the decision.
     public let effect: Effect
     /// nil for default reasons (`DEFAULT_ALLOW`, `KIOSK_NONE`, …).
     public let payload: PayloadInfo?
+    /// The key that decided, as spelled.
     public let key: String?
+    /// The list index, for a list entry.
     public let index: Int?
+    /// The value as written.
     public let value: JSONValue
+    /// Where it is written.
     public let position: SourcePosition?
+    /// One sentence saying what happened.
     public let message: String
 
     init(_ code: String, _ effect: Effect, message: String) {
@@ -92,43 +121,96 @@ public struct Reason: Sendable {
 
 /// Something worth knowing that never changes a decision.
 public struct Advisory: Sendable {
+    /// The advisory's code.
     public let code: String
+    /// What to know.
     public let message: String
+    /// The payload it is about, when one.
     public let payload: PayloadInfo?
 }
 
 /// One entry tested during evaluation (`--trace`).
 public struct TraceEntry: Sendable {
-    public enum Step: String, Sendable { case schedule, merge, match, rule }
+    /// What kind of test it was.
+    public enum Step: String, Sendable {
+        /// A payload's schedule.
+        case schedule
+        /// Values of several payloads merged.
+        case merge
+        /// A pattern or list entry compared with the argument.
+        case match
+        /// A rule applied.
+        case rule
+    }
+    /// What kind of test it was.
     public let step: Step
+    /// The payload tested, when one.
     public let payload: PayloadInfo?
+    /// The key tested.
     public let key: String?
+    /// The list index, for a list entry.
     public let index: Int?
+    /// The value as written.
     public let value: JSONValue
+    /// What the test gave.
     public let result: String
+    /// Why, when it helps.
     public let note: String?
 }
 
 /// How a document took part: loaded, replaced by a later one with its identifier, or skipped as invalid.
 public struct ProfileStatus: Sendable {
-    public enum Status: String, Sendable { case loaded, replaced, skipped }
+    /// How the document took part.
+    public enum Status: String, Sendable {
+        /// Loaded and used.
+        case loaded
+        /// Replaced by a later document with the same identifier.
+        case replaced
+        /// Not used: it is invalid.
+        case skipped
+    }
+    /// The profile's identifier, when it could be read.
     public let identifier: String?
+    /// The file.
     public let file: String
+    /// How it took part.
     public let status: Status
     let inputPosition: Int
 }
 
 /// A device-policy question, as asked (*Device policies*).
 public struct PolicyQuery: Sendable {
-    public enum Kind: String, Sendable, CaseIterable { case app, url, wifi, kiosk, vpn, asam, restriction }
+    /// The question asked.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// May this app be installed and run?
+        case app
+        /// May this URL be opened?
+        case url
+        /// May the device join this network?
+        case wifi
+        /// Is the device locked to one app, and how?
+        case kiosk
+        /// Is a VPN required?
+        case vpn
+        /// May this app lock the device itself (autonomous single app mode)?
+        case asam
+        /// What is this restriction key's value?
+        case restriction
+    }
+    /// The question asked.
     public var kind: Kind
     /// The argument as given: bundle id, URL, SSID text (nil with `ssidHex`), restriction key.
     public var argument: String?
+    /// The SSID as hex bytes, for names that are not text.
     public var ssidHex: String?
+    /// The network is hidden (it does not broadcast its SSID).
     public var hidden: Bool
+    /// The instant the question is asked for (schedules).
     public var at: Instant
+    /// Record every test in the answer's trace.
     public var trace: Bool
 
+    /// A question of `kind` at `at`.
     public init(
         kind: Kind, argument: String? = nil, ssidHex: String? = nil, hidden: Bool = false, at: Instant,
         trace: Bool = false
@@ -152,6 +234,7 @@ public struct PolicyQuery: Sendable {
 
 /// The whole answer to one query (*Device policies*).
 public struct PolicyAnswer: Sendable {
+    /// The question answered.
     public var query: PolicyQuery
     /// The normalised URL (url) or nil.
     public var normalized: String?
@@ -159,17 +242,24 @@ public struct PolicyAnswer: Sendable {
     public var decision: PolicyDecision?
     /// Determining reasons, ordered.
     public var reasons: [Reason] = []
+    /// What is worth knowing besides.
     public var advisories: [Advisory] = []
+    /// Payloads outside their schedule at the instant asked.
     public var inactive: [PayloadInfo] = []
+    /// Lints of the profiles.
     public var lints: [PolicyFinding] = []
+    /// Errors of the profiles or the query.
     public var diagnostics: [PolicyFinding] = []
+    /// Every test, when asked for.
     public var trace: [TraceEntry]?
+    /// How each profile document took part.
     public var profiles: [ProfileStatus] = []
     /// Type-specific fields (kiosk, vpn, restriction), in output order.
     public var fields: [(String, JSONValue)] = []
     /// 65 or 78 when there is no decision.
     public var errorExit: Int32?
 
+    /// The exit code of `mdmconf policy` for this answer.
     public var exitCode: Int32 { decision?.exitCode ?? errorExit ?? 78 }
 
     init(query: PolicyQuery) { self.query = query }

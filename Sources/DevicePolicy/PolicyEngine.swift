@@ -5,11 +5,13 @@ import MDMDiagnostics
 /// documents, the query and the instant, independent of document order except same-identifier replacement.
 /// Build it once per profile set; it is immutable and `Sendable`.
 public struct PolicyEngine: Sendable {
+    /// The profiles answered from.
     public let profileSet: ProfileSet
     /// Every lint of the loaded set, ordered (section 13).
     public let lints: [PolicyFinding]
     let compiled: CompiledPayloads
 
+    /// An engine over `profileSet`, compiled once.
     public init(profileSet: ProfileSet) {
         self.profileSet = profileSet
         compiled = CompiledPayloads(profileSet.payloads)
@@ -42,6 +44,7 @@ public struct PolicyEngine: Sendable {
     }
 }
 
+/// Checking a question before it is answered.
 extension PolicyQuery {
     /// The MC51xx error of the query's argument, nil when it can be evaluated.
     public var argumentError: Diagnostic? {

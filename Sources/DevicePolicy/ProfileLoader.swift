@@ -5,8 +5,10 @@ import PropertyList
 /// Reads configuration profiles and bare payloads (*Device policies*): every document is checked
 /// completely, and every error is reported with its profile, payload and key path.
 public struct ProfileLoader: Sendable {
+    /// The limits every profile is read with.
     public var readerOptions: PlistReaderOptions
 
+    /// A loader reading with `readerOptions`.
     public init(readerOptions: PlistReaderOptions = PlistReaderOptions()) { self.readerOptions = readerOptions }
 
     /// Loads the file at `path` (`-` for standard input); only an unreadable file throws.
@@ -21,6 +23,7 @@ public struct ProfileLoader: Sendable {
         }
     }
 
+    /// The profile (or bare payload) in `bytes`, findings reported against `file`.
     public func load(_ bytes: [UInt8], file: String) -> ProfileDocument {
         if Self.isSigned(bytes) {
             let diagnostic = Diagnostic(

@@ -2,7 +2,9 @@ import MDMDiagnostics
 
 /// The documents of one evaluation after replacement and `--skip-invalid` (*Device policies*).
 public struct ProfileSet: Sendable {
+    /// Every document given, in input order.
     public let documents: [ProfileDocument]
+    /// How each document took part.
     public let profiles: [ProfileStatus]
     /// Payloads of the loaded documents, in input order.
     public let payloads: [Payload]
@@ -13,6 +15,8 @@ public struct ProfileSet: Sendable {
     /// False when a document has an error and invalid documents are not skipped (exit 78).
     public let isUsable: Bool
 
+    /// The set of `documents`: a later document replaces an earlier one with its identifier, and with
+    /// `skipInvalid` invalid documents are left out instead of making the set unusable.
     public init(documents: [ProfileDocument], skipInvalid: Bool) {
         self.documents = documents
         var diagnostics: [PolicyFinding] = []

@@ -4,18 +4,24 @@ import MDMDiagnostics
 /// project. User-info, query and fragment are dropped; the host is normalised (8.3) and the path has its dot
 /// segments resolved and its unsafe bytes percent-encoded.
 public struct QueryURL: Hashable, Sendable {
+    /// The schemes evaluated.
     public enum Scheme: String, Sendable, Hashable {
-        case http, https
+        /// `http`, port 80 by default.
+        case http
+        /// `https`, port 443 by default.
+        case https
 
         var defaultPort: Int { self == .http ? 80 : 443 }
     }
 
+    /// Why a URL cannot be evaluated.
     public enum ParseError: Error, Equatable, Sendable {
         /// MC5102 with the reason.
         case invalid(String)
         /// MC5103 with the scheme found.
         case unsupportedScheme(String)
 
+        /// The error as a finding.
         public var diagnostic: Diagnostic {
             switch self {
             case .invalid(let reason):
@@ -28,10 +34,13 @@ public struct QueryURL: Hashable, Sendable {
         }
     }
 
+    /// The scheme.
     public let scheme: Scheme
+    /// The normalised host.
     public let host: URLHost
     /// The port written in the URL, nil when none (or empty).
     public let port: Int?
+    /// The normalised path (`/` at least).
     public let path: String
 
     /// The port the connection uses: the written one or 80/443.
@@ -40,6 +49,7 @@ public struct QueryURL: Hashable, Sendable {
     /// `scheme://host[:port]path`, the port only when it is not the scheme's default.
     public let normalized: String
 
+    /// Parses and normalises `text`; throws why it cannot be evaluated.
     public init(parsing text: String) throws(ParseError) {
         guard !text.isEmpty else { throw .invalid("empty") }
         let utf8 = Array(text.utf8)

@@ -1,5 +1,6 @@
 /// A Wi-Fi network name as bytes (*Device policies*): compared byte for byte, never normalised.
 public struct SSID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The name's bytes.
     public let bytes: [UInt8]
 
     /// The UTF-8 bytes of `text`, exactly as written; nil when empty or longer than 32 bytes.
@@ -33,11 +34,13 @@ public struct SSID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The bytes as text when they are UTF-8, else their hex.
     public var description: String { String(validating: bytes, as: UTF8.self) ?? hex }
 
+    /// Byte order.
     public static func < (lhs: SSID, rhs: SSID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
 }
 
 /// Bundle identifiers (*Device policies*): `[A-Za-z0-9.-]+`, compared ASCII case-insensitively.
 public enum BundleID {
+    /// True when `text` is a bundle id by that grammar.
     public static func isValid(_ text: String) -> Bool {
         !text.isEmpty
             && text.utf8.allSatisfy {

@@ -6,11 +6,15 @@ public struct ScheduleWindow: Sendable {
     public let days: Set<Int>
     /// Minutes after midnight; `end` may be 1440 (`24:00`).
     public let start: Int
+    /// Minutes after midnight at which the window closes (1440 for `24:00`).
     public let end: Int
+    /// The zone the times are in.
     public let zone: ZoneInfo
 
+    /// The weekdays' names as schedules write them, Monday first.
     public static let dayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
+    /// A window on `days` from `start` to `end` in `zone`.
     public init(days: Set<Int>, start: Int, end: Int, zone: ZoneInfo) {
         self.days = days
         self.start = start

@@ -11,8 +11,11 @@ import CLibIDN2
 /// A normalised URL host (*Device policies*): a lowercase ASCII domain name without a trailing dot, an
 /// IPv4 address or an IPv6 address. Patterns and query URLs share this normalisation.
 public enum URLHost: Hashable, Sendable, CustomStringConvertible {
+    /// A domain name, lowercase ASCII (a non-ASCII name in its `xn--` form), without a trailing dot.
     case domain(String)
+    /// An IPv4 address.
     case ipv4(UInt32)
+    /// An IPv6 address, as eight 16-bit groups.
     case ipv6([UInt16])
 
     /// Normalises the host text of a pattern or URL (`[…]` for IPv6); nil when it is not a valid host.
@@ -49,6 +52,7 @@ public enum URLHost: Hashable, Sendable, CustomStringConvertible {
         self = .domain(String(decoding: bytes, as: UTF8.self))
     }
 
+    /// True for an address, false for a domain name.
     public var isIP: Bool { if case .domain = self { false } else { true } }
 
     /// The canonical text: `example.com`, `127.0.0.1`, `[2001:db8::1]`.

@@ -1,6 +1,7 @@
 /// A URL pattern of `DenyListURLs`, `PermittedURLs` and bookmark URLs (*Device policies*):
 /// `[scheme://]host[:port][path]`, hosts matched at label boundaries, paths as byte prefixes.
 public struct URLPattern: Hashable, Sendable {
+    /// Which hosts a pattern matches.
     public enum HostForm: Hashable, Sendable {
         /// `*`: any host.
         case any
@@ -14,12 +15,16 @@ public struct URLPattern: Hashable, Sendable {
         case address(URLHost)
     }
 
+    /// The scheme matched, nil for any.
     public let scheme: QueryURL.Scheme?
+    /// The hosts matched.
     public let host: HostForm
+    /// The port matched, nil for any.
     public let port: Int?
     /// The normalised path, nil when the pattern has none.
     public let path: String?
 
+    /// Parses a pattern as a payload writes it; throws why it is invalid.
     public init(parsing text: String) throws(URLPatternError) {
         guard !text.isEmpty else { throw .init("is empty") }
         // Byte-level throughout: admins' deny lists run to thousands of entries.
@@ -122,6 +127,7 @@ public struct URLPattern: Hashable, Sendable {
 
 /// Why a URL pattern is invalid (MC5007).
 public struct URLPatternError: Error, Equatable, Sendable {
+    /// What is wrong with the pattern.
     public let reason: String
     init(_ reason: String) { self.reason = reason }
 }
