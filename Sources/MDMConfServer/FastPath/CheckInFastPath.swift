@@ -1,6 +1,5 @@
 import Fleet
 import HTTPTypes
-import Metrics
 import NIOCore
 import NIOHTTPTypes
 
@@ -144,7 +143,8 @@ final class CheckInFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             let bytes = refused.body.serializedBytes()
             headers[.contentLength] = String(bytes.count)
             FastPathResponse.write(context, refused.status, headers, bytes, close: close, dates: &dates)
-            CheckInMetrics.record(status: refused.status, nanoseconds: MonotonicClock.nanoseconds &- reading.started)
+            FastPathMetrics.checkIn.record(
+                status: refused.status, nanoseconds: MonotonicClock.nanoseconds &- reading.started)
             return
         }
         phase = .storing
@@ -161,7 +161,8 @@ final class CheckInFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     case .failure(let error): (.serviceUnavailable, CheckInIntake.notStored(error).serializedBytes())
                     }
                 handler.respond(context, status, bytes, generation: reading.state.generation, close: close)
-                CheckInMetrics.record(status: status, nanoseconds: MonotonicClock.nanoseconds &- reading.started)
+                FastPathMetrics.checkIn.record(
+                    status: status, nanoseconds: MonotonicClock.nanoseconds &- reading.started)
                 handler.resume(context)
             }
         }
@@ -195,23 +196,6 @@ final class CheckInFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         if readWaiting, !storing {
             readWaiting = false
             context.read()
-        }
-    }
-}
-
-/// The fast path's check-ins in the same series Hummingbird's `MetricsMiddleware` writes for the route.
-enum CheckInMetrics {
-    private static let stored = RouteMetrics(route: "/v1/checkin", method: "POST", status: "200")
-    private static let notStored = RouteMetrics(route: "/v1/checkin", method: "POST", status: "503")
-
-    static func record(status: HTTPResponse.Status, nanoseconds: UInt64) {
-        switch status {
-        case .ok: stored.record(nanoseconds: nanoseconds)
-        case .serviceUnavailable: notStored.record(nanoseconds: nanoseconds)
-        // A refusal (400, 403, 404, 422): rare enough to name its series when it happens.
-        default:
-            RouteMetrics(route: "/v1/checkin", method: "POST", status: String(status.code))
-                .record(nanoseconds: nanoseconds)
         }
     }
 }

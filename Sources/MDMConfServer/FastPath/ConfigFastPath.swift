@@ -50,7 +50,7 @@ final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             }
             pending = nil
             respond(context, served, close: close)
-            ConfigMetrics.record(status: served.status, nanoseconds: MonotonicClock.nanoseconds &- started)
+            FastPathMetrics.config.record(status: served.status, nanoseconds: MonotonicClock.nanoseconds &- started)
         }
     }
 
@@ -135,13 +135,29 @@ enum MonotonicClock {
     }
 }
 
-/// The fast path's requests in the same series Hummingbird's `MetricsMiddleware` writes for the route.
-enum ConfigMetrics {
-    private static let ok = RouteMetrics(route: "/v1/apps/{bundleId}/config", method: "GET", status: "200")
-    private static let notModified = RouteMetrics(route: "/v1/apps/{bundleId}/config", method: "GET", status: "304")
+/// The answers the fast paths write, in the series Hummingbird's `MetricsMiddleware` writes for their routes.
+enum FastPathMetrics {
+    static let config = RouteSeries(route: "/v1/apps/{bundleId}/config", method: "GET", usual: [200, 304])
+    static let updateCheck = RouteSeries(route: "/v1/update-check", method: "POST", usual: [200, 404, 422])
+    static let checkIn = RouteSeries(route: "/v1/checkin", method: "POST", usual: [200, 503])
+}
 
-    static func record(status: HTTPResponse.Status, nanoseconds: UInt64) {
-        (status == .ok ? ok : notModified).record(nanoseconds: nanoseconds)
+/// One route's series by status: the usual statuses made once, any other (a rare refusal) when it happens.
+struct RouteSeries: Sendable {
+    let route: String
+    let method: String
+    private let usual: [Int: RouteMetrics]
+
+    init(route: String, method: String, usual statuses: [Int]) {
+        self.route = route
+        self.method = method
+        usual = Dictionary(
+            uniqueKeysWithValues: statuses.map { ($0, RouteMetrics(route: route, method: method, status: String($0))) })
+    }
+
+    func record(status: HTTPResponse.Status, nanoseconds: UInt64) {
+        (usual[status.code] ?? RouteMetrics(route: route, method: method, status: String(status.code)))
+            .record(nanoseconds: nanoseconds)
     }
 }
 

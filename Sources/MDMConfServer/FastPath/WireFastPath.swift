@@ -186,7 +186,7 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 status: refused.status, headers: [(.contentType, "application/json")],
                 body: refused.body.serializedBytes(), announcesLength: true)
             write(context, written, close: head.close)
-            CheckInMetrics.record(status: refused.status, nanoseconds: MonotonicClock.nanoseconds &- started)
+            FastPathMetrics.checkIn.record(status: refused.status, nanoseconds: MonotonicClock.nanoseconds &- started)
             return .answered
         }
         storing = true
@@ -212,7 +212,8 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 handler.storing = false
                 handler.write(context, written, close: close)
-                CheckInMetrics.record(status: written.status, nanoseconds: MonotonicClock.nanoseconds &- started)
+                FastPathMetrics.checkIn.record(
+                    status: written.status, nanoseconds: MonotonicClock.nanoseconds &- started)
                 handler.resume(context, close: close)
             }
         }
@@ -266,7 +267,9 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             var headers: [(HTTPField.Name, String)] = []
             headers.reserveCapacity(6)
             served.eachHeader { headers.append(($0, $1)) }
-            defer { ConfigMetrics.record(status: served.status, nanoseconds: MonotonicClock.nanoseconds &- started) }
+            defer {
+                FastPathMetrics.config.record(status: served.status, nanoseconds: MonotonicClock.nanoseconds &- started)
+            }
             return Written(
                 status: served.status, headers: headers,
                 body: served.notModified ? [] : served.representation.bytes, announcesLength: !served.notModified)
@@ -281,7 +284,8 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             var headers: [(HTTPField.Name, String)] = [(.contentType, "application/json")]
             if let generation = answer.generation { headers.append((Answer.generationField, String(generation))) }
             defer {
-                UpdateCheckMetrics.record(status: answer.status, nanoseconds: MonotonicClock.nanoseconds &- started)
+                FastPathMetrics.updateCheck.record(
+                    status: answer.status, nanoseconds: MonotonicClock.nanoseconds &- started)
             }
             return Written(
                 status: answer.status, headers: headers, body: answer.body.serializedBytes(), announcesLength: true)
@@ -324,20 +328,5 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             deadline = try? context.pipeline.syncOperations.handler(type: RequestDeadlineHandler.self)
         }
         deadline?.answered()
-    }
-}
-
-/// Update checks answered by `WireFastPath`, in the series Hummingbird's `MetricsMiddleware` writes for the route.
-enum UpdateCheckMetrics {
-    private static let ok = RouteMetrics(route: "/v1/update-check", method: "POST", status: "200")
-    private static let notFound = RouteMetrics(route: "/v1/update-check", method: "POST", status: "404")
-    private static let unprocessable = RouteMetrics(route: "/v1/update-check", method: "POST", status: "422")
-
-    static func record(status: HTTPResponse.Status, nanoseconds: UInt64) {
-        switch status {
-        case .ok: ok.record(nanoseconds: nanoseconds)
-        case .notFound: notFound.record(nanoseconds: nanoseconds)
-        default: unprocessable.record(nanoseconds: nanoseconds)
-        }
     }
 }
