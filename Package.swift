@@ -72,11 +72,17 @@ let package = Package(
             ]
         ),
         .target(name: "DevicePolicy", dependencies: ["CivilTime", "CLibIDN2", "MDMDiagnostics", "PropertyList"]),
+        // Events sent out: their types, endpoints, CloudEvents envelope, Standard Webhooks signature and retry
+        // schedule; no HTTP and no store.
+        .target(
+            name: "WebhookEvents",
+            dependencies: ["CivilTime", "MDMDiagnostics", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(
             name: "MDMConf",
             dependencies: [
                 "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy", "CivilTime",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "WebhookEvents", .product(name: "Crypto", package: "swift-crypto"),
                 // Signed configuration profiles: CMS SignedData read and verified.
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -98,7 +104,9 @@ let package = Package(
         ),
         .target(
             name: "Fleet",
-            dependencies: ["MDMConf", "MDMDiagnostics", "PropertyList", "UpdatePolicy", "DevicePolicy", "CivilTime"]
+            dependencies: [
+                "MDMConf", "MDMDiagnostics", "PropertyList", "UpdatePolicy", "DevicePolicy", "CivilTime", "WebhookEvents",
+            ]
         ),
         .target(
             name: "FleetStoreSQLite",
@@ -132,7 +140,8 @@ let package = Package(
             name: "MDMConfServer",
             dependencies: [
                 "AdminUI", "Fleet", "MDMConf", "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy",
-                "CivilTime",
+                "CivilTime", "WebhookEvents",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -179,8 +188,10 @@ let package = Package(
             dependencies: [
                 "ConfigSchema", "UpdatePolicy", "Fleet", "FleetSimulation", "FleetStores", "MDMConf",
                 "MDMConfCommandSupport", "MDMConfServer", "MDMDiagnostics", "PropertyList", "CivilTime",
-                "MDMConfClientCore",
+                "MDMConfClientCore", "WebhookEvents",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

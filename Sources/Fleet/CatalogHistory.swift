@@ -89,15 +89,39 @@ public struct CatalogHistory: Sendable {
     }
 
     /// Stores `files` as the next generation, unless they equal the newest one. The files' bytes are written only
-    /// for hashes the store does not hold yet; the generation, its file list and (on PostgreSQL) the
-    /// notification to replicas are one transaction.
+    /// for hashes the store does not hold yet; the generation, its file list, the events `events` makes of it (the
+    /// outbox) and (on PostgreSQL) the notification to replicas are one transaction. A publish that loses the race
+    /// for the next number to another is tried again on top of it.
     public func publish(
         _ files: CatalogFiles, author: String, message: String, kind: String = "publish", source: Int? = nil,
-        at time: Instant = .now
+        at time: Instant = .now,
+        events: @Sendable (CatalogGeneration, _ previous: CatalogGeneration?) -> [OutboxEvent] = { _, _ in [] }
     ) async throws -> PublishOutcome {
-        let previous = try await latest()
-        let contentHash = files.contentHash
-        if let previous, previous.contentHash == contentHash { return .unchanged(previous) }
+        var attempt = 0
+        while true {
+            let previous = try await latest()
+            if let previous, previous.contentHash == files.contentHash { return .unchanged(previous) }
+            let generation = CatalogGeneration(
+                number: (previous?.number ?? 0) + 1, contentHash: files.contentHash, author: author, message: message,
+                createdAt: Instant(seconds: time.seconds), kind: kind, source: source, files: files.files.count)
+            do {
+                try await store.execute(
+                    try await statements(files, generation, previous: previous, events: events(generation, previous)))
+                return .published(generation, previous: previous)
+            } catch {
+                attempt += 1
+                // Another publish took the number: publish on top of it (its content may even be this one).
+                guard attempt < 3, let newest = try? await latest(), newest.number >= generation.number else {
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// The statements of one publish.
+    private func statements(
+        _ files: CatalogFiles, _ generation: CatalogGeneration, previous: CatalogGeneration?, events: [OutboxEvent]
+    ) async throws -> [FleetSQL.Statement] {
         let p = store.dialect.parameter
         var held = Set<String>()
         if let previous {
@@ -122,35 +146,31 @@ public struct CatalogHistory: Sendable {
                         "INSERT INTO catalog_blobs (hash, size, content) VALUES (\(p(1)), \(p(2)), \(p(3))) ON CONFLICT (hash) DO NOTHING",
                     values: [.text(hash), .integer(Int64(bytes.count)), .text(Base64.encode(bytes))]))
         }
+        // The number is given, not computed: a concurrent publish of the same number fails on the primary key.
         statements.append(
             FleetSQL.Statement(
                 sql: """
                     INSERT INTO catalog_generations (\(Self.columns)) \
-                    SELECT COALESCE(MAX(generation), 0) + 1, \(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(6)), \(p(7)) \
-                    FROM catalog_generations
+                    VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(6)), \(p(7)), \(p(8)))
                     """,
                 values: [
-                    .text(contentHash), .text(author), .text(message), .integer(time.seconds), .text(kind),
-                    source.map { .integer(Int64($0)) } ?? .null, .integer(Int64(files.files.count)),
+                    .integer(Int64(generation.number)), .text(generation.contentHash), .text(generation.author),
+                    .text(generation.message), .integer(generation.createdAt.seconds), .text(generation.kind),
+                    generation.source.map { .integer(Int64($0)) } ?? .null, .integer(Int64(generation.files)),
                 ]))
         for path in files.files.keys.sorted() {
             statements.append(
                 FleetSQL.Statement(
-                    sql:
-                        "INSERT INTO catalog_files (generation, path, hash) SELECT MAX(generation), \(p(1)), \(p(2)) FROM catalog_generations",
-                    values: [.text(path), .text(hashes[path, default: ""])]))
+                    sql: "INSERT INTO catalog_files (generation, path, hash) VALUES (\(p(1)), \(p(2)), \(p(3)))",
+                    values: [.integer(Int64(generation.number)), .text(path), .text(hashes[path, default: ""])]))
         }
+        statements += events.map { EventOutbox.enqueue($0, dialect: store.dialect) }
         if store.dialect == .postgres {
             statements.append(
                 FleetSQL.Statement(
-                    sql: "SELECT pg_notify('\(Self.channel)', (SELECT MAX(generation) FROM catalog_generations)::text)",
-                    values: []))
+                    sql: "SELECT pg_notify('\(Self.channel)', \(p(1)))", values: [.text(String(generation.number))]))
         }
-        try await store.execute(statements)
-        guard let created = try await latest() else {
-            throw FleetStoreError(.unavailable, "the published generation is not in the store")
-        }
-        return .published(created, previous: previous)
+        return statements
     }
 
     /// The PostgreSQL notification channel a publish notifies.

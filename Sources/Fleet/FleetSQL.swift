@@ -129,6 +129,22 @@ public enum FleetSQL {
             Migration(
                 version: 5, name: "PostgreSQL: a batch written and committed by one call",
                 statements: dialect == .postgres ? [writeProcedure] : []),
+            Migration(
+                version: 6, name: "the event outbox and the device states events watch",
+                statements: [
+                    """
+                    CREATE TABLE event_outbox (\(serial), event_id TEXT NOT NULL, endpoint \(key) NOT NULL, \
+                    type TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL, created_at BIGINT NOT NULL, \
+                    state TEXT NOT NULL DEFAULT 'pending', attempts BIGINT NOT NULL DEFAULT 0, \
+                    next_attempt BIGINT NOT NULL, last_status BIGINT, last_error TEXT, delivered_at BIGINT)
+                    """,
+                    "CREATE INDEX event_outbox_due ON event_outbox (state, next_attempt)",
+                    """
+                    CREATE TABLE event_state (device \(key) NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL, \
+                    changed_at BIGINT NOT NULL, PRIMARY KEY (device, kind))
+                    """,
+                    "CREATE TABLE event_endpoints (endpoint \(key) PRIMARY KEY, disabled_at BIGINT NOT NULL, reason TEXT NOT NULL)",
+                ]),
         ]
     }
 
@@ -242,7 +258,87 @@ public enum FleetSQL {
             insert(
                 into: table.name, columns: table.columns, rows: rows, conflict: table.conflict, dialect: .sqlite,
                 rowsPerStatement: 1, linked: table.linked && schema >= 4)
+        } + (schema >= 6 ? watchedRowByRow(batch) : [])
+    }
+
+    // MARK: Watched states and their events
+
+    /// The watched states of a batch: each device's from its latest check-in (an earlier check-in of the same
+    /// device in the batch is passed over, as its state rows are).
+    static func watched(of batch: [CheckInRecord]) -> [(device: String, at: Instant, state: WatchedState)] {
+        var latest: [String: Int] = [:]
+        for (index, record) in batch.enumerated() where !record.watched.isEmpty {
+            latest[record.checkIn.device] = index
         }
+        return latest.keys.sorted().flatMap { device in
+            let record = batch[latest[device]!]
+            return record.watched.map { (device, record.receivedAt, $0) }
+        }
+    }
+
+    /// SQLite: for each watched state, its events added unless the stored value is the same, then the value stored.
+    static func watchedRowByRow(_ batch: [CheckInRecord]) -> [Statement] {
+        var statements: [Statement] = []
+        for (device, at, state) in watched(of: batch) {
+            for event in state.events {
+                statements.append(
+                    Statement(
+                        sql: """
+                            INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) \
+                            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6 WHERE NOT EXISTS (SELECT 1 FROM event_state \
+                            WHERE device = ?7 AND kind = ?8 AND value = ?9)
+                            """,
+                        values: [
+                            .text(event.eventID), .text(event.endpoint), .text(event.type), .text(event.subject),
+                            .text(event.body), .integer(event.createdAt.seconds), .text(device), .text(state.kind),
+                            .text(state.value),
+                        ]))
+            }
+            statements.append(
+                Statement(
+                    sql: """
+                        INSERT INTO event_state (device, kind, value, changed_at) VALUES (?1, ?2, ?3, ?4) \
+                        ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at \
+                        WHERE event_state.value <> excluded.value
+                        """,
+                    values: [.text(device), .text(state.kind), .text(state.value), .integer(at.seconds)]))
+        }
+        return statements
+    }
+
+    /// PostgreSQL: a batch's watched states and their events in one statement, run in the batch's transaction
+    /// (a batch with watched states is written between `BEGIN` and `COMMIT`, not by the procedure); nil when the
+    /// batch has none. Every `WITH` query reads the states as they were before the statement, so a state's events
+    /// are added exactly when its stored value differs.
+    public static func watchedAsColumns(_ batch: [CheckInRecord], schema: Int = latestVersion) -> ColumnStatement? {
+        guard schema >= 6 else { return nil }
+        let watched = watched(of: batch)
+        guard !watched.isEmpty else { return nil }
+        var events: [(OutboxEvent, kind: String, device: String)] = []
+        for (device, _, state) in watched { for event in state.events { events.append((event, state.kind, device)) } }
+        return ColumnStatement(
+            sql: """
+                WITH s AS (SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[]) \
+                AS s(device, kind, value, changed_at)), \
+                changed AS (SELECT s.* FROM s LEFT JOIN event_state c ON c.device = s.device AND c.kind = s.kind \
+                WHERE c.value IS DISTINCT FROM s.value), \
+                stored AS (INSERT INTO event_state (device, kind, value, changed_at) \
+                SELECT device, kind, value, changed_at FROM changed \
+                ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at) \
+                INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) \
+                SELECT e.event_id, e.endpoint, e.type, e.subject, e.body, e.created_at, e.created_at \
+                FROM unnest($5::TEXT[], $6::TEXT[], $7::TEXT[], $8::TEXT[], $9::TEXT[], $10::BIGINT[], $11::TEXT[], \
+                $12::TEXT[]) AS e(event_id, endpoint, type, subject, body, created_at, kind, device) \
+                JOIN changed ON changed.device = e.device AND changed.kind = e.kind
+                """,
+            columns: [
+                .text(watched.map(\.device)), .text(watched.map(\.state.kind)), .text(watched.map(\.state.value)),
+                .integer(watched.map(\.at.seconds)),
+                .text(events.map(\.0.eventID)), .text(events.map(\.0.endpoint)), .text(events.map(\.0.type)),
+                .text(events.map(\.0.subject)), .text(events.map(\.0.body)), .integer(events.map(\.0.createdAt.seconds)),
+                .text(events.map(\.kind)), .text(events.map(\.device)),
+            ],
+            commits: false)
     }
 
     /// A statement whose parameters are whole columns, each bound as one array.
@@ -277,7 +373,9 @@ public enum FleetSQL {
                         ? .integer(rows.map { $0[index].integer }) : .text(rows.map { $0[index].text }))
             }
         }
-        return schema >= 5
+        // A batch with watched states adds their statement to the same transaction, so it is not the procedure's.
+        let watching = schema >= 6 && batch.contains { !$0.watched.isEmpty }
+        return schema >= 5 && !watching
             ? ColumnStatement(sql: callSQL, columns: columns, commits: true)
             : ColumnStatement(sql: columnsSQL, columns: columns, commits: false)
     }

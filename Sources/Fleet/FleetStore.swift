@@ -55,6 +55,11 @@ public protocol FleetStore: Sendable {
     /// Generation numbers as publishes announce them (PostgreSQL `LISTEN`), and a 0 whenever listening (re)starts;
     /// nil when the store cannot announce (SQLite: followers poll). The stream ends when its consumer stops.
     func catalogNotifications() -> AsyncStream<Int>?
+
+    /// Whether this process is the one that sends the fleet's events now. PostgreSQL: whether it holds the
+    /// dispatcher's advisory lock, taken on a connection of its own and held until that connection ends (when the
+    /// process dies, another replica takes it). Stores with one server: always.
+    func holdsDispatcherLock() async -> Bool
 }
 
 extension FleetStore {
@@ -75,6 +80,9 @@ extension FleetStore {
 extension FleetStore {
     /// No announcements: followers poll.
     public func catalogNotifications() -> AsyncStream<Int>? { nil }
+
+    /// One server per store: it sends the events.
+    public func holdsDispatcherLock() async -> Bool { true }
 }
 
 /// One check-in as it is stored: what the device sent, when the server took it, which replica took it.
@@ -88,13 +96,17 @@ public struct CheckInRecord: Sendable, Equatable {
     /// The check-in as the history keeps it (compact JSON), made here, by the request's task, so that the writer,
     /// which is serial, does not spend its time on it.
     public let body: String
+    /// States of the device that events watch (its compliance, its configuration errors), stored with the
+    /// check-in; an event of a state is added to the outbox, in the same transaction, when the state changed.
+    public var watched: [WatchedState]
 
     /// A record of `checkIn`.
-    public init(checkIn: CheckIn, receivedAt: Instant, replica: String) {
+    public init(checkIn: CheckIn, receivedAt: Instant, replica: String, watched: [WatchedState] = []) {
         self.checkIn = checkIn
         self.receivedAt = receivedAt
         self.replica = replica
         self.body = checkIn.json.serialized(pretty: false)
+        self.watched = watched
     }
 }
 

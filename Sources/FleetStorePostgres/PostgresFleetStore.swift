@@ -22,6 +22,8 @@ public final class PostgresFleetStore: FleetStore {
         var busy = false
         var closed = false
     }
+    /// The connection holding the event dispatcher's advisory lock, while this replica holds it.
+    private let dispatcherConnection = Locked<PostgresConnection?>(nil)
     /// The schema version batches are written for (`FleetSQL.writeAsColumns`): the latest, or `upTo` in tests.
     private let schema: Int
     /// How long one read or transaction may wait for the database.
@@ -152,14 +154,14 @@ public final class PostgresFleetStore: FleetStore {
     /// own (`transaction(_:commits:on:logger:)`).
     public func write(_ batch: [CheckInRecord]) async throws {
         guard !batch.isEmpty else { return }
-        let (query, commits) = writing(batch)
+        let (queries, commits) = writing(batch)
         do {
             // The writing connection fails at once when the database is gone (its connect has a time-out, and a
             // check-in's write is bounded by `CheckInWriter`); the pool keeps a lease waiting, so its writes are
             // bounded here.
             if let connection = try await takeWritingConnection() {
                 do {
-                    try await Self.transaction(query, commits: commits, on: connection, logger: logger).get()
+                    try await Self.transaction(queries, commits: commits, on: connection, logger: logger).get()
                 } catch {
                     giveBack(connection, broken: true)
                     throw error
@@ -168,7 +170,7 @@ public final class PostgresFleetStore: FleetStore {
             } else {
                 try await bounded {
                     try await self.client.withConnection { connection in
-                        try await Self.transaction(query, commits: commits, on: connection, logger: self.logger).get()
+                        try await Self.transaction(queries, commits: commits, on: connection, logger: self.logger).get()
                     }
                 }
             }
@@ -192,8 +194,8 @@ public final class PostgresFleetStore: FleetStore {
             writeInTask(batch, completion: completion)
             return
         }
-        let (query, commits) = writing(batch)
-        Self.transaction(query, commits: commits, on: connection, logger: logger).whenComplete { result in
+        let (queries, commits) = writing(batch)
+        Self.transaction(queries, commits: commits, on: connection, logger: logger).whenComplete { result in
             switch result {
             case .success:
                 self.giveBack(connection, broken: false)
@@ -205,9 +207,16 @@ public final class PostgresFleetStore: FleetStore {
         }
     }
 
-    /// The query that writes `batch`, and whether it commits by itself.
-    private func writing(_ batch: [CheckInRecord]) -> (query: PostgresQuery, commits: Bool) {
+    /// The queries that write `batch` (the batch; its watched states and their events), and whether they commit by
+    /// themselves (the procedure, for a batch without watched states).
+    private func writing(_ batch: [CheckInRecord]) -> (queries: [PostgresQuery], commits: Bool) {
         let statement = FleetSQL.writeAsColumns(batch, schema: schema)
+        let statements = [statement] + (FleetSQL.watchedAsColumns(batch, schema: schema).map { [$0] } ?? [])
+        return (statements.map(Self.query), statement.commits)
+    }
+
+    /// A statement whose parameters are whole columns, each bound as one array.
+    static func query(_ statement: FleetSQL.ColumnStatement) -> PostgresQuery {
         var binds = PostgresBindings(capacity: statement.columns.count)
         for column in statement.columns {
             switch column {
@@ -215,37 +224,37 @@ public final class PostgresFleetStore: FleetStore {
             case .integer(let values): binds.append(ArrayParameter(integers: values))
             }
         }
-        return (PostgresQuery(unsafeSQL: statement.sql, binds: binds), statement.commits)
+        return PostgresQuery(unsafeSQL: statement.sql, binds: binds)
     }
 
     private static func refused(_ error: any Error) -> FleetStoreError {
         FleetStoreError(.unavailable, "the PostgreSQL store refused a write: \(reason(error))")
     }
 
-    /// `write`, stored once it is answered: a statement that `commits` (migration 5's procedure) alone, one that
-    /// does not between `BEGIN` and `COMMIT`, the three queued on `connection` together (it sends each as soon as
-    /// the one before is answered), stored once `COMMIT` answered `COMMIT`. Completes on the connection's loop.
+    /// `writes`, stored once they are answered: a statement that `commits` (migration 5's procedure) alone,
+    /// others between `BEGIN` and `COMMIT`, all queued on `connection` together (it sends each as soon as the one
+    /// before is answered), stored once `COMMIT` answered `COMMIT`. Completes on the connection's loop.
     ///
     /// They are queued on the connection's event loop, after checking there that it is open: a query handed to a
     /// connection that has just closed is dropped by PostgresNIO and never answered (a write waited for ever in a
     /// test that ended the connection), while one queued on an open connection fails when it closes.
     private static func transaction(
-        _ write: PostgresQuery, commits: Bool, on connection: PostgresConnection, logger: Logger
+        _ writes: [PostgresQuery], commits: Bool, on connection: PostgresConnection, logger: Logger
     ) -> EventLoopFuture<Void> {
         let queued = connection.eventLoop.submit { () throws -> [EventLoopFuture<PostgresQueryResult>] in
             guard !connection.isClosed else {
                 throw FleetStoreError(.unavailable, "the connection to PostgreSQL has closed")
             }
-            if commits { return [connection.query(write, logger: logger)] }
-            return [
-                connection.query("BEGIN", logger: logger), connection.query(write, logger: logger),
-                connection.query("COMMIT", logger: logger),
-            ]
+            if commits { return writes.map { connection.query($0, logger: logger) } }
+            return [connection.query("BEGIN", logger: logger)] + writes.map { connection.query($0, logger: logger) }
+                + [connection.query("COMMIT", logger: logger)]
         }
         return queued.flatMap { answers -> EventLoopFuture<Void> in
             if commits { return answers[0].map { _ in } }
-            let (begin, written, commit) = (answers[0], answers[1], answers[2])
-            return begin.and(written).flatMap { _ in commit }.flatMapThrowing { committed in
+            let commit = answers[answers.count - 1]
+            let loop = connection.eventLoop
+            let written = EventLoopFuture.andAllSucceed(Array(answers.dropLast()), on: loop)
+            return written.flatMap { _ in commit }.flatMapThrowing { committed in
                 guard committed.metadata.command == "COMMIT" else {
                     throw FleetStoreError(
                         .unavailable, "PostgreSQL ended the transaction with \(committed.metadata.command)")
@@ -489,7 +498,38 @@ public final class PostgresFleetStore: FleetStore {
             checkIns: Int(values[2].integer ?? 0))
     }
 
+    /// The dispatcher's lock: `pg_try_advisory_lock` on a connection kept for it, so the lock is held while the
+    /// connection lives and released by PostgreSQL when it ends (the replica stopped or died).
+    public func holdsDispatcherLock() async -> Bool {
+        if let held = dispatcherConnection.withLock({ $0 }), !held.isClosed { return true }
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(
+                on: Self.eventLoops.next(), configuration: writingConfiguration, id: 1, logger: logger)
+        } catch {
+            logger.debug("the event dispatcher's lock cannot be tried: \(Self.reason(error))")
+            return false
+        }
+        do {
+            let rows = try await connection.query("SELECT pg_try_advisory_lock(7415003)", logger: logger).collect()
+            if let held = try rows.first?.decode(Bool.self), held {
+                dispatcherConnection.withLock { $0 = connection }
+                return true
+            }
+        } catch {
+            logger.debug("the event dispatcher's lock cannot be tried: \(Self.reason(error))")
+        }
+        try? await connection.close()
+        return false
+    }
+
     public func close() async throws {
+        if let dispatcher = dispatcherConnection.withLock({ connection -> PostgresConnection? in
+            defer { connection = nil }
+            return connection
+        }) {
+            try? await dispatcher.close()
+        }
         let writing = writingConnection.withLock { state -> PostgresConnection? in
             state.closed = true
             return state.busy ? nil : state.connection  // a write under way closes it when it ends

@@ -68,3 +68,4 @@ struct DiffEntry: ParsableCommand { static let configuration = ServerCommands.di
 struct PublishEntry: ParsableCommand { static let configuration = ServerCommands.publish }
 struct HistoryEntry: ParsableCommand { static let configuration = ServerCommands.history }
 struct RollbackEntry: ParsableCommand { static let configuration = ServerCommands.rollback }
+struct EventsEntry: ParsableCommand { static let configuration = ServerCommands.events }

@@ -118,15 +118,25 @@ package enum ServerCommands {
             """
     )
 
+    package static let events = CommandConfiguration(
+        commandName: "events",
+        abstract: "List, retry and test the events sent to webhook endpoints (events.plist).",
+        discussion: """
+            Events wait in the fleet store's outbox until the server's dispatcher delivers them, signed with the             Standard Webhooks headers. list shows recent deliveries (--endpoint, --state pending|delivered|failed|            disabled); retry sends failed and disabled ones again (an endpoint disabled by a 410 answer is enabled             again); test ENDPOINT signs and sends a test event to one endpoint now and says what it answered,             without the outbox. The endpoints are those of --events FILE, or of the newest generation in the store.
+
+            Exit codes: 0 done (test: the endpoint answered 2xx), 1 test: the endpoint did not answer 2xx,             64 usage error, 78 the store, the events file or the endpoint's secret cannot be used.
+            """
+    )
+
     /// Whether `mdmconf` hands `name` to `mdmconf-server` (a switch: a `Set` would instantiate its generic
     /// metadata by name at start-up, measurable in `lint`'s 4 ms).
     package static func contains(_ name: String) -> Bool {
         switch name {
-        case "serve", "report", "simulate", "diff", "publish", "history", "rollback": true
+        case "serve", "report", "simulate", "diff", "publish", "history", "rollback", "events": true
         default: false
         }
     }
 
     /// Every configuration above, in `mdmconf --help`'s order.
-    package static let all = [serve, report, simulate, diff, publish, history, rollback]
+    package static let all = [serve, report, simulate, diff, publish, history, rollback, events]
 }

@@ -35,6 +35,8 @@ public struct ServerOptions: Sendable {
     public var tls: ServerTLS?
     /// Re-read the TLS certificate and key on SIGHUP (also with `--from-store`, where SIGHUP reloads no folder).
     public var reloadTLSOnSIGHUP = false
+    /// Send the outbox's events (off in tests that do not send events).
+    public var dispatchEvents = true
     /// `--public-url`: the https URL devices reach this server at, which the declarative channel's asset URLs start
     /// with (default: the listening address when serving TLS, or in development mode on loopback).
     public var publicURL: String?
@@ -95,6 +97,12 @@ public enum MDMConfServer {
                 GenerationFollower(
                     catalogs: store, history: CatalogHistory(store: fleetStore),
                     loader: CatalogLoader(readerOptions: options.readerOptions), interval: interval, logger: logger))
+        }
+        if let fleetStore = fleet.store, options.dispatchEvents {
+            services.append(
+                EventDispatcher(
+                    outbox: EventOutbox(store: fleetStore), catalogs: store, fleet: fleet,
+                    environment: ProcessInfo.processInfo.environment, logger: logger))
         }
         if fleet.store != nil, let interval = options.fleetMaintenanceInterval {
             services.append(FleetMaintenance(fleet: fleet, catalogs: store, interval: interval, logger: logger))

@@ -35,7 +35,10 @@ struct PublishCommand: ParsableCommand {
         }
         let who = author ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
         return try await StoredCatalogs.withStore(store) { history in
-            let outcome = try await history.publish(files, author: who, message: message)
+            let subscriptions = EventSubscriptions(endpoints: loaded.events, server: StorePaths.hostName)
+            let outcome = try await history.publish(files, author: who, message: message) { generation, previous in
+                subscriptions.published(generation, previous: previous)
+            }
             return try await Self.report(outcome, files: files, catalog: loaded, history: history, format: format)
         }
     }
@@ -145,9 +148,11 @@ struct RollbackCommand: ParsableCommand {
                     Console.error("error: generation \(generation) does not load as a catalog; nothing was published\n")
                     return ExitStatus.invalidConfiguration.rawValue
                 }
+                let subscriptions = EventSubscriptions(endpoints: catalog.events, server: StorePaths.hostName)
                 let outcome = try await history.publish(
                     files, author: author ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown",
-                    message: message ?? "rollback to generation \(generation)", kind: "rollback", source: generation)
+                    message: message ?? "rollback to generation \(generation)", kind: "rollback", source: generation
+                ) { generation, previous in subscriptions.published(generation, previous: previous) }
                 return try await PublishCommand.report(
                     outcome, files: files, catalog: catalog, history: history, format: format)
             }

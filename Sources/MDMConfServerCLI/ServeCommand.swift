@@ -9,6 +9,7 @@ import MDMConfCommandSupport
 import MDMConfServer
 import MDMDiagnostics
 import ServiceLifecycle
+import WebhookEvents
 
 struct ServeCommand: ParsableCommand {
     static let configuration = ServerCommands.serve
@@ -51,6 +52,10 @@ struct ServeCommand: ParsableCommand {
         name: .customLong("public-url"),
         help: "The https URL devices reach this server at: the declarative channel's asset URLs start with it.")
     var publicURL: String?
+    @Option(
+        name: .long,
+        help: "Send events to the endpoints of this events.plist instead of the catalog's own events.plist.")
+    var events: String?
     @OptionGroup var limits: ReaderLimitOptions
 
     func validate() throws {
@@ -88,10 +93,11 @@ struct ServeCommand: ParsableCommand {
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             return logger
         }()
+        let eventEndpoints = try loadEvents()
         let fleet: FleetService
         let store: CatalogStore
         if fromStore {
-            fleet = try await openFleet(catalogPath: nil, logger: logger)
+            fleet = try await openFleet(catalogPath: nil, events: eventEndpoints, logger: logger)
             do {
                 store = try await newestStoredGeneration(fleet: fleet, logger: logger)
             } catch {
@@ -114,9 +120,14 @@ struct ServeCommand: ParsableCommand {
                     "error: \(catalog) is not a usable catalog (\(error.errors.count) errors); nothing is served\n")
                 throw ExitStatus.invalidConfiguration.exitCode
             }
-            fleet = try await openFleet(catalogPath: store.current.catalog.path, logger: logger)
+            fleet = try await openFleet(catalogPath: store.current.catalog.path, events: eventEndpoints, logger: logger)
         }
         let loaded = store.current.catalog
+        if let problem = Self.unusableSecret(of: eventEndpoints ?? loaded.events) {
+            try? await fleet.store?.close()
+            Console.error("error: \(problem); nothing is served\n")
+            throw ExitStatus.invalidConfiguration.exitCode
+        }
         for warning in loaded.warnings where warning.severity != .info {
             logger.warning("\(warning.location?.file ?? catalog): \(warning.message) [\(warning.code)]")
         }
@@ -190,6 +201,35 @@ struct ServeCommand: ParsableCommand {
         try? await fleet.store?.close()
     }
 
+    /// `--events FILE`'s endpoints, or nil without it; a file with errors is reported and exits 78.
+    private func loadEvents() throws -> [EventEndpoint]? {
+        guard let events else { return nil }
+        switch CatalogLoader(readerOptions: limits.readerOptions).loadEvents(events) {
+        case .success(let endpoints): return endpoints
+        case .failure(let failure):
+            let report = DiagnosticReport(files: [FileReport(path: events, diagnostics: failure.errors)])
+            let sources = failure.sources.mapValues { SourceText($0) }
+            Console.error(
+                TextRenderer(options: RenderOptions(color: Console.stderrColorEnabled, sources: sources)).render(report))
+            Console.error("error: \(events) is not a usable events file (\(failure.errors.count) errors); nothing is served\n")
+            throw ExitStatus.invalidConfiguration.exitCode
+        }
+    }
+
+    /// Why one of `endpoints` cannot sign its events now (a secret missing, empty or not `whsec_` base64), or nil.
+    static func unusableSecret(of endpoints: [EventEndpoint]) -> String? {
+        for endpoint in endpoints {
+            switch endpoint.readSecret(environment: ProcessInfo.processInfo.environment) {
+            case .failure(let error): return error.message
+            case .success(let secret):
+                do { _ = try WebhookSignature(secrets: secret) } catch {
+                    return "the secret of endpoint '\(endpoint.name)' (\(endpoint.secret)) is unusable: \(error.message)"
+                }
+            }
+        }
+        return nil
+    }
+
     /// The TLS pair of `--tls-cert/--tls-key`, or of `--dev-cert` (made when needed); nil for plain HTTP.
     private func tls(logger: Logger) throws(TLSProblem) -> ServerTLS? {
         if let devCert {
@@ -209,7 +249,9 @@ struct ServeCommand: ParsableCommand {
 
     /// The store `--store` names (default: an SQLite file outside the catalog), opened and migrated; exit 78 when
     /// it cannot be used.
-    private func openFleet(catalogPath: String?, logger: Logger) async throws -> FleetService {
+    private func openFleet(catalogPath: String?, events: [EventEndpoint]?, logger: Logger) async throws
+        -> FleetService
+    {
         let location: StoreLocation
         switch store.map(StoreLocation.parse) {
         case .success(let parsed)?: location = parsed
@@ -228,7 +270,8 @@ struct ServeCommand: ParsableCommand {
             let opened = try await FleetStores.open(location, logger: logger)
             if store == nil { logger.info("fleet store: \(location) (choose another with --store)") }
             return FleetService(
-                store: opened, replica: replica ?? StorePaths.replicaName(port: port), historyDays: historyDays)
+                store: opened, replica: replica ?? StorePaths.replicaName(port: port), historyDays: historyDays,
+                events: events)
         } catch {
             Console.error(
                 "error: the fleet store cannot be used: \((error as? FleetStoreError)?.message ?? "\(error)")\n")

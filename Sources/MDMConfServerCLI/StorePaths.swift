@@ -22,11 +22,12 @@ enum StorePaths {
     }
 
     /// `host:port`, the default replica name.
-    static func replicaName(port: Int) -> String {
+    static func replicaName(port: Int) -> String { "\(hostName):\(port)" }
+
+    /// This machine's name (the source of the events a command sends).
+    static var hostName: String {
         var buffer = [CChar](repeating: 0, count: 256)
-        let host =
-            gethostname(&buffer, buffer.count) == 0
+        return gethostname(&buffer, buffer.count) == 0
             ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "localhost"
-        return "\(host):\(port)"
     }
 }

@@ -4,6 +4,7 @@ import DevicePolicy
 import MDMDiagnostics
 import PropertyList
 import UpdatePolicy
+import WebhookEvents
 
 /// One loaded, fully validated catalog folder (*Serving a catalog*): immutable, shared by every request that started
 /// while it was current. Replaced as a whole on reload, never changed in place.
@@ -27,11 +28,14 @@ public final class Catalog: Sendable {
     /// Every plist configuration served to an Apple device, by the SHA-256 of its bytes: the data assets of the
     /// declarative channel (`GET /v1/ddm/assets/{sha256}.plist`).
     public let assets: [String: [UInt8]]
+    /// `events.plist`: the endpoints events are sent to, by name (none without the file).
+    public let events: [EventEndpoint]
 
     init(
         path: String, settings: CatalogSettings, apps: [String: CatalogApp], devices: [String: CatalogDevice],
-        tokens: [CatalogToken]?, policyEngine: PolicyEngine, warnings: [Diagnostic]
+        tokens: [CatalogToken]?, policyEngine: PolicyEngine, events: [EventEndpoint] = [], warnings: [Diagnostic]
     ) {
+        self.events = events
         self.path = path
         self.settings = settings
         self.apps = apps

@@ -55,6 +55,11 @@ public enum CatalogCode {
     public static let invalidDDMSettings = DiagnosticCode(
         "MC6016", "invalid-ddm-settings",
         summary: "An app's ddm.plist has an unknown key or a value its declaration cannot carry.")
+    /// events.plist has an unknown key, an unusable URL, an unknown event type, or a secret written in clear.
+    public static let invalidEvents = DiagnosticCode(
+        "MC6017", "invalid-events",
+        summary:
+            "events.plist has an unknown key, an unusable URL, an unknown event type, or a secret written in clear.")
 
     /// Request errors the server answers with (never part of a catalog load).
     public static let badRequest = DiagnosticCode(
@@ -96,7 +101,7 @@ public enum CatalogCode {
     public static let all: [DiagnosticCode] = [
         notACatalog, unreadableFile, invalidAppFolder, missingSchema, schemaForAnotherApp, missingConfig,
         unexpectedFile, invalidInventory, invalidTokens, invalidSettings, invalidGroupVariant, unusedGroupVariant,
-        emptyCatalog, invalidProfiles, deviceConfigInvalid, invalidDDMSettings, badRequest, unauthorized, forbidden, notFound,
+        emptyCatalog, invalidProfiles, deviceConfigInvalid, invalidDDMSettings, invalidEvents, badRequest, unauthorized, forbidden, notFound,
         bodyTooLarge, notAcceptable, invalidCheckIn, storeUnavailable, fleetDisabled, ddmUnavailable,
     ]
 }

@@ -119,6 +119,7 @@ struct CatalogRun {
         let tokens = loadTokens(settings: settings, devices: devices)
         let apps = loadApps(devices: devices)
         let engine = loadProfiles()
+        let events = loadEvents()
         checkTopLevel(settings: settings)
         if apps.isEmpty && engine.profileSet.documents.isEmpty && !findings.hasErrors {
             report(
@@ -128,7 +129,7 @@ struct CatalogRun {
         guard !findings.hasErrors else { return nil }
         return Catalog(
             path: root, settings: settings, apps: apps, devices: devices, tokens: tokens, policyEngine: engine,
-            warnings: findings.filter { $0.severity == .warning })
+            events: events, warnings: findings.filter { $0.severity == .warning })
     }
 
     // MARK: Files
@@ -399,14 +400,14 @@ struct CatalogRun {
 
     mutating func checkTopLevel(settings: CatalogSettings) {
         let known: Set<String> = [
-            "apps", "profiles", Self.inventoryFile, Self.serverSettingsFile, settings.tokensFile,
+            "apps", "profiles", Self.inventoryFile, Self.serverSettingsFile, settings.tokensFile, Self.eventsFile,
         ]
         for name in InputPaths.entries(of: root).sorted() where !name.hasPrefix(".") && !known.contains(name) {
             if name.hasPrefix("README") || name.hasSuffix(".md") || name.hasSuffix(".txt") { continue }
             report(
                 CatalogCode.unexpectedFile, "\(name) is not part of a catalog and is ignored", severity: .warning,
                 file: join(root, name),
-                hint: "a catalog holds apps/, profiles/, devices.plist, tokens.plist and mdmconf-server.plist")
+                hint: "a catalog holds apps/, profiles/, devices.plist, tokens.plist, events.plist and mdmconf-server.plist")
         }
     }
 }

@@ -78,7 +78,10 @@ struct CheckInIntake: Sendable {
                     Refused(.notFound, CatalogCode.notFound, "no device '\(checkIn.device)' in devices.plist"))
             }
         }
-        let record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: fleet.replica)
+        var record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: fleet.replica)
+        if let subscriptions = fleet.subscriptions(state.catalog), subscriptions.watchesCheckIns {
+            record.watched = subscriptions.watched(record, catalog: state.catalog, cache: fleet.parseCache)
+        }
         return .success(Accepted(record: record, requests: requests, state: state))
     }
 

@@ -4,6 +4,7 @@ import Logging
 import MDMConf
 import MDMDiagnostics
 import ServiceLifecycle
+import WebhookEvents
 
 /// The fleet side of a running server: the store, the group-commit writer in front of it, and this replica's
 /// name. nil store = `--store none`.
@@ -18,16 +19,33 @@ public final class FleetService: Sendable {
     public let historyDays: Int
     /// Check-ins' update requests parsed once per distinct texts, for the life of the process.
     public let parseCache = ParseCache()
+    /// `serve --events FILE`: the endpoints events go to, instead of the served catalog's `events.plist`.
+    public let eventEndpoints: [EventEndpoint]?
+    /// The subscriptions of the catalog last asked about, made once per catalog.
+    private let subscriptionsCache = Locked<(catalog: ObjectIdentifier?, subscriptions: EventSubscriptions?)>((nil, nil))
 
     /// `clock` is the time the check-in writer reads for its refusal window after a failed write (tests move it).
+    /// `events` replaces the catalog's `events.plist` (`serve --events`).
     public init(
         store: (any FleetStore)?, replica: String, historyDays: Int = 90, maxBatch: Int = 2_000,
-        clock: @escaping @Sendable () -> Instant = { .now }
+        events: [EventEndpoint]? = nil, clock: @escaping @Sendable () -> Instant = { .now }
     ) {
         self.store = store
         self.writer = store.map { CheckInWriter(store: $0, maxBatch: maxBatch, clock: clock) }
         self.replica = replica
         self.historyDays = historyDays
+        self.eventEndpoints = events
+    }
+
+    /// Which events go where while `catalog` is served: `serve --events`, or the catalog's `events.plist`. Events
+    /// need the store's outbox, so none without a store.
+    public func subscriptions(_ catalog: Catalog) -> EventSubscriptions? {
+        guard store != nil else { return nil }
+        let id = ObjectIdentifier(catalog)
+        if let cached = subscriptionsCache.withLock({ $0.catalog == id ? $0.subscriptions : nil }) { return cached }
+        let subscriptions = EventSubscriptions(endpoints: eventEndpoints ?? catalog.events, server: replica)
+        subscriptionsCache.withLock { $0 = (id, subscriptions) }
+        return subscriptions
     }
 
     /// `/readyz`'s `store`: where it is and whether it takes writes, with the last failure while it does not.

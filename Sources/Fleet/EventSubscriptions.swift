@@ -1,0 +1,110 @@
+import CivilTime
+import MDMConf
+import MDMDiagnostics
+import WebhookEvents
+
+/// Which events a server sends, to which endpoints, and the events a change makes: the device states a check-in
+/// leaves (compliance, configuration errors) and a publish's. Built once per catalog; the same events whoever
+/// takes the change (a route, the fast path, `publish`).
+public struct EventSubscriptions: Sendable {
+    /// Every endpoint.
+    public let endpoints: [EventEndpoint]
+    /// The events' `source`: `mdmconf://` and the server's name.
+    public let source: String
+    private let byType: [EventType: [String]]
+
+    /// The subscriptions of `endpoints`, for events from the server named `server`.
+    public init(endpoints: [EventEndpoint], server: String) {
+        self.endpoints = endpoints
+        source = CloudEvent.source(server: server)
+        var byType: [EventType: [String]] = [:]
+        for endpoint in endpoints {
+            for type in EventType.allCases where endpoint.receives(type) && type != .test {
+                byType[type, default: []].append(endpoint.name)
+            }
+        }
+        self.byType = byType
+    }
+
+    /// The names of the endpoints that receive `type`.
+    public func subscribers(_ type: EventType) -> [String] { byType[type] ?? [] }
+
+    /// Whether a check-in's states are watched at all (any endpoint receives device events).
+    public var watchesCheckIns: Bool {
+        !subscribers(.complianceChanged).isEmpty || !subscribers(.configError).isEmpty
+    }
+
+    /// `event` for each endpoint that receives its type.
+    public func outbox(_ event: CloudEvent) -> [OutboxEvent] {
+        subscribers(event.type).map { OutboxEvent(event, endpoint: $0) }
+    }
+
+    /// The watched states of a check-in as `catalog` judges it at `receivedAt`: its compliance (`compliant` or
+    /// `noncompliant`), judged from the apps this check-in reports, and its configuration errors (each failing app
+    /// and its error), each with the events a change sends. None when no endpoint receives device events.
+    public func watched(
+        _ record: CheckInRecord, catalog: Catalog, cache: ParseCache
+    ) -> [WatchedState] {
+        guard watchesCheckIns else { return [] }
+        let checkIn = record.checkIn
+        let now = record.receivedAt
+        var states: [WatchedState] = []
+        if !subscribers(.complianceChanged).isEmpty {
+            let state = DeviceState(
+                device: checkIn.device, platform: checkIn.platform, osVersion: checkIn.osVersion,
+                deviceModel: checkIn.deviceModel, locale: checkIn.locale, timeZone: checkIn.timeZone,
+                enrolledAt: checkIn.enrolledAt, reportedAt: checkIn.at, lastCheckIn: now, replica: record.replica,
+                apps: checkIn.apps.map { DeviceState.App(app: $0, lastCheckIn: now) })
+            let compliance = ComplianceEvaluator(catalog: catalog, now: now).evaluate(state, cache: cache)
+            let event = CloudEvent(
+                source: source, type: .complianceChanged, time: now, subject: checkIn.device, data: compliance.json)
+            states.append(
+                WatchedState(
+                    kind: "compliance", value: compliance.compliant ? "compliant" : "noncompliant",
+                    events: outbox(event)))
+        }
+        if !subscribers(.configError).isEmpty {
+            let failing = checkIn.apps.filter { !($0.configError ?? "").isEmpty }.sorted { $0.app < $1.app }
+            let value = failing.map { "\($0.app): \($0.configError ?? "")" }.joined(separator: "\n")
+            var events: [OutboxEvent] = []
+            if !failing.isEmpty {
+                let data = JSONValue.object([
+                    ("device", .string(checkIn.device)),
+                    (
+                        "apps",
+                        .array(
+                            failing.map { app in
+                                .object([
+                                    ("app", .string(app.app)), ("version", .string(app.version)),
+                                    ("configETag", .optional(app.configETag)), ("error", .optional(app.configError)),
+                                ])
+                            })
+                    ),
+                ])
+                events = outbox(
+                    CloudEvent(source: source, type: .configError, time: now, subject: checkIn.device, data: data))
+            }
+            states.append(WatchedState(kind: "config-error", value: value, events: events))
+        }
+        return states
+    }
+
+    /// The events of a publish or rollback of `generation` (`previous` the generation it replaced), with the
+    /// diff's counts when known.
+    public func published(
+        _ generation: CatalogGeneration, previous: CatalogGeneration?, changes: JSONValue = .null
+    ) -> [OutboxEvent] {
+        let type: EventType = generation.kind == "rollback" ? .catalogRolledBack : .catalogPublished
+        let data = JSONValue.object([
+            ("generation", .integer(generation.number)), ("previous", .optional(previous?.number)),
+            ("kind", .string(generation.kind)), ("source", .optional(generation.source)),
+            ("author", .string(generation.author)), ("message", .string(generation.message)),
+            ("contentHash", .string(generation.contentHash)), ("files", .integer(generation.files)),
+            ("changes", changes),
+        ])
+        return outbox(
+            CloudEvent(
+                source: source, type: type, time: generation.createdAt, subject: String(generation.number),
+                data: data))
+    }
+}

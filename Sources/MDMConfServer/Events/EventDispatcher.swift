@@ -1,0 +1,175 @@
+import AsyncHTTPClient
+import CivilTime
+import Fleet
+import Foundation
+import Logging
+import Metrics
+import NIOCore
+import ServiceLifecycle
+import WebhookEvents
+
+/// Sends the outbox's due events (*Events*): one dispatcher per fleet (with PostgreSQL, the replica holding the
+/// dispatcher's advisory lock; the others check every few seconds whether it is free). Each delivery is POSTed with
+/// the Standard Webhooks headers, signed when it is sent; a 2xx marks it delivered, a 410 disables its endpoint,
+/// anything else (an error status, a refused connection, no answer within the attempt time-out) is tried again on
+/// `DeliverySchedule`'s back-off until the event is 3 days old. Delivery is at least once: a dispatcher that dies
+/// between a receiver's 2xx and recording it sends that event again, with the same `webhook-id`.
+struct EventDispatcher: Service {
+    let outbox: EventOutbox
+    let catalogs: CatalogStore
+    let fleet: FleetService
+    var schedule = DeliverySchedule()
+    /// How often the outbox is read when nothing was due.
+    var pollInterval: Duration = .milliseconds(250)
+    /// How often a replica without the lock tries it.
+    var lockInterval: Duration = .seconds(2)
+    /// Deliveries read and sent at once.
+    var batch = 32
+    let environment: [String: String]
+    let logger: Logger
+
+    func run() async throws {
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: .seconds(schedule.attemptTimeout), read: .seconds(schedule.attemptTimeout))))
+        do {
+            try await cancelWhenGracefulShutdown { try await loop(client) }
+        } catch {
+            if !(error is CancellationError) { logger.error("the event dispatcher stopped: \(error)") }
+        }
+        try? await client.shutdown()
+    }
+
+    private func loop(_ client: HTTPClient) async throws {
+        var holding = false
+        while !Task.isCancelled {
+            let endpoints = Dictionary(
+                (fleet.eventEndpoints ?? catalogs.current.catalog.events).map { ($0.name, $0) },
+                uniquingKeysWith: { first, _ in first })
+            // Nothing to send to: the outbox is not read (what it holds waits for an endpoint of its name).
+            guard !endpoints.isEmpty else {
+                try await Task.sleep(for: lockInterval)
+                continue
+            }
+            guard await outbox.store.holdsDispatcherLock() else {
+                if holding { logger.info("another replica sends the events now") }
+                holding = false
+                try await Task.sleep(for: lockInterval)
+                continue
+            }
+            if !holding { logger.info("this replica sends the fleet's events") }
+            holding = true
+            let due: [OutboxDelivery]
+            do {
+                due = try await outbox.due(now: .now, limit: batch)
+            } catch {
+                logger.warning("the event outbox cannot be read; trying again: \(error)")
+                try await Task.sleep(for: .seconds(1))
+                continue
+            }
+            EventMetrics.pendingRead.record(due.count)
+            guard !due.isEmpty else {
+                try await Task.sleep(for: pollInterval)
+                continue
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for delivery in due {
+                    group.addTask { await send(delivery, to: endpoints[delivery.event.endpoint], client: client) }
+                }
+            }
+        }
+    }
+
+    /// One attempt, and its outcome recorded.
+    func send(_ delivery: OutboxDelivery, to endpoint: EventEndpoint?, client: HTTPClient) async {
+        let outcome = await attempt(delivery, to: endpoint, client: client)
+        let now = Instant.now
+        do {
+            switch outcome {
+            case .delivered(let status):
+                try await outbox.delivered(delivery.id, status: status, at: now)
+                EventMetrics.counter("mdmconf_events_sent_total", delivery.event.endpoint).increment()
+            case .gone:
+                try await outbox.disable(endpoint: delivery.event.endpoint, id: delivery.id, at: now)
+                EventMetrics.counter("mdmconf_events_failed_total", delivery.event.endpoint).increment()
+                logger.warning("endpoint \(delivery.event.endpoint) answered 410 Gone: disabled until events retry")
+            case .failed(let status, let message):
+                let next = schedule.nextAttempt(
+                    afterAttempt: delivery.attempts + 1, at: now.seconds, created: delivery.event.createdAt.seconds)
+                try await outbox.failed(
+                    delivery.id, status: status, error: message, next: next.map { Instant(seconds: $0) })
+                EventMetrics.counter("mdmconf_events_failed_total", delivery.event.endpoint).increment()
+                logger.debug(
+                    "event \(delivery.event.eventID) to \(delivery.event.endpoint) failed: \(message)",
+                    metadata: ["next": "\(next.map { "\(Instant(seconds: $0))" } ?? "given up")"])
+            }
+        } catch {
+            // Not recorded: the delivery stays pending and is sent again (at least once).
+            logger.warning("the outcome of event \(delivery.event.eventID) cannot be recorded: \(error)")
+        }
+    }
+
+    enum Outcome: Equatable {
+        case delivered(Int)
+        case gone
+        case failed(Int?, String)
+    }
+
+    func attempt(_ delivery: OutboxDelivery, to endpoint: EventEndpoint?, client: HTTPClient) async -> Outcome {
+        guard let endpoint else {
+            return .failed(nil, "no endpoint named \(delivery.event.endpoint) is configured now")
+        }
+        let signer: WebhookSignature
+        switch endpoint.readSecret(environment: environment) {
+        case .failure(let error): return .failed(nil, error.message)
+        case .success(let secret):
+            do {
+                signer = try WebhookSignature(secrets: secret)
+            } catch {
+                return .failed(nil, "the secret of endpoint '\(endpoint.name)' is unusable: \(error.message)")
+            }
+        }
+        let body = Array(delivery.event.body.utf8)
+        var request = HTTPClientRequest(url: endpoint.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: CloudEvent.contentType)
+        request.headers.add(name: "User-Agent", value: "mdmconf-events")
+        for header in signer.headers(id: delivery.event.eventID, timestamp: Instant.now.seconds, body: body) {
+            request.headers.add(name: header.name, value: header.value)
+        }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await client.execute(request, timeout: .seconds(schedule.attemptTimeout))
+            _ = try? await response.body.collect(upTo: 65_536)
+            let status = Int(response.status.code)
+            if (200..<300).contains(status) { return .delivered(status) }
+            if status == 410 { return .gone }
+            return .failed(status, "the endpoint answered \(status)")
+        } catch {
+            return .failed(nil, "no answer: \(error)")
+        }
+    }
+}
+
+/// The events' metrics: deliveries sent and failed per endpoint, and how many were due at the last read.
+enum EventMetrics {
+    static let pendingRead: Metrics.Gauge = {
+        _ = ServerMetrics.registry
+        return Metrics.Gauge(label: "mdmconf_events_due")
+    }()
+
+    private static let counters = Locked<[String: Metrics.Counter]>([:])
+
+    static func counter(_ label: String, _ endpoint: String) -> Metrics.Counter {
+        counters.withLock { counters in
+            let key = label + "\u{0}" + endpoint
+            if let counter = counters[key] { return counter }
+            _ = ServerMetrics.registry
+            let counter = Metrics.Counter(label: label, dimensions: [("endpoint", endpoint)])
+            counters[key] = counter
+            return counter
+        }
+    }
+}
