@@ -201,6 +201,14 @@ let package = Package(
             exclude: ["README.md"]
         ),
         .executableTarget(
+            name: "webhook-receiver",
+            dependencies: [
+                "WebhookEvents", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Examples/webhook-receiver", exclude: ["README.md"]
+        ),
+        .executableTarget(
             name: "update-decisions-benchmark",
             dependencies: ["UpdatePolicy", "CivilTime", "MDMDiagnostics", "PropertyList"],
             path: "Tests/Benchmarks/UpdateDecisions"
@@ -222,6 +230,7 @@ let package = Package(
         ),
         .testTarget(name: "UpdatePolicyTests", dependencies: ["UpdatePolicy", "CivilTime", "MDMDiagnostics"]),
         .testTarget(name: "DevicePolicyTests", dependencies: ["DevicePolicy", "CivilTime"]),
+        .testTarget(name: "WebhookEventsTests", dependencies: ["WebhookEvents", "CivilTime", "MDMDiagnostics"]),
         .testTarget(name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics"]),
         .testTarget(
             name: "MDMConfTests",
@@ -260,7 +269,8 @@ let package = Package(
         .testTarget(
             name: "MDMConfCLITests",
             dependencies: [
-                "MDMConfCLI", "MDMConfServerCLI", "MDMConfCommandSupport", "MDMConfServer", "field-app-launch", "mdmconf-fuzz", "MDMConfClient", "MDMConfClientCore", "PropertyList", "CivilTime", "Fleet",
+                "MDMConfCLI", "MDMConfServerCLI", "MDMConfCommandSupport", "MDMConfServer", "field-app-launch", "mdmconf-fuzz",
+                "webhook-receiver", "WebhookEvents", "MDMConfClient", "MDMConfClientCore", "PropertyList", "CivilTime", "Fleet",
                 "FleetTestSupport", "MDMConf", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -10,6 +10,7 @@ import NIOCore
 import PropertyList
 import ServiceLifecycle
 import UnixSignals
+import WebhookEvents
 
 /// How `mdmconf serve` runs.
 public struct ServerOptions: Sendable {
@@ -37,6 +38,8 @@ public struct ServerOptions: Sendable {
     public var reloadTLSOnSIGHUP = false
     /// Send the outbox's events (off in tests that do not send events).
     public var dispatchEvents = true
+    /// When failed deliveries are tried again (`--event-retry-base` sets the first wait).
+    public var eventSchedule = DeliverySchedule()
     /// `--public-url`: the https URL devices reach this server at, which the declarative channel's asset URLs start
     /// with (default: the listening address when serving TLS, or in development mode on loopback).
     public var publicURL: String?
@@ -102,7 +105,7 @@ public enum MDMConfServer {
             services.append(
                 EventDispatcher(
                     outbox: EventOutbox(store: fleetStore), catalogs: store, fleet: fleet,
-                    environment: ProcessInfo.processInfo.environment, logger: logger))
+                    schedule: options.eventSchedule, environment: ProcessInfo.processInfo.environment, logger: logger))
         }
         if fleet.store != nil, let interval = options.fleetMaintenanceInterval {
             services.append(FleetMaintenance(fleet: fleet, catalogs: store, interval: interval, logger: logger))

@@ -56,6 +56,10 @@ struct ServeCommand: ParsableCommand {
         name: .long,
         help: "Send events to the endpoints of this events.plist instead of the catalog's own events.plist.")
     var events: String?
+    @Option(
+        name: .customLong("event-retry-base"),
+        help: "Seconds before the first retry of a failed event delivery; each retry waits up to twice as long.")
+    var eventRetryBase = 5
     @OptionGroup var limits: ReaderLimitOptions
 
     func validate() throws {
@@ -67,6 +71,9 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--log-level must be one of trace debug info notice warning error critical")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard (1...3600).contains(eventRetryBase) else {
+            throw ValidationError("--event-retry-base must be from 1 to 3600 seconds")
+        }
         guard (1...36500).contains(historyDays) else { throw ValidationError("--history-days must be from 1 to 36500") }
         if let store, case .failure(let error) = StoreLocation.parse(store) { throw ValidationError(error.message) }
         if fromStore {
@@ -152,6 +159,7 @@ struct ServeCommand: ParsableCommand {
             throw ExitStatus.invalidConfiguration.exitCode
         }
         options.reloadTLSOnSIGHUP = true
+        options.eventSchedule.firstDelay = Int64(eventRetryBase)
         if let publicURL {
             let local = loaded.tokens == nil && ServerOptions.isLoopback(host)
             guard let url = URL(string: publicURL), let scheme = url.scheme, url.host?.isEmpty == false,

@@ -1,0 +1,114 @@
+import CivilTime
+import Fleet
+import FleetTestSupport
+import Foundation
+import MDMConf
+import Testing
+import WebhookEvents
+
+/// The outbox on both stores: events written with the check-in batch that changed a watched state (and only then),
+/// and the dispatcher's bookkeeping of deliveries.
+@Suite struct EventOutboxTests {
+    static let endpoint = EventEndpoint(
+        name: "ops", url: "http://127.0.0.1:9/", types: [.complianceChanged, .configError], secret: .environment("X"))
+    let subscriptions = EventSubscriptions(endpoints: [endpoint], server: "test")
+
+    /// A check-in of `device` whose field app reports `error`, with its watched states as the server makes them.
+    func record(_ device: String, at seconds: Int64, error: String? = nil, catalog: Catalog) -> CheckInRecord {
+        var record = TestStores.record(
+            device, at: seconds,
+            apps: [.init(app: "com.example.field", version: "3.2.1", configError: error)])
+        record.watched = subscriptions.watched(record, catalog: catalog, cache: ParseCache())
+        return record
+    }
+
+    /// A device's first check-in changes its compliance (from nothing); the same state again sends nothing; a
+    /// configuration error sends one event, the same error again none, and another error one more. Two check-ins
+    /// of one device in one batch count as its last.
+    @Test(arguments: StoreKind.available)
+    func eventsOnlyWhenAWatchedStateChanges(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        let catalog = try TestStores.catalog()
+        let outbox = EventOutbox(store: store)
+        try await store.write([record("iphone-0117", at: 1_000, catalog: catalog)])
+        try await store.write([record("iphone-0117", at: 1_001, catalog: catalog)])
+        var rows = try await outbox.list()
+        #expect(rows.map(\.event.type) == [EventType.complianceChanged.rawValue])
+        try await store.write([record("iphone-0117", at: 1_002, error: "bad", catalog: catalog)])
+        try await store.write([record("iphone-0117", at: 1_003, error: "bad", catalog: catalog)])
+        try await store.write([
+            record("iphone-0117", at: 1_004, error: "worse", catalog: catalog),
+            record("ipad-0042", at: 1_004, catalog: catalog),
+            record("iphone-0117", at: 1_005, error: "worst", catalog: catalog),
+        ])
+        rows = try await outbox.list()
+        #expect(rows.map(\.event.subject) == ["ipad-0042", "iphone-0117", "iphone-0117", "iphone-0117"])
+        #expect(rows.filter { $0.event.type == EventType.configError.rawValue }.count == 2)
+        let last = try #require(rows.first { $0.event.type == EventType.configError.rawValue })
+        #expect(last.event.body.contains(#""error":"worst""#))
+        #expect(rows.allSatisfy { $0.state == .pending && $0.attempts == 0 && $0.event.endpoint == "ops" })
+        // The check-ins themselves are stored as ever.
+        #expect(try await store.counts().checkIns == 7)
+        try await store.close()
+    }
+
+    /// Due deliveries come oldest first; a 2xx marks one delivered, a failure schedules it again or gives it up,
+    /// a 410 disables the endpoint with its pending deliveries, and retry sends failed and disabled ones again.
+    @Test(arguments: StoreKind.available)
+    func deliveryBookkeeping(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        let outbox = EventOutbox(store: store)
+        let events = (0..<4).map { index in
+            OutboxEvent(
+                CloudEvent(
+                    source: "mdmconf://test", type: .catalogPublished, time: Instant(seconds: 100 + Int64(index)),
+                    subject: String(index + 1), data: .null),
+                endpoint: index == 3 ? "other" : "ops")
+        }
+        try await outbox.enqueue(events)
+        var due = try await outbox.due(now: Instant(seconds: 200), limit: 10)
+        #expect(due.map(\.event.subject) == ["1", "2", "3", "4"])
+        #expect(try await outbox.due(now: Instant(seconds: 100), limit: 10).count == 1)
+        try await outbox.delivered(due[0].id, status: 204, at: Instant(seconds: 201))
+        try await outbox.failed(due[1].id, status: 500, error: "the endpoint answered 500", next: Instant(seconds: 300))
+        try await outbox.failed(due[3].id, status: nil, error: "no answer", next: nil)
+        due = try await outbox.due(now: Instant(seconds: 250), limit: 10)
+        #expect(due.map(\.event.subject) == ["3"])
+        try await outbox.disable(endpoint: "ops", id: due[0].id, at: Instant(seconds: 260))
+        #expect(try await outbox.due(now: Instant(seconds: 1_000), limit: 10).isEmpty)
+        #expect(try await outbox.disabledEndpoints() == ["ops": Instant(seconds: 260)])
+        let counts = try await outbox.counts()
+        #expect(counts["ops"] == [.delivered: 1, .disabled: 2])
+        #expect(counts["other"] == [.failed: 1])
+        let rows = try await outbox.list(endpoint: "ops")
+        #expect(rows.map(\.attempts) == [1, 1, 1])
+        #expect(rows.first { $0.state == .delivered }?.deliveredAt == Instant(seconds: 201))
+        #expect(try await outbox.retry(endpoint: "ops", now: Instant(seconds: 400)) == 2)
+        #expect(try await outbox.disabledEndpoints().isEmpty)
+        #expect(try await outbox.due(now: Instant(seconds: 400), limit: 10).map(\.event.subject) == ["2", "3"])
+        #expect(try await outbox.retry(endpoint: nil, now: Instant(seconds: 400)) == 1)
+        try await store.close()
+    }
+
+    /// A publish and its event are one transaction: the event names the generation it made.
+    @Test(arguments: StoreKind.available)
+    func publishWritesItsEvent(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        let history = CatalogHistory(store: store)
+        let subscriptions = EventSubscriptions(
+            endpoints: [EventEndpoint(name: "ops", url: "https://h/", types: [.catalogPublished, .catalogRolledBack], secret: .environment("X"))],
+            server: "test")
+        let files = CatalogFiles(["devices.plist": Array("<plist><dict/></plist>".utf8)])
+        let changed = CatalogFiles(["devices.plist": Array("<plist><dict><key>a</key><dict/></dict></plist>".utf8)])
+        for (content, kind) in [(files, "publish"), (changed, "publish"), (files, "rollback")] {
+            _ = try await history.publish(content, author: "t", message: "m", kind: kind, source: kind == "rollback" ? 1 : nil) {
+                subscriptions.published($0, previous: $1)
+            }
+        }
+        let rows = try await EventOutbox(store: store).list()
+        #expect(rows.map(\.event.subject) == ["3", "2", "1"])
+        #expect(rows.map(\.event.type) == ["io.mdmconf.catalog.rolledback", "io.mdmconf.catalog.published", "io.mdmconf.catalog.published"])
+        #expect(rows[0].event.body.contains(#""previous":2"#))
+        try await store.close()
+    }
+}
