@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "AdminUI", targets: ["AdminUI"]),
         .library(name: "MDMConfServer", targets: ["MDMConfServer"]),
         .library(name: "MDMConfClient", targets: ["MDMConfClient"]),
+        .library(name: "WebhookEvents", targets: ["WebhookEvents"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

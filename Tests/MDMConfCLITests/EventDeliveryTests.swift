@@ -122,6 +122,44 @@ import WebhookEvents
         #expect(receiver.rejected == 0)
     }
 
+    /// Two replicas on one PostgreSQL database: the one holding the dispatcher's lock sends every event, whichever
+    /// replica took the check-in, and each is received once. When it is killed, the other takes the lock and sends
+    /// what comes next.
+    @Test(.enabled(if: TestStores.postgresURL != nil || TestStores.inCI))
+    func twoReplicasDeliverEachEventOnce() async throws {
+        let location = try TestStores.freshLocation(.postgres).description
+        let receiver = try ReceiverProcess([])
+        let catalog = try Self.catalog(url: "http://127.0.0.1:\(receiver.port)/")
+        func replica(_ name: String) throws -> ServerProcess {
+            try ServerProcess([
+                "serve", catalog, "--port", "0", "--store", location, "--replica", name, "--event-retry-base", "1",
+            ])
+        }
+        let replicas = [try replica("replica-a"), try replica("replica-b")]
+        for (index, device) in Self.devices.enumerated() {
+            let port = replicas[index % 2].port
+            #expect(try await Self.send(port, [Self.checkIn(device), Self.checkIn(device, error: "bad")]) == 2)
+        }
+        var rows = try await Self.waitForOutbox(location) { Self.states($0) == ["delivered": 12] }
+        #expect(Self.states(rows) == ["delivered": 12], "\(rows)")
+        let holders = replicas.filter { $0.log.contains("this replica sends the fleet's events") }
+        #expect(holders.count == 1, "\(replicas.map(\.log))")
+        let received = receiver.accepted
+        #expect(received.filter(\.duplicate).isEmpty, "duplicates: \(received.filter(\.duplicate).map(\.id))")
+        #expect(Set(received.map(\.id)) == Set(rows.compactMap { $0["event"] as? String }))
+
+        // The holder dies; the other replica takes the lock and sends the events of its next check-ins.
+        guard let holder = holders.first, let other = replicas.first(where: { $0 !== holder }) else { return }
+        holder.kill9()
+        #expect(try await Self.send(other.port, Self.devices.map { Self.checkIn($0, error: "worse") }) == 6)
+        rows = try await Self.waitForOutbox(location) { Self.states($0) == ["delivered": 18] }
+        #expect(Self.states(rows) == ["delivered": 18], "\(rows)\n\(other.log)")
+        #expect(other.log.contains("this replica sends the fleet's events"))
+        #expect(other.stop() == 0)
+        receiver.stop()
+        #expect(receiver.accepted.filter(\.duplicate).isEmpty)
+    }
+
     /// A receiver that answers 500 to its first 4 deliveries gets every event later, each verified once.
     @Test func aFailingReceiverGetsTheEventsLater() async throws {
         let location = try TestStores.freshLocation(.sqlite).description

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Events benchmark (issue 32), release build, on loopback, every number from one run of this script: POST
+# /v1/checkin at 64 connections where every check-in changes its device's compliance (a device alternates between a
+# compliant check-in, with the ETags it is served, and one on a version below the minimum), on SQLite and on
+# PostgreSQL, without events and with one endpoint (the example receiver) subscribed to compliance changes, runs
+# alternating (without, with, without, with). Target: with events within 10 % of without.
+#
+#   bash Tests/Benchmarks/events.sh        # SECONDS_PER_RUN=10 by default
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+RUN=${SECONDS_PER_RUN:-10}
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')  # the real interpreter, not a shim
+
+source Tests/Benchmarks/common.sh
+need wrk:wrk curl:curl
+
+swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null
+swift build -c release --product webhook-receiver >/dev/null
+BINDIR="$(swift build -c release --show-bin-path)"
+BIN="$BINDIR/mdmconf"
+D=$PWD/.build/bench-events; rm -rf "$D"; mkdir -p "$D"
+PORT=18291; RECEIVER_PORT=18293
+SERVER=""; RECEIVER=""
+PG="$D/pg"; PG_PORT=18292
+cleanup() {
+    [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null || true
+    [ -n "$RECEIVER" ] && kill "$RECEIVER" 2>/dev/null || true
+    bash Tests/pg-cluster.sh stop "$PG" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+source Tests/Benchmarks/wrk-common.sh
+CATALOG="$D/catalog"
+fleet_catalog "$CATALOG" "$PYTHON"
+echo "whsec_$(head -c 32 /dev/urandom | base64)" > "$D/secret"
+cp -r "$CATALOG" "$D/catalog-events"
+cat > "$D/catalog-events/events.plist" <<PLIST
+<?xml version="1.0" encoding="UTF-8"?>
+<plist version="1.0"><dict><key>ops</key><dict>
+<key>url</key><string>http://127.0.0.1:$RECEIVER_PORT/mdmconf</string>
+<key>types</key><array><string>io.mdmconf.device.compliance.changed</string></array>
+<key>secretFile</key><string>$D/secret</string>
+</dict></dict></plist>
+PLIST
+
+serve() {  # catalog store-url
+    "$BIN" serve "$1" --port $PORT --store "$2" --log-level warning 2>>"$D/serve.log" &
+    SERVER=$!
+    for _ in $(seq 300); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && return; sleep 0.1; done
+    echo "server did not start"; cat "$D/serve.log"; exit 1
+}
+stop() { kill "$SERVER"; wait "$SERVER" || true; SERVER=""; }
+
+# The ETags each bench device is served (its variables make its bytes its own), for the compliant check-ins.
+serve "$CATALOG" none
+"$PYTHON" - "$PORT" "$D/flip.lua" <<'PY'
+import http.client, sys
+port, out = int(sys.argv[1]), sys.argv[2]
+apps = ["com.example.field", "com.example.fieldnotes", "com.example.fieldsync"]
+conn = http.client.HTTPConnection("127.0.0.1", port)
+rows = []
+for i in range(2000):
+    device = f"bench-{i:05d}"
+    etags = []
+    for app in apps:
+        conn.request("GET", f"/v1/apps/{app}/config?device={device}",
+                      headers={"Authorization": "Bearer example-admin-token-c0ffee"})
+        response = conn.getresponse(); response.read()
+        etags.append(response.getheader("ETag").replace('"', '\\"'))
+    rows.append('{"%s","%s","%s"}' % tuple(etags))
+with open(out, "w") as f:
+    f.write("local etags = {" + ",\n".join(rows) + "}\n")
+    f.write('''
+local threads = 0
+function setup(thread) threads = threads + 1; thread:set("id", threads); thread:set("count", 0) end
+local state = {}
+local n = 0
+function init(args) count = 0 end
+function request()
+  -- Each thread has its own devices (those with index % 2 == id - 1, two threads), and each of its check-ins
+  -- flips its device between compliant and not.
+  n = n + 1
+  local index = ((n * 7919) % 1000) * 2 + (id - 1)
+  local device = string.format("bench-%05d", index)
+  local e = etags[index + 1]
+  local compliant = not state[index]
+  state[index] = compliant
+  local version = compliant and "3.2.1" or "1.0.0"
+  local body = '{"device":"' .. device .. '","platform":"ios","osVersion":"17.4.1","deviceModel":"iPhone15,2",'
+    .. '"locale":"en","timeZone":"Europe/Berlin","apps":['
+    .. '{"app":"com.example.field","version":"' .. version .. '","build":"321","configETag":"' .. e[1] .. '"},'
+    .. '{"app":"com.example.fieldnotes","version":"3.2.1","configETag":"' .. e[2] .. '"},'
+    .. '{"app":"com.example.fieldsync","version":"1.0","configETag":"' .. e[3] .. '"}]}'
+  return wrk.format("POST", "/v1/checkin", {["Content-Type"] = "application/json",
+    ["Authorization"] = "Bearer example-admin-token-c0ffee"}, body)
+end
+''')
+PY
+stop
+
+"$BINDIR/webhook-receiver" --port $RECEIVER_PORT --secret-file "$D/secret" >/dev/null 2>&1 &
+RECEIVER=$!
+
+bash Tests/pg-cluster.sh init "$PG"
+bash Tests/pg-cluster.sh start "$PG" $PG_PORT
+PGBIN=$(bash Tests/pg-cluster.sh bindir)
+
+echo "== check-ins that each change compliance, 64 connections, ${RUN} s runs, alternating"
+run=0
+for store in sqlite postgres; do
+    for round in 1 2; do
+        for mode in without with; do
+            run=$((run + 1))
+            if [ "$store" = sqlite ]; then url="sqlite:$D/fleet-$run.sqlite"; else
+                "$PGBIN/createdb" -h 127.0.0.1 -p $PG_PORT -U mdmconf "fleet$run"
+                url="postgres://mdmconf@127.0.0.1:$PG_PORT/fleet$run"
+            fi
+            [ "$mode" = with ] && catalog="$D/catalog-events" || catalog="$CATALOG"
+            serve "$catalog" "$url"
+            # A first pass gives every device its first state, so the measured one only flips.
+            wrk -t2 -c64 -d2s -s "$D/flip.lua" "http://127.0.0.1:$PORT" >/dev/null
+            out=$(wrk -t2 -c64 -d${RUN}s --latency -s "$D/flip.lua" "http://127.0.0.1:$PORT")
+            summary "$store $mode events (round $round)" "$out"
+            if [ "$mode" = with ]; then
+                sleep 2
+                "$BIN" events list --store "$url" --limit 1 --format json >/dev/null
+                printf '    outbox: %s\n' "$("$BIN" events list --store "$url" --limit 10000000 --format json \
+                    | "$PYTHON" -c 'import json,sys,collections; print(dict(collections.Counter(d["state"] for d in json.load(sys.stdin)["deliveries"])))')"
+            fi
+            stop
+        done
+    done
+done
