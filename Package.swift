@@ -134,7 +134,7 @@ let package = Package(
             name: "AdminUI",
             dependencies: [
                 "Fleet", "MDMConf", "MDMDiagnostics", "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy",
-                "CivilTime", .product(name: "Mustache", package: "swift-mustache"),
+                "CivilTime", "WebhookEvents", .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         .target(

@@ -270,7 +270,8 @@ extension AdminSite {
     /// Publishes generation `number`'s files again as a new generation (kind `rollback`), as `mdmconf rollback`
     /// does: the generation is loaded first, and one that does not load is refused.
     public static func rollBack(
-        to number: Int, history: CatalogHistory, loader: CatalogLoader, author: String, message: String
+        to number: Int, history: CatalogHistory, loader: CatalogLoader, author: String, message: String,
+        server: String = "admin page"
     ) async throws -> RollbackOutcome {
         guard let files = try await history.files(of: number) else {
             return .refused("generation \(number) is not in the store")
@@ -282,8 +283,10 @@ extension AdminSite {
             return .refused(
                 "generation \(number) does not load (\(failure.errors.count) errors); nothing was published")
         }
+        let subscriptions = EventSubscriptions(endpoints: catalog.events, server: server)
         switch try await history.publish(
-            files, author: author, message: message, kind: "rollback", source: number)
+            files, author: author, message: message, kind: "rollback", source: number,
+            events: { subscriptions.published($0, previous: $1) })
         {
         case .published(let generation, _): return .published(generation, catalog)
         case .unchanged(let generation): return .alreadyCurrent(generation)

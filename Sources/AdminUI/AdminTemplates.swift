@@ -5,7 +5,7 @@ enum AdminTemplates {
     static let all: [String: String] = [
         "head": head, "foot": foot, "findings": findings, "overview": overview, "app": app, "validate": validate,
         "update": update, "policy": policy, "fleet": fleet, "device": device, "history": history,
-        "generation": generation, "rollback": rollback, "login": login, "problem": problem,
+        "generation": generation, "rollback": rollback, "login": login, "problem": problem, "events": events,
     ]
 
     static let head = """
@@ -28,7 +28,8 @@ enum AdminTemplates {
         <a href="/admin/update"{{#nav.update}} aria-current="page"{{/nav.update}}>Update what-if</a>
         <a href="/admin/policy"{{#nav.policy}} aria-current="page"{{/nav.policy}}>Policy what-if</a>
         {{#chrome.fleet}}<a href="/admin/fleet"{{#nav.fleet}} aria-current="page"{{/nav.fleet}}>Fleet</a>
-        <a href="/admin/history"{{#nav.history}} aria-current="page"{{/nav.history}}>History</a>{{/chrome.fleet}}
+        <a href="/admin/history"{{#nav.history}} aria-current="page"{{/nav.history}}>History</a>
+        <a href="/admin/events"{{#nav.events}} aria-current="page"{{/nav.events}}>Events</a>{{/chrome.fleet}}
         </nav>
         {{#chrome.csrf}}<form class="logout" method="post" action="/admin/logout"><input type="hidden" name="csrf" value="{{chrome.csrf}}"><button type="submit">Log out</button></form>{{/chrome.csrf}}
         {{/chrome.signedIn}}
@@ -309,6 +310,41 @@ enum AdminTemplates {
         </table></div>
         {{/hasGenerations}}
         {{^hasGenerations}}<p>The store holds no published generation yet: <code>mdmconf publish CATALOG --store …</code> stores one.</p>{{/hasGenerations}}
+        {{#problem}}<p class="alert" role="alert">{{problem}}</p>{{/problem}}
+        {{> foot}}
+        """
+
+    static let events = """
+        {{> head}}
+        <h1>Events</h1>
+        {{^hasEndpoints}}<p>No endpoint receives events: add an <code>events.plist</code> to the catalog (or serve with <code>--events FILE</code>).</p>{{/hasEndpoints}}
+        {{#hasEndpoints}}
+        <h2>Endpoints</h2>
+        <div class="scroll"><table>
+        <thead><tr><th scope="col">Endpoint</th><th scope="col">URL</th><th scope="col">Types</th><th scope="col">Pending</th><th scope="col">Delivered</th><th scope="col">Failed</th><th scope="col">Disabled</th></tr></thead>
+        <tbody>
+        {{#endpoints}}<tr><td>{{name}}{{#disabledSince}} <span class="badge error">disabled since {{disabledSince}}</span>{{/disabledSince}}</td><td><code>{{url}}</code></td><td>{{types}}</td><td>{{pending}}</td><td>{{delivered}}</td><td>{{failed}}</td><td>{{disabled}}</td></tr>
+        {{/endpoints}}
+        </tbody>
+        </table></div>
+        {{/hasEndpoints}}
+        <h2>Failures</h2>
+        {{#hasFailures}}<div class="scroll"><table>
+        <thead><tr><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Type</th><th scope="col">Subject</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last answer</th></tr></thead>
+        <tbody>
+        {{#failures}}<tr><td><code>{{event}}</code></td><td>{{endpoint}}</td><td>{{type}}</td><td>{{subject}}</td><td>{{state}}</td><td>{{attempts}}</td><td>{{last}}</td></tr>
+        {{/failures}}
+        </tbody></table></div>
+        <p><code>mdmconf events retry --store …</code> sends failed and disabled deliveries again.</p>{{/hasFailures}}
+        {{^hasFailures}}<p>No delivery is failing.</p>{{/hasFailures}}
+        <h2>Recent deliveries</h2>
+        {{#hasRecent}}<div class="scroll"><table>
+        <thead><tr><th scope="col">Created</th><th scope="col">Endpoint</th><th scope="col">Type</th><th scope="col">Subject</th><th scope="col">State</th><th scope="col">Attempts</th></tr></thead>
+        <tbody>
+        {{#recent}}<tr><td>{{createdAt}}</td><td>{{endpoint}}</td><td>{{type}}</td><td>{{subject}}</td><td>{{state}}</td><td>{{attempts}}</td></tr>
+        {{/recent}}
+        </tbody></table></div>{{/hasRecent}}
+        {{^hasRecent}}<p>No event yet.</p>{{/hasRecent}}
         {{#problem}}<p class="alert" role="alert">{{problem}}</p>{{/problem}}
         {{> foot}}
         """

@@ -166,49 +166,83 @@ public struct EventOutbox: Sendable {
         return counts
     }
 
+    /// What one attempt to deliver came to.
+    public enum Outcome: Sendable, Equatable {
+        /// Answered with this 2xx.
+        case delivered(id: Int64, status: Int)
+        /// Failed (this status, or none without an answer): tried again at `next`, or given up when nil.
+        case failed(id: Int64, status: Int?, error: String, next: Instant?)
+        /// Answered `410 Gone`: the endpoint is disabled with its pending deliveries.
+        case gone(id: Int64, endpoint: String)
+    }
+
+    /// Records a batch of outcomes in one transaction (the dispatcher records each batch it sent at once: a
+    /// transaction per delivery took the store's writer from the check-ins).
+    public func record(_ outcomes: [Outcome], at now: Instant) async throws {
+        var statements: [FleetSQL.Statement] = []
+        var delivered: [Int: [Int64]] = [:]
+        var gone: [String: Int64] = [:]
+        for outcome in outcomes {
+            switch outcome {
+            case .delivered(let id, let status): delivered[status, default: []].append(id)
+            case .failed(let id, let status, let error, let next):
+                statements.append(
+                    FleetSQL.Statement(
+                        sql: """
+                            UPDATE event_outbox SET state = \(p(2)), attempts = attempts + 1, last_status = \(p(3)), \
+                            last_error = \(p(4)), next_attempt = \(p(5)) WHERE id = \(p(1)) AND state = 'pending'
+                            """,
+                        values: [
+                            .integer(id), .text(next == nil ? "failed" : "pending"), .optional(status.map(Int64.init)),
+                            .text(String(error.prefix(500))), .integer(next?.seconds ?? 0),
+                        ]))
+            case .gone(let id, let endpoint): gone[endpoint] = id
+            }
+        }
+        for (status, ids) in delivered.sorted(by: { $0.key < $1.key }) {
+            for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min(ids.count, $0 + 500)] }) {
+                let list = (0..<chunk.count).map { p($0 + 3) }.joined(separator: ", ")
+                statements.append(
+                    FleetSQL.Statement(
+                        sql: """
+                            UPDATE event_outbox SET state = 'delivered', attempts = attempts + 1, last_status = \(p(1)), \
+                            last_error = NULL, delivered_at = \(p(2)) WHERE id IN (\(list)) AND state = 'pending'
+                            """,
+                        values: [.integer(Int64(status)), .integer(now.seconds)] + chunk.map { .integer($0) }))
+            }
+        }
+        for (endpoint, id) in gone.sorted(by: { $0.key < $1.key }) {
+            statements += [
+                FleetSQL.Statement(
+                    sql: """
+                        UPDATE event_outbox SET attempts = attempts + CASE WHEN id = \(p(2)) THEN 1 ELSE 0 END, \
+                        last_status = CASE WHEN id = \(p(2)) THEN 410 ELSE last_status END, state = 'disabled', \
+                        last_error = 'the endpoint answered 410 Gone and is disabled' \
+                        WHERE endpoint = \(p(1)) AND state = 'pending'
+                        """,
+                    values: [.text(endpoint), .integer(id)]),
+                FleetSQL.Statement(sql: "DELETE FROM event_endpoints WHERE endpoint = \(p(1))", values: [.text(endpoint)]),
+                FleetSQL.Statement(
+                    sql: "INSERT INTO event_endpoints (endpoint, disabled_at, reason) VALUES (\(p(1)), \(p(2)), \(p(3)))",
+                    values: [.text(endpoint), .integer(now.seconds), .text("answered 410 Gone")]),
+            ]
+        }
+        if !statements.isEmpty { try await store.execute(statements) }
+    }
+
     /// Records a 2xx.
     public func delivered(_ id: Int64, status: Int, at now: Instant) async throws {
-        try await store.execute([
-            FleetSQL.Statement(
-                sql: """
-                    UPDATE event_outbox SET state = 'delivered', attempts = attempts + 1, last_status = \(p(2)), \
-                    last_error = NULL, delivered_at = \(p(3)) WHERE id = \(p(1)) AND state = 'pending'
-                    """,
-                values: [.integer(id), .integer(Int64(status)), .integer(now.seconds)])
-        ])
+        try await record([.delivered(id: id, status: status)], at: now)
     }
 
     /// Records a failed attempt: tried again at `next`, or given up (`failed`) when nil.
     public func failed(_ id: Int64, status: Int?, error: String, next: Instant?) async throws {
-        try await store.execute([
-            FleetSQL.Statement(
-                sql: """
-                    UPDATE event_outbox SET state = \(p(2)), attempts = attempts + 1, last_status = \(p(3)), \
-                    last_error = \(p(4)), next_attempt = \(p(5)) WHERE id = \(p(1)) AND state = 'pending'
-                    """,
-                values: [
-                    .integer(id), .text(next == nil ? "failed" : "pending"), .optional(status.map(Int64.init)),
-                    .text(String(error.prefix(500))), .integer(next?.seconds ?? 0),
-                ])
-        ])
+        try await record([.failed(id: id, status: status, error: error, next: next)], at: .now)
     }
 
     /// An endpoint that answered `410 Gone`: it is disabled, and its pending deliveries with it, until `retry`.
     public func disable(endpoint: String, id: Int64, at now: Instant) async throws {
-        try await store.execute([
-            FleetSQL.Statement(
-                sql: """
-                    UPDATE event_outbox SET attempts = attempts + CASE WHEN id = \(p(2)) THEN 1 ELSE 0 END, \
-                    last_status = CASE WHEN id = \(p(2)) THEN 410 ELSE last_status END, state = 'disabled', \
-                    last_error = 'the endpoint answered 410 Gone and is disabled' \
-                    WHERE endpoint = \(p(1)) AND state = 'pending'
-                    """,
-                values: [.text(endpoint), .integer(id)]),
-            FleetSQL.Statement(sql: "DELETE FROM event_endpoints WHERE endpoint = \(p(1))", values: [.text(endpoint)]),
-            FleetSQL.Statement(
-                sql: "INSERT INTO event_endpoints (endpoint, disabled_at, reason) VALUES (\(p(1)), \(p(2)), \(p(3)))",
-                values: [.text(endpoint), .integer(now.seconds), .text("answered 410 Gone")]),
-        ])
+        try await record([.gone(id: id, endpoint: endpoint)], at: now)
     }
 
     /// The endpoints disabled by a `410`, with when.

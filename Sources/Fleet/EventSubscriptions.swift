@@ -31,7 +31,7 @@ public struct EventSubscriptions: Sendable {
 
     /// Whether a check-in's states are watched at all (any endpoint receives device events).
     public var watchesCheckIns: Bool {
-        !subscribers(.complianceChanged).isEmpty || !subscribers(.configError).isEmpty
+        !subscribers(.complianceChanged).isEmpty || !subscribers(.configError).isEmpty || !subscribers(.silent).isEmpty
     }
 
     /// `event` for each endpoint that receives its type.
@@ -86,7 +86,53 @@ public struct EventSubscriptions: Sendable {
             }
             states.append(WatchedState(kind: "config-error", value: value, events: events))
         }
+        if !subscribers(.silent).isEmpty {
+            // A check-in makes the device active again: its next silence is a change.
+            states.append(WatchedState(kind: Self.seenKind, value: "active", events: []))
+        }
         return states
+    }
+
+    /// The watched state that says whether a device went silent.
+    static let seenKind = "seen"
+
+    /// Sends `io.mdmconf.device.silent` for every device whose last check-in is before `now` minus the catalog's
+    /// `silentAfterDays`, once per silence (a check-in in between makes the next silence a new one); returns how
+    /// many were sent. Run by the server's periodic fleet maintenance.
+    @discardableResult
+    public func markSilent(in store: any FleetStore, catalog: Catalog, now: Instant) async throws -> Int {
+        guard !subscribers(.silent).isEmpty else { return 0 }
+        let p = store.dialect.parameter
+        let cutoff = now.adding(seconds: -Int64(catalog.settings.silentAfterDays * 86_400))
+        let rows = try await store.rows(
+            FleetSQL.Statement(
+                sql: """
+                    SELECT device, last_checkin FROM devices WHERE last_checkin < \(p(1)) AND NOT EXISTS \
+                    (SELECT 1 FROM event_state WHERE event_state.device = devices.device AND kind = \(p(2)) \
+                    AND value = 'silent') ORDER BY device LIMIT 10000
+                    """,
+                values: [.integer(cutoff.seconds), .text(Self.seenKind)]))
+        var statements: [FleetSQL.Statement] = []
+        for row in rows {
+            guard let device = row.first?.text, let last = row.last?.integer else { continue }
+            let data = JSONValue.object([
+                ("device", .string(device)), ("lastCheckin", .string(Instant(seconds: last).description)),
+                ("silentAfterDays", .number(String(catalog.settings.silentAfterDays))),
+            ])
+            let event = CloudEvent(source: source, type: .silent, time: now, subject: device, data: data)
+            statements += outbox(event).map { EventOutbox.enqueue($0, dialect: store.dialect) }
+            statements.append(
+                FleetSQL.Statement(
+                    sql: "DELETE FROM event_state WHERE device = \(p(1)) AND kind = \(p(2))",
+                    values: [.text(device), .text(Self.seenKind)]))
+            statements.append(
+                FleetSQL.Statement(
+                    sql:
+                        "INSERT INTO event_state (device, kind, value, changed_at) VALUES (\(p(1)), \(p(2)), 'silent', \(p(3)))",
+                    values: [.text(device), .text(Self.seenKind), .integer(now.seconds)]))
+        }
+        if !statements.isEmpty { try await store.execute(statements) }
+        return rows.count
     }
 
     /// The events of a publish or rollback of `generation` (`previous` the generation it replaced), with the

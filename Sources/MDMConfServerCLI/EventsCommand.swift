@@ -39,9 +39,23 @@ struct EventsCommand: ParsableCommand {
                     let rows = try await outbox.list(
                         endpoint: endpoint, state: state.flatMap(OutboxDelivery.State.init), limit: limit)
                     let disabled = try await outbox.disabledEndpoints()
+                    let counts = try await outbox.counts()
                     if format == .json {
                         Console.out(
                             JSONValue.object([
+                                (
+                                    "counts",
+                                    .object(
+                                        counts.keys.sorted().map { endpoint in
+                                            (
+                                                endpoint,
+                                                .object(
+                                                    OutboxDelivery.State.allCases.map {
+                                                        ($0.rawValue, .integer(counts[endpoint]?[$0] ?? 0))
+                                                    })
+                                            )
+                                        })
+                                ),
                                 ("deliveries", .array(rows.map(EventsCommand.json))),
                                 (
                                     "disabledEndpoints",
@@ -49,6 +63,10 @@ struct EventsCommand: ParsableCommand {
                                 ),
                             ]).serialized())
                     } else {
+                        for endpoint in counts.keys.sorted() {
+                            let states = OutboxDelivery.State.allCases.map { "\(counts[endpoint]?[$0] ?? 0) \($0.rawValue)" }
+                            Console.out("\(endpoint): \(states.joined(separator: ", "))\n")
+                        }
                         Console.out(EventsCommand.table(rows))
                         for name in disabled.keys.sorted() {
                             Console.out(

@@ -8,6 +8,7 @@ Each check is one test; the summary line `browser tests: N passed, M failed` is 
 
 import os
 import sys
+import time
 import traceback
 
 from selenium import webdriver
@@ -305,6 +306,22 @@ def history(driver):
     driver.get(FOLDER + "/admin/history")
     expect("rollback of 1" in text(driver), "the rollback is in the history")
     shot(driver, "10-history")
+
+
+@test("events: the endpoints, their deliveries and the failing ones")
+def events(driver):
+    log_in(driver, FROM_STORE, ADMIN)
+    driver.get(FROM_STORE + "/admin/events")
+    deadline = time.time() + 20
+    # The publish of generation 2 is sent to an endpoint where nothing listens: it fails, and is tried again.
+    while "no answer" not in text(driver) and time.time() < deadline:
+        time.sleep(0.5)
+        driver.get(FROM_STORE + "/admin/events")
+    body = text(driver)
+    expect("Endpoints" in body and "ops" in body, body[:800])
+    expect("io.mdmconf.catalog.published" in body, body[:800])
+    expect("no answer" in body, "the failing delivery is listed with its last failure: " + body[:1200])
+    shot(driver, "11-events")
 
 
 @test("a server following the store serves a rollback made on its admin page at once")

@@ -25,6 +25,18 @@ cp -R Examples/catalog "$work/v1"
 cp -R Examples/catalog "$work/v2"
 sed -i 's|<string>3.0</string>|<string>3.0.1</string>|' "$work/v2/apps/com.example.field/update-policy.plist"
 sed -i 's|<integer>443</integer>|<integer>8443</integer>|' "$work/v2/apps/com.example.field/config.plist"
+# The second generation also sends its publishes to an endpoint where nothing listens: the events page then has a
+# delivery that keeps failing.
+dead_port=$(free_port)
+cat >"$work/v2/events.plist" <<PLIST
+<?xml version="1.0" encoding="UTF-8"?>
+<plist version="1.0"><dict><key>ops</key><dict>
+<key>url</key><string>http://127.0.0.1:$dead_port/mdmconf</string>
+<key>types</key><array><string>io.mdmconf.catalog.published</string><string>io.mdmconf.device.compliance.changed</string></array>
+<key>secretEnvironment</key><string>MDMCONF_BROWSER_SECRET</string>
+</dict></dict></plist>
+PLIST
+export MDMCONF_BROWSER_SECRET="whsec_$(head -c 32 /dev/urandom | base64)"
 for store in folder follow; do
     "$bin" publish "$work/v1" --store "sqlite:$work/$store.db" --message "first catalog" --author qa >/dev/null
     "$bin" publish "$work/v2" --store "sqlite:$work/$store.db" --message "minimum 3.0.1, port 8443" --author qa >/dev/null

@@ -90,6 +90,32 @@ import WebhookEvents
         try await store.close()
     }
 
+    /// A device that stops checking in is reported silent once; a check-in makes its next silence a new one.
+    @Test(arguments: StoreKind.available)
+    func silentDevicesAreReportedOncePerSilence(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        let catalog = try TestStores.catalog()
+        let silent = EventSubscriptions(
+            endpoints: [EventEndpoint(name: "ops", url: "https://h/", types: [.silent], secret: .environment("X"))],
+            server: "test")
+        func checkIn(at seconds: Int64) async throws {
+            var record = TestStores.record("iphone-0117", at: seconds, apps: [])
+            record.watched = silent.watched(record, catalog: catalog, cache: ParseCache())
+            try await store.write([record])
+        }
+        let week: Int64 = 7 * 86_400
+        try await checkIn(at: 1_000)
+        #expect(try await silent.markSilent(in: store, catalog: catalog, now: Instant(seconds: 1_000 + week - 60)) == 0)
+        #expect(try await silent.markSilent(in: store, catalog: catalog, now: Instant(seconds: 1_000 + week + 60)) == 1)
+        #expect(try await silent.markSilent(in: store, catalog: catalog, now: Instant(seconds: 1_000 + 2 * week)) == 0)
+        try await checkIn(at: 1_000 + 2 * week)
+        #expect(try await silent.markSilent(in: store, catalog: catalog, now: Instant(seconds: 1_000 + 4 * week)) == 1)
+        let rows = try await EventOutbox(store: store).list()
+        #expect(rows.map(\.event.type) == [EventType.silent.rawValue, EventType.silent.rawValue])
+        #expect(rows.allSatisfy { $0.event.subject == "iphone-0117" })
+        try await store.close()
+    }
+
     /// A publish and its event are one transaction: the event names the generation it made.
     @Test(arguments: StoreKind.available)
     func publishWritesItsEvent(kind: StoreKind) async throws {

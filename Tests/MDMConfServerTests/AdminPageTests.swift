@@ -142,6 +142,7 @@ import Testing
         Page(name: "an unknown device", target: "/admin/fleet/devices/nobody", status: 404, contains: ["No device"]),
         Page(name: "history, empty", target: "/admin/history", contains: ["holds no published generation"]),
         Page(name: "a generation not stored", target: "/admin/history/7", status: 404, contains: ["No generation 7"]),
+        Page(name: "events, none configured", target: "/admin/events", contains: ["No endpoint receives events"]),
         Page(name: "the stylesheet", target: "/admin/style.css", contains: ["font:", "@media"]),
     ]
 

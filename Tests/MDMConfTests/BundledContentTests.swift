@@ -66,10 +66,11 @@ struct BundledContentTests {
     /// export and the generated Swift type are regenerated and compared (DDMExportTests, CodegenTests), the
     /// device-policy test table runs below, the catalog is loaded as a whole (CatalogTests), the example app is
     /// built and run against the example catalog (ExampleClientTests), the CI examples run on a git repository
-    /// (CIExampleTests).
+    /// (CIExampleTests), the webhook receiver takes the server's deliveries (EventDeliveryTests).
     static func checkedElsewhere(_ path: String) -> Bool {
         path.hasSuffix(".xsd") || path.hasSuffix(".sh") || path.contains("/requests/") || path.hasSuffix("cases.json")
             || path.hasPrefix("Examples/catalog/") || path.hasPrefix("Examples/client/")
+            || path.hasPrefix("Examples/webhook-receiver/")
             || path.hasPrefix("Examples/ci/") || path.hasPrefix("Examples/ddm/") || path.hasSuffix(".swift")
     }
 

@@ -68,6 +68,7 @@ struct AdminRoutes: Sendable {
             await devicePage(request, context.parameters.get("id") ?? "")
         }
         router.get("/admin/history") { request, _ in await historyPage(request) }
+        router.get("/admin/events") { request, _ in await eventsPage(request) }
         router.get("/admin/history/:number") { request, context in
             await generationPage(request, context.parameters.get("number").flatMap { Int($0) })
         }
@@ -353,6 +354,14 @@ struct AdminRoutes: Sendable {
         }
     }
 
+    func eventsPage(_ request: Request) async -> Response {
+        await page(request) { state, chrome in
+            guard let store = fleet.store else { return fleetDisabled(chrome) }
+            let endpoints = fleet.eventEndpoints ?? state.catalog.events
+            return html(await site.events(EventOutbox(store: store), endpoints: endpoints, snapshot(state), chrome: chrome))
+        }
+    }
+
     func generationPage(_ request: Request, _ number: Int?) async -> Response {
         await page(request) { state, chrome in
             guard let history else { return fleetDisabled(chrome) }
@@ -396,7 +405,8 @@ struct AdminRoutes: Sendable {
             let outcome = try await AdminSite.rollBack(
                 to: number, history: history, loader: catalogs.loader,
                 author: state.catalog.tokens == nil ? "admin page (development mode)" : "admin page",
-                message: message.isEmpty ? "rollback to generation \(number)" : String(message.prefix(500)))
+                message: message.isEmpty ? "rollback to generation \(number)" : String(message.prefix(500)),
+                server: fleet.replica)
             var done: String?
             var problem: String?
             var current = state

@@ -24,7 +24,7 @@ struct EventDispatcher: Service {
     /// How often a replica without the lock tries it.
     var lockInterval: Duration = .seconds(2)
     /// Deliveries read and sent at once.
-    var batch = 32
+    var batch = 256
     let environment: [String: String]
     let logger: Logger
 
@@ -74,40 +74,40 @@ struct EventDispatcher: Service {
                 try await Task.sleep(for: pollInterval)
                 continue
             }
-            await withTaskGroup(of: Void.self) { group in
+            let outcomes = await withTaskGroup(of: EventOutbox.Outcome.self) { group in
                 for delivery in due {
                     group.addTask { await send(delivery, to: endpoints[delivery.event.endpoint], client: client) }
                 }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            do {
+                try await outbox.record(outcomes, at: .now)
+            } catch {
+                // Not recorded: the deliveries stay pending and are sent again (at least once).
+                logger.warning("the outcome of \(outcomes.count) deliveries cannot be recorded: \(error)")
             }
         }
     }
 
-    /// One attempt, and its outcome recorded.
-    func send(_ delivery: OutboxDelivery, to endpoint: EventEndpoint?, client: HTTPClient) async {
-        let outcome = await attempt(delivery, to: endpoint, client: client)
+    /// One attempt, and what it came to.
+    func send(_ delivery: OutboxDelivery, to endpoint: EventEndpoint?, client: HTTPClient) async -> EventOutbox.Outcome {
         let now = Instant.now
-        do {
-            switch outcome {
-            case .delivered(let status):
-                try await outbox.delivered(delivery.id, status: status, at: now)
-                EventMetrics.counter("mdmconf_events_sent_total", delivery.event.endpoint).increment()
-            case .gone:
-                try await outbox.disable(endpoint: delivery.event.endpoint, id: delivery.id, at: now)
-                EventMetrics.counter("mdmconf_events_failed_total", delivery.event.endpoint).increment()
-                logger.warning("endpoint \(delivery.event.endpoint) answered 410 Gone: disabled until events retry")
-            case .failed(let status, let message):
-                let next = schedule.nextAttempt(
-                    afterAttempt: delivery.attempts + 1, at: now.seconds, created: delivery.event.createdAt.seconds)
-                try await outbox.failed(
-                    delivery.id, status: status, error: message, next: next.map { Instant(seconds: $0) })
-                EventMetrics.counter("mdmconf_events_failed_total", delivery.event.endpoint).increment()
-                logger.debug(
-                    "event \(delivery.event.eventID) to \(delivery.event.endpoint) failed: \(message)",
-                    metadata: ["next": "\(next.map { "\(Instant(seconds: $0))" } ?? "given up")"])
-            }
-        } catch {
-            // Not recorded: the delivery stays pending and is sent again (at least once).
-            logger.warning("the outcome of event \(delivery.event.eventID) cannot be recorded: \(error)")
+        switch await attempt(delivery, to: endpoint, client: client) {
+        case .delivered(let status):
+            EventMetrics.counter("mdmconf_events_sent_total", delivery.event.endpoint).increment()
+            return .delivered(id: delivery.id, status: status)
+        case .gone:
+            EventMetrics.counter("mdmconf_events_failed_total", delivery.event.endpoint).increment()
+            logger.warning("endpoint \(delivery.event.endpoint) answered 410 Gone: disabled until events retry")
+            return .gone(id: delivery.id, endpoint: delivery.event.endpoint)
+        case .failed(let status, let message):
+            let next = schedule.nextAttempt(
+                afterAttempt: delivery.attempts + 1, at: now.seconds, created: delivery.event.createdAt.seconds)
+            EventMetrics.counter("mdmconf_events_failed_total", delivery.event.endpoint).increment()
+            logger.debug(
+                "event \(delivery.event.eventID) to \(delivery.event.endpoint) failed: \(message)",
+                metadata: ["next": "\(next.map { "\(Instant(seconds: $0))" } ?? "given up")"])
+            return .failed(id: delivery.id, status: status, error: message, next: next.map { Instant(seconds: $0) })
         }
     }
 

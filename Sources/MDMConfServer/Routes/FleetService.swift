@@ -73,6 +73,9 @@ public final class FleetService: Sendable {
     public func maintain(catalog: Catalog, now: Instant) async throws -> Int {
         guard let store else { return 0 }
         let query = FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: catalog, now: now))
+        if let subscriptions = subscriptions(catalog) {
+            try await subscriptions.markSilent(in: store, catalog: catalog, now: now)
+        }
         let summary = try await query.summary(FleetFilter())
         try await store.saveRollup(day: FleetTrend.day(of: now), rows: FleetTrend.rows(of: summary, day: FleetTrend.day(of: now)))
         return try await store.prune(
