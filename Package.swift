@@ -252,13 +252,13 @@ let package = Package(
             name: "FleetTests",
             dependencies: [
                 "FleetTestSupport", "Fleet", "FleetStores", "FleetStoreSQLite", "FleetStorePostgres", "MDMConf", "UpdatePolicy", "CivilTime",
-                "PropertyList", "CSQLite3",
+                "PropertyList", "CSQLite3", "WebhookEvents",
             ]
         ),
         .testTarget(
             name: "MDMConfServerTests",
             dependencies: [
-                "AdminUI", "MDMConfServer", "MDMConf", "Fleet", "FleetStoreSQLite", "FleetTestSupport",
+                "AdminUI", "MDMConfServer", "MDMConf", "Fleet", "FleetStoreSQLite", "FleetTestSupport", "WebhookEvents",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

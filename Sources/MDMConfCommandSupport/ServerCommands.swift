@@ -24,8 +24,13 @@ package enum ServerCommands {
             pair when the new one is refused. --dev-cert DIR makes a local certificate authority and a certificate \
             for this machine's names in DIR once, and serves with them; trust DIR/ca.pem on the test device.
 
+            Events: the catalog's events.plist (or --events FILE) names webhook endpoints; the server sends them \
+            signed events from the store's outbox, retrying failed deliveries (the first retry after \
+            --event-retry-base seconds) for up to 3 days. See mdmconf events.
+
             Exit codes: 0 stopped by a signal, 64 usage error, 78 invalid catalog, a store that cannot be used, a \
-            certificate or key that cannot be used, or the address cannot be used.
+            certificate or key that cannot be used, an events file or endpoint secret that cannot be used, or the \
+            address cannot be used.
             """
     )
 

@@ -203,11 +203,6 @@ struct EventsCommand: ParsableCommand {
                 row.lastStatus.map(String.init) ?? row.lastError ?? "",
             ])
         }
-        let widths = (0..<lines[0].count).map { column in lines.map { $0[column].count }.max() ?? 0 }
-        return lines.map { line in
-            line.enumerated().map { index, cell in
-                index == line.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n") + "\n"
+        return StoredCatalogs.columns(lines)
     }
 }

@@ -82,7 +82,12 @@ enum StoredCatalogs {
                 String(generation.files), String(generation.contentHash.prefix(12)), generation.message,
             ])
         }
-        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return columns(rows)
+    }
+
+    /// Rows as text columns two spaces apart, each padded to its widest cell (the last left as it is).
+    static func columns(_ rows: [[String]]) -> String {
+        let widths = (0..<(rows.first?.count ?? 0)).map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { index, cell in
                 index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)

@@ -172,6 +172,10 @@ import WebhookEvents
         let rows = try await Self.waitForOutbox(location) { Self.states($0) == ["delivered": 6] }
         #expect(Self.states(rows) == ["delivered": 6], "\(rows)")
         #expect(rows.reduce(0) { $0 + ($1["attempts"] as? Int ?? 0) } == 10)
+        // /metrics counts them per endpoint.
+        let metrics = try await RawHTTP(port: server.port).request("GET", "/metrics").text
+        #expect(metrics.contains(#"mdmconf_events_sent_total{endpoint="ops"} 6"#), "\(metrics)")
+        #expect(metrics.contains(#"mdmconf_events_failed_total{endpoint="ops"} 4"#))
         #expect(server.stop() == 0)
         receiver.stop()
         #expect(receiver.accepted.filter { !$0.duplicate }.count == 6)

@@ -1,8 +1,10 @@
+import Fleet
 import FleetTestSupport
 import Foundation
 import MDMConf
 import MDMConfServer
 import Testing
+import WebhookEvents
 
 /// The declarative channel over real HTTP: each Apple device's tokens, declaration items and declarations as
 /// `mdmconf ddm export` makes them, the data assets by hash, who may read what, and the tokens moving on a reload.
@@ -137,7 +139,10 @@ import Testing
     /// token stale, `invalid` an error with the device's reasons, and the device is judged by it in the fleet views.
     @Test(arguments: StoreKind.available)
     func aStatusReportIsJudgedLikeACheckIn(kind: StoreKind) async throws {
-        let fleet = try await CheckInServerTests.fleet(kind)
+        // An endpoint receives configuration errors (nothing listens there: the events stay in the outbox).
+        let endpoint = EventEndpoint(
+            name: "ops", url: "http://127.0.0.1:9/", types: [.configError], secret: .environment("UNUSED"))
+        let fleet = FleetService(store: try await TestStores.open(kind), replica: "replica-a", events: [endpoint])
         let store = try Fixture.store()
         try await Fixture.live(store, fleet: fleet, publicURL: Self.base) { http, _ in
             let state = store.current
@@ -161,6 +166,10 @@ import Testing
                     #expect(page.text.contains(#""compliant": false"#))
                 }
             }
+            // The invalid report is a configuration error: one event, with the device's reason.
+            let events = try await EventOutbox(store: try #require(fleet.store)).list()
+            #expect(events.map(\.event.type) == [EventType.configError.rawValue])
+            #expect(events.first?.event.body.contains("ServerPort must be an integer") == true)
             let stored = try await fleet.store?.counts().checkIns
             // Hostile or wrong bodies: refused, nothing stored.
             let refusals: [(String, Int)] = [

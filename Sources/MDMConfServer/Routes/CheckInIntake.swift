@@ -78,10 +78,7 @@ struct CheckInIntake: Sendable {
                     Refused(.notFound, CatalogCode.notFound, "no device '\(checkIn.device)' in devices.plist"))
             }
         }
-        var record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: fleet.replica)
-        if let subscriptions = fleet.subscriptions(state.catalog), subscriptions.watchesCheckIns {
-            record.watched = subscriptions.watched(record, catalog: state.catalog, cache: fleet.parseCache)
-        }
+        let record = fleet.record(checkIn, catalog: state.catalog)
         return .success(Accepted(record: record, requests: requests, state: state))
     }
 

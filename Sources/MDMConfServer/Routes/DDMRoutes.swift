@@ -157,7 +157,8 @@ struct DDMRoutes: Sendable {
             return Answer.error(.badRequest, CatalogCode.badRequest, "a status report is a JSON object")
         case .failure(let errors): return CheckInIntake.invalid(errors)
         }
-        let record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: fleet.replica)
+        // A declaration the device reports invalid is a configuration error, as a check-in's `configError` is.
+        let record = fleet.record(checkIn, catalog: state.catalog)
         if let refusal = await CheckInIntake.store(record, with: writer) { return refusal }
         let answer = CheckInAnswer.json(
             for: record, catalog: state.catalog, generation: state.generation, now: record.receivedAt)

@@ -22,7 +22,8 @@ public final class FleetService: Sendable {
     /// `serve --events FILE`: the endpoints events go to, instead of the served catalog's `events.plist`.
     public let eventEndpoints: [EventEndpoint]?
     /// The subscriptions of the catalog last asked about, made once per catalog.
-    private let subscriptionsCache = Locked<(catalog: ObjectIdentifier?, subscriptions: EventSubscriptions?)>((nil, nil))
+    /// (Held, not only identified: an identifier of a freed catalog could come back as a new one's.)
+    private let subscriptionsCache = Locked<(catalog: Catalog?, subscriptions: EventSubscriptions?)>((nil, nil))
 
     /// `clock` is the time the check-in writer reads for its refusal window after a failed write (tests move it).
     /// `events` replaces the catalog's `events.plist` (`serve --events`).
@@ -37,14 +38,25 @@ public final class FleetService: Sendable {
         self.eventEndpoints = events
     }
 
+    /// The record of a check-in taken now, with the device states events watch as `catalog` judges them (none when
+    /// no endpoint receives device events): a check-in and a DDM status report alike.
+    func record(_ checkIn: CheckIn, catalog: Catalog) -> CheckInRecord {
+        var record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: replica)
+        if let subscriptions = subscriptions(catalog), subscriptions.watchesCheckIns {
+            record.watched = subscriptions.watched(record, catalog: catalog, cache: parseCache)
+        }
+        return record
+    }
+
     /// Which events go where while `catalog` is served: `serve --events`, or the catalog's `events.plist`. Events
     /// need the store's outbox, so none without a store.
     public func subscriptions(_ catalog: Catalog) -> EventSubscriptions? {
         guard store != nil else { return nil }
-        let id = ObjectIdentifier(catalog)
-        if let cached = subscriptionsCache.withLock({ $0.catalog == id ? $0.subscriptions : nil }) { return cached }
+        if let cached = subscriptionsCache.withLock({ $0.catalog === catalog ? $0.subscriptions : nil }) {
+            return cached
+        }
         let subscriptions = EventSubscriptions(endpoints: eventEndpoints ?? catalog.events, server: replica)
-        subscriptionsCache.withLock { $0 = (id, subscriptions) }
+        subscriptionsCache.withLock { $0 = (catalog, subscriptions) }
         return subscriptions
     }
 
