@@ -35,7 +35,8 @@ struct Options {
                 }
                 options.secret = text
             case "--out": guard let path = value() else { return nil }; options.out = path
-            case "--fail-first": guard let count = value().flatMap(Int.init) else { return nil }; options.failFirst = count
+            case "--fail-first":
+                guard let count = value().flatMap(Int.init) else { return nil }; options.failFirst = count
             case "--status": guard let status = value().flatMap(Int.init) else { return nil }; options.status = status
             case "--hang": options.hang = true
             default: return nil
@@ -87,7 +88,8 @@ guard let options = Options.parse(Array(CommandLine.arguments.dropFirst())) else
     exit(64)
 }
 guard let secret = options.secret, let signature = try? WebhookSignature(secrets: secret) else {
-    FileHandle.standardError.write(Data("error: give the endpoint's whsec_ secret (--secret-file or WEBHOOK_SECRET)\n".utf8))
+    FileHandle.standardError.write(
+        Data("error: give the endpoint's whsec_ secret (--secret-file or WEBHOOK_SECRET)\n".utf8))
     exit(64)
 }
 let ledger = Ledger(failFirst: options.failFirst, out: options.out)

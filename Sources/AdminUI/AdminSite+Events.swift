@@ -62,7 +62,8 @@ extension AdminSite {
                     disabled: states[.disabled] ?? 0, disabledSince: disabled[endpoint.name]?.description)
             }
             // Pending deliveries that have failed at least once are failing too.
-            let failing = try await outbox.list(state: .failed, limit: 50) + outbox.list(state: .disabled, limit: 50)
+            let failing =
+                try await outbox.list(state: .failed, limit: 50) + outbox.list(state: .disabled, limit: 50)
                 + outbox.list(state: .pending, limit: 200).filter { $0.attempts > 0 }
             page.failures = failing.sorted { $0.id > $1.id }.prefix(50).map(row)
             page.hasFailures = !page.failures.isEmpty

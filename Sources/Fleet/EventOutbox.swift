@@ -156,9 +156,11 @@ public struct EventOutbox: Sendable {
     public func counts() async throws -> [String: [OutboxDelivery.State: Int]] {
         var counts: [String: [OutboxDelivery.State: Int]] = [:]
         for row in try await store.rows(
-            FleetSQL.Statement(sql: "SELECT endpoint, state, COUNT(*) FROM event_outbox GROUP BY endpoint, state", values: []))
+            FleetSQL.Statement(
+                sql: "SELECT endpoint, state, COUNT(*) FROM event_outbox GROUP BY endpoint, state", values: []))
         {
-            guard row.count == 3, let endpoint = row[0].text, let state = row[1].text.flatMap(OutboxDelivery.State.init),
+            guard row.count == 3, let endpoint = row[0].text,
+                let state = row[1].text.flatMap(OutboxDelivery.State.init),
                 let count = row[2].integer
             else { continue }
             counts[endpoint, default: [:]][state] = Int(count)
@@ -221,9 +223,11 @@ public struct EventOutbox: Sendable {
                         WHERE endpoint = \(p(1)) AND state = 'pending'
                         """,
                     values: [.text(endpoint), .integer(id)]),
-                FleetSQL.Statement(sql: "DELETE FROM event_endpoints WHERE endpoint = \(p(1))", values: [.text(endpoint)]),
                 FleetSQL.Statement(
-                    sql: "INSERT INTO event_endpoints (endpoint, disabled_at, reason) VALUES (\(p(1)), \(p(2)), \(p(3)))",
+                    sql: "DELETE FROM event_endpoints WHERE endpoint = \(p(1))", values: [.text(endpoint)]),
+                FleetSQL.Statement(
+                    sql:
+                        "INSERT INTO event_endpoints (endpoint, disabled_at, reason) VALUES (\(p(1)), \(p(2)), \(p(3)))",
                     values: [.text(endpoint), .integer(now.seconds), .text("answered 410 Gone")]),
             ]
         }
@@ -272,10 +276,12 @@ public struct EventOutbox: Sendable {
             ).first?.first?.integer ?? 0
         try await store.execute([
             FleetSQL.Statement(
-                sql: "UPDATE event_outbox SET state = 'pending', next_attempt = \(p(1)) WHERE state IN ('failed', 'disabled')"
+                sql:
+                    "UPDATE event_outbox SET state = 'pending', next_attempt = \(p(1)) WHERE state IN ('failed', 'disabled')"
                     + filter, values: values),
             FleetSQL.Statement(
-                sql: endpoint == nil ? "DELETE FROM event_endpoints" : "DELETE FROM event_endpoints WHERE endpoint = \(p(1))",
+                sql: endpoint == nil
+                    ? "DELETE FROM event_endpoints" : "DELETE FROM event_endpoints WHERE endpoint = \(p(1))",
                 values: endpoint.map { [.text($0)] } ?? []),
         ])
         return Int(count)

@@ -64,13 +64,15 @@ struct EventsCommand: ParsableCommand {
                             ]).serialized())
                     } else {
                         for endpoint in counts.keys.sorted() {
-                            let states = OutboxDelivery.State.allCases.map { "\(counts[endpoint]?[$0] ?? 0) \($0.rawValue)" }
+                            let states = OutboxDelivery.State.allCases.map {
+                                "\(counts[endpoint]?[$0] ?? 0) \($0.rawValue)"
+                            }
                             Console.out("\(endpoint): \(states.joined(separator: ", "))\n")
                         }
                         Console.out(EventsCommand.table(rows))
-                        for name in disabled.keys.sorted() {
+                        for (name, since) in disabled.sorted(by: { $0.key < $1.key }) {
                             Console.out(
-                                "endpoint \(name) is disabled since \(disabled[name]!) (it answered 410 Gone); mdmconf events retry --endpoint \(name) enables it\n"
+                                "endpoint \(name) is disabled since \(since) (it answered 410 Gone); mdmconf events retry --endpoint \(name) enables it\n"
                             )
                         }
                     }
@@ -105,7 +107,8 @@ struct EventsCommand: ParsableCommand {
             abstract: "Sign and send a test event to one endpoint now, and show its answer.")
 
         @Argument(help: "The endpoint's name in events.plist.") var endpoint: String
-        @Option(name: .long, help: "The events.plist to read the endpoint from (default: the store's newest generation).")
+        @Option(
+            name: .long, help: "The events.plist to read the endpoint from (default: the store's newest generation).")
         var events: String?
         @Option(name: .long, help: "The fleet store (for the newest generation's events.plist).") var store: String?
 
@@ -123,7 +126,9 @@ struct EventsCommand: ParsableCommand {
                 switch CatalogLoader().loadEvents(events) {
                 case .success(let endpoints): return endpoints
                 case .failure(let failure):
-                    for error in failure.errors { Console.error("\(error.location?.file ?? events): error: \(error.message)\n") }
+                    for error in failure.errors {
+                        Console.error("\(error.location?.file ?? events): error: \(error.message)\n")
+                    }
                     return nil
                 }
             }
@@ -145,7 +150,8 @@ struct EventsCommand: ParsableCommand {
             guard let endpoints = try await endpoints() else { return ExitStatus.invalidConfiguration.rawValue }
             guard let target = endpoints.first(where: { $0.name == endpoint }) else {
                 Console.error(
-                    "error: no endpoint '\(endpoint)' (the endpoints are: \(endpoints.map(\.name).joined(separator: ", ")))\n")
+                    "error: no endpoint '\(endpoint)' (the endpoints are: \(endpoints.map(\.name).joined(separator: ", ")))\n"
+                )
                 return ExitStatus.invalidConfiguration.rawValue
             }
             let signer: WebhookSignature

@@ -44,7 +44,9 @@ public struct EventEndpoint: Sendable, Equatable {
         case .file(let path): text = SecretFile.read(path)
         }
         guard let text, !text.trimmingASCIIWhitespace.isEmpty else {
-            return .failure(SecretError(endpoint: name, message: "the secret of endpoint '\(name)' (\(secret)) is missing or empty"))
+            return .failure(
+                SecretError(endpoint: name, message: "the secret of endpoint '\(name)' (\(secret)) is missing or empty")
+            )
         }
         return .success(text.trimmingASCIIWhitespace)
     }

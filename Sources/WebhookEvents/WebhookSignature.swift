@@ -53,7 +53,8 @@ public struct WebhookSignature: Sendable {
             guard candidate.hasPrefix("v1,"), let mac = Data(base64Encoded: String(candidate.dropFirst(3))) else {
                 continue
             }
-            for key in self.keys where HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: message, using: key) {
+            for key in self.keys where HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: message, using: key)
+            {
                 return .success(())
             }
         }

@@ -122,18 +122,27 @@ import WebhookEvents
         let store = try await TestStores.open(kind)
         let history = CatalogHistory(store: store)
         let subscriptions = EventSubscriptions(
-            endpoints: [EventEndpoint(name: "ops", url: "https://h/", types: [.catalogPublished, .catalogRolledBack], secret: .environment("X"))],
+            endpoints: [
+                EventEndpoint(
+                    name: "ops", url: "https://h/", types: [.catalogPublished, .catalogRolledBack],
+                    secret: .environment("X"))
+            ],
             server: "test")
         let files = CatalogFiles(["devices.plist": Array("<plist><dict/></plist>".utf8)])
         let changed = CatalogFiles(["devices.plist": Array("<plist><dict><key>a</key><dict/></dict></plist>".utf8)])
         for (content, kind) in [(files, "publish"), (changed, "publish"), (files, "rollback")] {
-            _ = try await history.publish(content, author: "t", message: "m", kind: kind, source: kind == "rollback" ? 1 : nil) {
+            _ = try await history.publish(
+                content, author: "t", message: "m", kind: kind, source: kind == "rollback" ? 1 : nil
+            ) {
                 subscriptions.published($0, previous: $1)
             }
         }
         let rows = try await EventOutbox(store: store).list()
         #expect(rows.map(\.event.subject) == ["3", "2", "1"])
-        #expect(rows.map(\.event.type) == ["io.mdmconf.catalog.rolledback", "io.mdmconf.catalog.published", "io.mdmconf.catalog.published"])
+        #expect(
+            rows.map(\.event.type) == [
+                "io.mdmconf.catalog.rolledback", "io.mdmconf.catalog.published", "io.mdmconf.catalog.published",
+            ])
         #expect(rows[0].event.body.contains(#""previous":2"#))
         try await store.close()
     }

@@ -30,7 +30,8 @@ import WebhookEvents
     /// A copy of the example catalog whose events.plist sends device events to `url`, signed with `secret` from a
     /// file: (the catalog folder, the secret file).
     static func catalog(url: String, types: [EventType] = [.complianceChanged, .configError]) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-events-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mdmconf-events-\(UUID().uuidString)")
         try FileManager.default.copyItem(
             at: CLIProcess.packageRoot.appendingPathComponent("Examples/catalog"), to: folder)
         let secretFile = folder.deletingLastPathComponent().appendingPathComponent("\(UUID().uuidString).whsec").path
@@ -193,7 +194,9 @@ import WebhookEvents
         try await Task.sleep(for: .milliseconds(800))
         var bodies: [String] = []
         for round in 0..<20 {
-            for device in Self.devices { bodies.append(Self.checkIn(device, error: round % 2 == 0 ? nil : "e\(round)")) }
+            for device in Self.devices {
+                bodies.append(Self.checkIn(device, error: round % 2 == 0 ? nil : "e\(round)"))
+            }
         }
         #expect(try await Self.send(server.port, bodies) == 120)
         let rows = try Self.outbox(location)
@@ -234,7 +237,9 @@ import WebhookEvents
             source: "mdmconf://test", type: .complianceChanged, time: .now, subject: "iphone-0117",
             data: .object([("compliant", .bool(false))]))
         let body = event.body
-        func post(_ body: String, signer: WebhookSignature, signedBody: String? = nil, at time: Int64 = Instant.now.seconds)
+        func post(
+            _ body: String, signer: WebhookSignature, signedBody: String? = nil, at time: Int64 = Instant.now.seconds
+        )
             async throws -> Int
         {
             let headers = signer.headers(id: event.id, timestamp: time, body: Array((signedBody ?? body).utf8))
@@ -243,7 +248,9 @@ import WebhookEvents
             return try await http.request("POST", "/", headers: fields, body: body).status
         }
         #expect(try await post(body, signer: signer) == 204)
-        #expect(try await post(body.replacingOccurrences(of: "false", with: "true "), signer: signer, signedBody: body) == 401)
+        #expect(
+            try await post(body.replacingOccurrences(of: "false", with: "true "), signer: signer, signedBody: body)
+                == 401)
         #expect(try await post(body, signer: other) == 401)
         #expect(try await post(body, signer: signer, at: Instant.now.seconds - 3_600) == 401)
         let catalog = try Self.catalog(url: "http://127.0.0.1:\(receiver.port)/")

@@ -16,8 +16,9 @@ struct WebhookSignatureTests {
         #expect(
             signer.verify(
                 id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: "1614265330",
-                signatures: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=", body: body, now: 1_614_265_400)
-                .refusal == nil)
+                signatures: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=", body: body, now: 1_614_265_400
+            )
+            .refusal == nil)
     }
 
     struct Tampering: CustomStringConvertible, Sendable {
@@ -45,7 +46,8 @@ struct WebhookSignatureTests {
         #expect(
             signer.verify(
                 id: tampering.id, timestamp: tampering.timestamp, signatures: signature,
-                body: Array(tampering.body.utf8), now: tampering.now) .refusal == tampering.expected)
+                body: Array(tampering.body.utf8), now: tampering.now
+            ).refusal == tampering.expected)
     }
 
     /// While a secret rotates, every delivery carries one signature per secret, and a receiver that knows only
@@ -60,7 +62,8 @@ struct WebhookSignatureTests {
         #expect(header.split(separator: " ").allSatisfy { $0.hasPrefix("v1,") })
         for secret in [old, new] {
             let receiver = try WebhookSignature(secrets: secret)
-            #expect(receiver.verify(id: "evt_1", timestamp: "50", signatures: header, body: body, now: 60) .refusal == nil)
+            #expect(
+                receiver.verify(id: "evt_1", timestamp: "50", signatures: header, body: body, now: 60).refusal == nil)
         }
         let stranger = try WebhookSignature(secrets: "whsec_" + "c3RyYW5nZXItc3RyYW5nZXItc3RyYW5nZXI=")
         #expect(
@@ -99,7 +102,7 @@ struct DeliveryScheduleTests {
         for attempt in 1...20 {
             let next = schedule.nextAttempt(afterAttempt: attempt, at: 1_000, created: 1_000, using: &generator)
             let base = schedule.baseDelay(afterAttempt: attempt)
-            #expect(next.map { $0 - 1_000 } .map { ((base + 1) / 2...base).contains($0) } == true)
+            #expect(next.map { $0 - 1_000 }.map { ((base + 1) / 2...base).contains($0) } == true)
         }
         #expect(schedule.nextAttempt(afterAttempt: 80, at: 3 * 86_400 - 10, created: 0, using: &generator) == nil)
         // Attempts over 3 days: a receiver down for a day still gets the event.

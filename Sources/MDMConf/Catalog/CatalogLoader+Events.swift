@@ -88,7 +88,9 @@ extension CatalogRun {
                     "the secret of endpoint '\(name)' is written in the catalog in clear", field,
                     hint: "name where it is kept instead: secretFile (an absolute path) or secretEnvironment")
             case ("url", _), ("types", _):
-                bad("\(field.key) of endpoint '\(name)' must be \(field.key == "url" ? "a string" : "a non-empty array of event types")", field)
+                bad(
+                    "\(field.key) of endpoint '\(name)' must be \(field.key == "url" ? "a string" : "a non-empty array of event types")",
+                    field)
             default:
                 report(
                     CatalogCode.invalidEvents, "unknown key '\(field.key)' in endpoint '\(name)'", file: file,

@@ -90,7 +90,8 @@ struct EventDispatcher: Service {
     }
 
     /// One attempt, and what it came to.
-    func send(_ delivery: OutboxDelivery, to endpoint: EventEndpoint?, client: HTTPClient) async -> EventOutbox.Outcome {
+    func send(_ delivery: OutboxDelivery, to endpoint: EventEndpoint?, client: HTTPClient) async -> EventOutbox.Outcome
+    {
         let now = Instant.now
         switch await attempt(delivery, to: endpoint, client: client) {
         case .delivered(let status):
