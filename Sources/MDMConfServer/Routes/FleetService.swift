@@ -42,6 +42,8 @@ public final class FleetService: Sendable {
     /// no endpoint receives device events): a check-in and a DDM status report alike.
     func record(_ checkIn: CheckIn, catalog: Catalog) -> CheckInRecord {
         var record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: replica)
+        // Without endpoints (the usual case) a check-in takes no lock for them.
+        guard eventEndpoints != nil || !catalog.events.isEmpty else { return record }
         if let subscriptions = subscriptions(catalog), subscriptions.watchesCheckIns {
             record.watched = subscriptions.watched(record, catalog: catalog, cache: parseCache)
         }
