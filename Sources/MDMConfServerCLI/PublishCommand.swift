@@ -36,8 +36,9 @@ struct PublishCommand: ParsableCommand {
         let who = author ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
         return try await StoredCatalogs.withStore(store) { history in
             let subscriptions = EventSubscriptions(endpoints: loaded.events, server: StorePaths.hostName)
+            let changes = try await StoredCatalogs.changes(to: files, catalog: loaded, history, for: subscriptions)
             let outcome = try await history.publish(files, author: who, message: message) { generation, previous in
-                subscriptions.published(generation, previous: previous)
+                subscriptions.published(generation, previous: previous, changes: changes.against(previous))
             }
             return try await Self.report(outcome, files: files, catalog: loaded, history: history, format: format)
         }
@@ -149,10 +150,13 @@ struct RollbackCommand: ParsableCommand {
                     return ExitStatus.invalidConfiguration.rawValue
                 }
                 let subscriptions = EventSubscriptions(endpoints: catalog.events, server: StorePaths.hostName)
+                let changes = try await StoredCatalogs.changes(to: files, catalog: catalog, history, for: subscriptions)
                 let outcome = try await history.publish(
                     files, author: author ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown",
                     message: message ?? "rollback to generation \(generation)", kind: "rollback", source: generation
-                ) { generation, previous in subscriptions.published(generation, previous: previous) }
+                ) { generation, previous in
+                    subscriptions.published(generation, previous: previous, changes: changes.against(previous))
+                }
                 return try await PublishCommand.report(
                     outcome, files: files, catalog: catalog, history: history, format: format)
             }

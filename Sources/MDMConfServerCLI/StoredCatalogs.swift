@@ -7,6 +7,7 @@ import MDMConf
 import MDMConfCommandSupport
 import MDMDiagnostics
 import PropertyList
+import WebhookEvents
 
 /// A catalog folder loaded for a command that needs it whole (`report`, `simulate`, `publish`): nil after printing
 /// every finding and `error: PATH is not a usable catalog (N errors)` + `consequence` to standard error.
@@ -64,6 +65,34 @@ enum StoredCatalogs {
     /// The catalog a generation's files make, loaded exactly as `serve` loads a folder; nil when it does not load.
     static func load(_ files: CatalogFiles) -> Catalog? {
         try? CatalogLoader().load(files: files).get()
+    }
+
+    /// The diff counts a publish event carries: against which generation (the newest before the publish), how many
+    /// files and values change.
+    struct ChangeCounts {
+        var against: Int?
+        var json: JSONValue
+
+        /// The counts when the generation published on top of is the one they were counted against, else null (a
+        /// publish came in between).
+        func against(_ previous: CatalogGeneration?) -> JSONValue { previous?.number == against ? json : .null }
+    }
+
+    /// The counts of `files` against the newest stored generation, worked out only when an endpoint receives
+    /// publishes or rollbacks.
+    static func changes(
+        to files: CatalogFiles, catalog: Catalog, _ history: CatalogHistory, for subscriptions: EventSubscriptions
+    ) async throws -> ChangeCounts {
+        guard !subscriptions.subscribers(.catalogPublished).isEmpty || !subscriptions.subscribers(.catalogRolledBack).isEmpty,
+            let newest = try await history.latest(), let before = try await history.files(of: newest.number)
+        else { return ChangeCounts(against: nil, json: .null) }
+        let diff = CatalogDiff.compare(before, files, oldCatalog: load(before), newCatalog: catalog)
+        return ChangeCounts(
+            against: newest.number,
+            json: .object([
+                ("against", .integer(newest.number)), ("files", .integer(diff.files.count)),
+                ("values", .integer(diff.changeCount)),
+            ]))
     }
 
     /// What the change from `old` to `new` does to the fleet in `store`; nil when either catalog did not load.

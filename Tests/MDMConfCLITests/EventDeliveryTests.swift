@@ -277,6 +277,16 @@ import WebhookEvents
         #expect(rows.first?["subject"] as? String == "1")
         #expect(server.stop() == 0)
         receiver.stop()
+        // A second publish counts its changes against the first.
+        let config = catalog + "/apps/com.example.field/config.plist"
+        try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "<integer>443</integer>", with: "<integer>8443</integer>")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try CLIProcess.run(["publish", catalog, "--store", location, "--message", "port"]).status == 0)
+        let store = try await TestStores.open(try #require(StoreLocation.parse(location).get()))
+        let second = try await EventOutbox(store: store).list().first
+        try await store.close()
+        #expect(second?.event.subject == "2")
+        #expect(second?.event.body.contains(#""changes":{"against":1,"files":1,"values":1}"#) == true, "\(second?.event.body ?? "")")
     }
 }
 
