@@ -145,6 +145,9 @@ public enum FleetSQL {
                     """,
                     "CREATE TABLE event_endpoints (endpoint \(key) PRIMARY KEY, disabled_at BIGINT NOT NULL, reason TEXT NOT NULL)",
                 ]),
+            Migration(
+                version: 7, name: "PostgreSQL: a batch with watched states written and committed by one call",
+                statements: dialect == .postgres ? [writeWatchedProcedure] : []),
         ]
     }
 
@@ -306,40 +309,69 @@ public enum FleetSQL {
         return statements
     }
 
-    /// PostgreSQL: a batch's watched states and their events in one statement, run in the batch's transaction
-    /// (a batch with watched states is written between `BEGIN` and `COMMIT`, not by the procedure); nil when the
-    /// batch has none. Every `WITH` query reads the states as they were before the statement, so a state's events
-    /// are added exactly when its stored value differs.
+    /// PostgreSQL: a batch's watched states and their events in one statement, run in the batch's transaction; nil
+    /// when the batch has none, or when the store's procedure writes them with the batch (migration 7:
+    /// `writeAsColumns`). Every `WITH` query reads the states as they were before the statement, so a state's
+    /// events are added exactly when its stored value differs.
     public static func watchedAsColumns(_ batch: [CheckInRecord], schema: Int = latestVersion) -> ColumnStatement? {
-        guard schema >= 6 else { return nil }
+        guard schema == 6, let columns = watchedColumns(batch) else { return nil }
+        return ColumnStatement(sql: watchedSQL(after: 0), columns: columns, commits: false)
+    }
+
+    /// The columns of `watchedSQL`: the states (device, kind, value, time), then their events (id, endpoint,
+    /// type, subject, body, time, the state's kind and device); nil when the batch has no watched states.
+    static func watchedColumns(_ batch: [CheckInRecord]) -> [ColumnStatement.Column]? {
         let watched = watched(of: batch)
         guard !watched.isEmpty else { return nil }
         var events: [(OutboxEvent, kind: String, device: String)] = []
         for (device, _, state) in watched { for event in state.events { events.append((event, state.kind, device)) } }
-        return ColumnStatement(
-            sql: """
-                WITH s AS (SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[]) \
-                AS s(device, kind, value, changed_at)), \
-                changed AS (SELECT s.* FROM s LEFT JOIN event_state c ON c.device = s.device AND c.kind = s.kind \
-                WHERE c.value IS DISTINCT FROM s.value), \
-                stored AS (INSERT INTO event_state (device, kind, value, changed_at) \
-                SELECT device, kind, value, changed_at FROM changed \
-                ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at) \
-                INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) \
-                SELECT e.event_id, e.endpoint, e.type, e.subject, e.body, e.created_at, e.created_at \
-                FROM unnest($5::TEXT[], $6::TEXT[], $7::TEXT[], $8::TEXT[], $9::TEXT[], $10::BIGINT[], $11::TEXT[], \
-                $12::TEXT[]) AS e(event_id, endpoint, type, subject, body, created_at, kind, device) \
-                JOIN changed ON changed.device = e.device AND changed.kind = e.kind
-                """,
-            columns: [
-                .text(watched.map(\.device)), .text(watched.map(\.state.kind)), .text(watched.map(\.state.value)),
-                .integer(watched.map(\.at.seconds)),
-                .text(events.map(\.0.eventID)), .text(events.map(\.0.endpoint)), .text(events.map(\.0.type)),
-                .text(events.map(\.0.subject)), .text(events.map(\.0.body)), .integer(events.map(\.0.createdAt.seconds)),
-                .text(events.map(\.kind)), .text(events.map(\.device)),
-            ],
-            commits: false)
+        return [
+            .text(watched.map(\.device)), .text(watched.map(\.state.kind)), .text(watched.map(\.state.value)),
+            .integer(watched.map(\.at.seconds)),
+            .text(events.map(\.0.eventID)), .text(events.map(\.0.endpoint)), .text(events.map(\.0.type)),
+            .text(events.map(\.0.subject)), .text(events.map(\.0.body)), .integer(events.map(\.0.createdAt.seconds)),
+            .text(events.map(\.kind)), .text(events.map(\.device)),
+        ]
     }
+
+    /// The array types of `watchedColumns`, in order.
+    private static let watchedTypes = [
+        "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]", "TEXT[]",
+        "TEXT[]",
+    ]
+
+    /// The statement of the watched states and their events, its parameters numbered after the first `offset`.
+    static func watchedSQL(after offset: Int) -> String {
+        let p = watchedTypes.enumerated().map { "$\($0.offset + offset + 1)::\($0.element)" }
+        return """
+            WITH s AS (SELECT * FROM unnest(\(p[0]), \(p[1]), \(p[2]), \(p[3])) \
+            AS s(device, kind, value, changed_at)), \
+            changed AS (SELECT s.* FROM s LEFT JOIN event_state c ON c.device = s.device AND c.kind = s.kind \
+            WHERE c.value IS DISTINCT FROM s.value), \
+            stored AS (INSERT INTO event_state (device, kind, value, changed_at) \
+            SELECT device, kind, value, changed_at FROM changed \
+            ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at) \
+            INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) \
+            SELECT e.event_id, e.endpoint, e.type, e.subject, e.body, e.created_at, e.created_at \
+            FROM unnest(\(p[4...].joined(separator: ", "))) \
+            AS e(event_id, endpoint, type, subject, body, created_at, kind, device) \
+            JOIN changed ON changed.device = e.device AND changed.kind = e.kind
+            """
+    }
+
+    /// PostgreSQL (migration 7): a batch with watched states, its states and their events written and committed by
+    /// one call, as `writeProcedure` writes a batch without them.
+    static var writeWatchedProcedure: String {
+        "CREATE PROCEDURE mdmconf_write_checkins_watched(\((columnTypes + watchedTypes).joined(separator: ", "))) "
+            + "LANGUAGE plpgsql AS $procedure$ BEGIN \(columnsSQL); \(watchedSQL(after: columnTypes.count)); COMMIT; "
+            + "END $procedure$"
+    }
+
+    /// The call of `writeWatchedProcedure`.
+    static let callWatchedSQL: String = {
+        let parameters = (columnTypes + watchedTypes).enumerated().map { "$\($0.offset + 1)::\($0.element)" }
+        return "CALL mdmconf_write_checkins_watched(\(parameters.joined(separator: ", ")))"
+    }()
 
     /// A statement whose parameters are whole columns, each bound as one array.
     public struct ColumnStatement: Sendable, Equatable {
@@ -373,9 +405,14 @@ public enum FleetSQL {
                         ? .integer(rows.map { $0[index].integer }) : .text(rows.map { $0[index].text }))
             }
         }
-        // A batch with watched states adds their statement to the same transaction, so it is not the procedure's.
-        let watching = schema >= 6 && batch.contains { !$0.watched.isEmpty }
-        return schema >= 5 && !watching
+        // A batch with watched states: from migration 7 one call writes both; at migration 6 their statement
+        // (`watchedAsColumns`) follows the batch's in one transaction.
+        if schema >= 6, let watched = watchedColumns(batch) {
+            return schema >= 7
+                ? ColumnStatement(sql: callWatchedSQL, columns: columns + watched, commits: true)
+                : ColumnStatement(sql: columnsSQL, columns: columns, commits: false)
+        }
+        return schema >= 5
             ? ColumnStatement(sql: callSQL, columns: columns, commits: true)
             : ColumnStatement(sql: columnsSQL, columns: columns, commits: false)
     }
