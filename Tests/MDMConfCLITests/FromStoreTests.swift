@@ -95,10 +95,12 @@ import Testing
                 interval: Self.intervals[(index + 1) % Self.intervals.count], message: "change \(index)")
             #expect(number == index + 1)
             let published = Date()
-            for replica in http {
+            for (index, replica) in http.enumerated() {
                 while try await generation(replica) < number {
                     guard Date().timeIntervalSince(published) < 15 else {
-                        Issue.record("a replica did not serve generation \(number) within 15 s")
+                        Issue.record(
+                            "replica \(index) did not serve generation \(number) within 15 s; its log:\n\(replicas[index].log.suffix(3_000))"
+                        )
                         break
                     }
                     try await Task.sleep(for: .milliseconds(10))
