@@ -234,21 +234,6 @@ public struct EventOutbox: Sendable {
         if !statements.isEmpty { try await store.execute(statements) }
     }
 
-    /// Records a 2xx.
-    public func delivered(_ id: Int64, status: Int, at now: Instant) async throws {
-        try await record([.delivered(id: id, status: status)], at: now)
-    }
-
-    /// Records a failed attempt: tried again at `next`, or given up (`failed`) when nil.
-    public func failed(_ id: Int64, status: Int?, error: String, next: Instant?) async throws {
-        try await record([.failed(id: id, status: status, error: error, next: next)], at: .now)
-    }
-
-    /// An endpoint that answered `410 Gone`: it is disabled, and its pending deliveries with it, until `retry`.
-    public func disable(endpoint: String, id: Int64, at now: Instant) async throws {
-        try await record([.gone(id: id, endpoint: endpoint)], at: now)
-    }
-
     /// The endpoints disabled by a `410`, with when.
     public func disabledEndpoints() async throws -> [String: Instant] {
         var disabled: [String: Instant] = [:]

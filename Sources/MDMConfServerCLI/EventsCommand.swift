@@ -1,12 +1,11 @@
 import ArgumentParser
 import AsyncHTTPClient
-import CivilTime
 import Fleet
 import Foundation
 import MDMConf
 import MDMConfCommandSupport
+import MDMConfServer
 import MDMDiagnostics
-import NIOCore
 import WebhookEvents
 
 /// `mdmconf events list|retry|test`: the outbox of the events sent to webhook endpoints.
@@ -155,34 +154,22 @@ struct EventsCommand: ParsableCommand {
                 return ExitStatus.invalidConfiguration.rawValue
             }
             let signer: WebhookSignature
-            switch target.readSecret(environment: ProcessInfo.processInfo.environment) {
+            switch target.signer(environment: ProcessInfo.processInfo.environment) {
             case .failure(let error):
                 Console.error("error: \(error.message)\n")
                 return ExitStatus.invalidConfiguration.rawValue
-            case .success(let secret):
-                do { signer = try WebhookSignature(secrets: secret) } catch {
-                    Console.error("error: the secret of endpoint '\(target.name)' is unusable: \(error.message)\n")
-                    return ExitStatus.invalidConfiguration.rawValue
-                }
+            case .success(let made): signer = made
             }
             let event = CloudEvent(
                 source: CloudEvent.source(server: StorePaths.hostName), type: .test, time: .now, subject: target.name,
                 data: .object([("message", .string("a test event from mdmconf events test"))]))
-            let body = Array(event.body.utf8)
-            var request = HTTPClientRequest(url: target.url)
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: CloudEvent.contentType)
-            for header in signer.headers(id: event.id, timestamp: Instant.now.seconds, body: body) {
-                request.headers.add(name: header.name, value: header.value)
-            }
-            request.body = .bytes(ByteBuffer(bytes: body))
-            let client = HTTPClient.shared
-            do {
-                let response = try await client.execute(request, timeout: .seconds(15))
-                let status = Int(response.status.code)
+            switch await WebhookPost.send(
+                event.body, id: event.id, to: target.url, signer: signer, client: HTTPClient.shared, timeout: 15)
+            {
+            case .success(let status):
                 Console.out("\(target.name) answered \(status) to test event \(event.id)\n")
                 return (200..<300).contains(status) ? 0 : 1
-            } catch {
+            case .failure(let error):
                 Console.out("\(target.name) did not answer test event \(event.id): \(error)\n")
                 return 1
             }

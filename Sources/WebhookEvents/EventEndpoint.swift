@@ -36,8 +36,22 @@ public struct EventEndpoint: Sendable, Equatable {
     /// Whether it receives events of `type` (every endpoint receives the `test` event sent to it).
     public func receives(_ type: EventType) -> Bool { type == .test || types.contains(type) }
 
+    /// The signer of the secret as it is now (read again each time, so a rotated secret is picked up), or why
+    /// there is none: the secret is missing, empty, or not `whsec_` and base64.
+    public func signer(environment: [String: String]) -> Result<WebhookSignature, SecretError> {
+        readSecret(environment: environment).flatMap { secret in
+            do throws(SecretFormatError) {
+                return .success(try WebhookSignature(secrets: secret))
+            } catch {
+                return .failure(
+                    SecretError(
+                        endpoint: name, message: "the secret of endpoint '\(name)' (\(self.secret)) is unusable: \(error.message)"))
+            }
+        }
+    }
+
     /// The secret's current text, read now, or why it cannot be read.
-    public func readSecret(environment: [String: String]) -> Result<String, SecretError> {
+    func readSecret(environment: [String: String]) -> Result<String, SecretError> {
         let text: String?
         switch secret {
         case .environment(let name): text = environment[name]

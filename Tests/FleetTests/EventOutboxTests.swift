@@ -69,12 +69,15 @@ import WebhookEvents
         var due = try await outbox.due(now: Instant(seconds: 200), limit: 10)
         #expect(due.map(\.event.subject) == ["1", "2", "3", "4"])
         #expect(try await outbox.due(now: Instant(seconds: 100), limit: 10).count == 1)
-        try await outbox.delivered(due[0].id, status: 204, at: Instant(seconds: 201))
-        try await outbox.failed(due[1].id, status: 500, error: "the endpoint answered 500", next: Instant(seconds: 300))
-        try await outbox.failed(due[3].id, status: nil, error: "no answer", next: nil)
+        try await outbox.record(
+            [
+                .delivered(id: due[0].id, status: 204),
+                .failed(id: due[1].id, status: 500, error: "the endpoint answered 500", next: Instant(seconds: 300)),
+                .failed(id: due[3].id, status: nil, error: "no answer", next: nil),
+            ], at: Instant(seconds: 201))
         due = try await outbox.due(now: Instant(seconds: 250), limit: 10)
         #expect(due.map(\.event.subject) == ["3"])
-        try await outbox.disable(endpoint: "ops", id: due[0].id, at: Instant(seconds: 260))
+        try await outbox.record([.gone(id: due[0].id, endpoint: "ops")], at: Instant(seconds: 260))
         #expect(try await outbox.due(now: Instant(seconds: 1_000), limit: 10).isEmpty)
         #expect(try await outbox.disabledEndpoints() == ["ops": Instant(seconds: 260)])
         let counts = try await outbox.counts()

@@ -123,33 +123,44 @@ struct EventDispatcher: Service {
             return .failed(nil, "no endpoint named \(delivery.event.endpoint) is configured now")
         }
         let signer: WebhookSignature
-        switch endpoint.readSecret(environment: environment) {
+        switch endpoint.signer(environment: environment) {
         case .failure(let error): return .failed(nil, error.message)
-        case .success(let secret):
-            do {
-                signer = try WebhookSignature(secrets: secret)
-            } catch {
-                return .failed(nil, "the secret of endpoint '\(endpoint.name)' is unusable: \(error.message)")
-            }
+        case .success(let made): signer = made
         }
-        let body = Array(delivery.event.body.utf8)
-        var request = HTTPClientRequest(url: endpoint.url)
+        switch await WebhookPost.send(
+            delivery.event.body, id: delivery.event.eventID, to: endpoint.url, signer: signer, client: client,
+            timeout: schedule.attemptTimeout)
+        {
+        case .success(let status) where (200..<300).contains(status): return .delivered(status)
+        case .success(410): return .gone
+        case .success(let status): return .failed(status, "the endpoint answered \(status)")
+        case .failure(let error): return .failed(nil, "no answer: \(error)")
+        }
+    }
+}
+
+/// One event POSTed to an endpoint, signed as it is sent: the dispatcher's deliveries and `mdmconf events test`.
+public enum WebhookPost {
+    /// POSTs `body` (a CloudEvents envelope) as message `id` to `url`, with the Standard Webhooks headers of `signer`
+    /// stamped now; the status it answered within `timeout` seconds, or why there was none.
+    public static func send(
+        _ body: String, id: String, to url: String, signer: WebhookSignature, client: HTTPClient, timeout: Int64
+    ) async -> Result<Int, any Error> {
+        let bytes = Array(body.utf8)
+        var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: CloudEvent.contentType)
         request.headers.add(name: "User-Agent", value: "mdmconf-events")
-        for header in signer.headers(id: delivery.event.eventID, timestamp: Instant.now.seconds, body: body) {
+        for header in signer.headers(id: id, timestamp: Instant.now.seconds, body: bytes) {
             request.headers.add(name: header.name, value: header.value)
         }
-        request.body = .bytes(ByteBuffer(bytes: body))
+        request.body = .bytes(ByteBuffer(bytes: bytes))
         do {
-            let response = try await client.execute(request, timeout: .seconds(schedule.attemptTimeout))
+            let response = try await client.execute(request, timeout: .seconds(timeout))
             _ = try? await response.body.collect(upTo: 65_536)
-            let status = Int(response.status.code)
-            if (200..<300).contains(status) { return .delivered(status) }
-            if status == 410 { return .gone }
-            return .failed(status, "the endpoint answered \(status)")
+            return .success(Int(response.status.code))
         } catch {
-            return .failed(nil, "no answer: \(error)")
+            return .failure(error)
         }
     }
 }
