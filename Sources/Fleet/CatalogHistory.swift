@@ -14,9 +14,9 @@ public struct CatalogGeneration: Sendable, Equatable {
     public var message: String
     /// When it was published.
     public var createdAt: Instant
-    /// `publish`, or `rollback` (then ``source`` is the generation whose content it republished).
+    /// `publish`, `rollback` or `abort` (then ``source`` is the generation whose content it republished).
     public var kind: String
-    /// For a rollback: the generation whose content it republished.
+    /// For a rollback or abort: the generation whose content it republished.
     public var source: Int?
     /// How many files it holds.
     public var files: Int
@@ -90,12 +90,14 @@ public struct CatalogHistory: Sendable {
 
     /// Stores `files` as the next generation, unless they equal the newest one. The files' bytes are written only
     /// for hashes the store does not hold yet; the generation, its file list, the events `events` makes of it (the
-    /// outbox) and (on PostgreSQL) the notification to replicas are one transaction. A publish that loses the race
-    /// for the next number to another is tried again on top of it.
+    /// outbox), the start of its rollout when `rollout` is given (else it goes to every device at once), the
+    /// statements `also` adds and (on PostgreSQL) the notification to replicas are one transaction. A publish that
+    /// loses the race for the next number to another is tried again on top of it.
     public func publish(
         _ files: CatalogFiles, author: String, message: String, kind: String = "publish", source: Int? = nil,
-        at time: Instant = .now,
-        events: @Sendable (CatalogGeneration, _ previous: CatalogGeneration?) -> [OutboxEvent] = { _, _ in [] }
+        at time: Instant = .now, rollout: RolloutPlan? = nil,
+        events: @Sendable (CatalogGeneration, _ previous: CatalogGeneration?) -> [OutboxEvent] = { _, _ in [] },
+        also: @Sendable (CatalogGeneration, _ previous: CatalogGeneration?) -> [FleetSQL.Statement] = { _, _ in [] }
     ) async throws -> PublishOutcome {
         var attempt = 0
         while true {
@@ -104,9 +106,19 @@ public struct CatalogHistory: Sendable {
             let generation = CatalogGeneration(
                 number: (previous?.number ?? 0) + 1, contentHash: files.contentHash, author: author, message: message,
                 createdAt: Instant(seconds: time.seconds), kind: kind, source: source, files: files.files.count)
+            var extra = also(generation, previous)
+            if let rollout {
+                guard let previous else {
+                    throw RolloutError("the first generation of a store goes to every device: publish it without --rollout")
+                }
+                extra += CatalogRollouts.start(
+                    rollout, generation: generation.number, base: previous.number, at: generation.createdAt,
+                    author: author, dialect: store.dialect)
+            }
             do {
                 try await store.execute(
-                    try await statements(files, generation, previous: previous, events: events(generation, previous)))
+                    try await statements(
+                        files, generation, previous: previous, events: events(generation, previous), also: extra))
                 return .published(generation, previous: previous)
             } catch {
                 attempt += 1
@@ -120,7 +132,8 @@ public struct CatalogHistory: Sendable {
 
     /// The statements of one publish.
     private func statements(
-        _ files: CatalogFiles, _ generation: CatalogGeneration, previous: CatalogGeneration?, events: [OutboxEvent]
+        _ files: CatalogFiles, _ generation: CatalogGeneration, previous: CatalogGeneration?, events: [OutboxEvent],
+        also: [FleetSQL.Statement]
     ) async throws -> [FleetSQL.Statement] {
         let p = store.dialect.parameter
         var held = Set<String>()
@@ -165,6 +178,7 @@ public struct CatalogHistory: Sendable {
                     values: [.integer(Int64(generation.number)), .text(path), .text(hashes[path, default: ""])]))
         }
         statements += events.map { EventOutbox.enqueue($0, dialect: store.dialect) }
+        statements += also
         if store.dialect == .postgres {
             statements.append(
                 FleetSQL.Statement(

@@ -140,7 +140,8 @@ public struct EventSubscriptions: Sendable {
     public func published(
         _ generation: CatalogGeneration, previous: CatalogGeneration?, changes: JSONValue = .null
     ) -> [OutboxEvent] {
-        let type: EventType = generation.kind == "rollback" ? .catalogRolledBack : .catalogPublished
+        // An abort, like a rollback, publishes an earlier generation's content again.
+        let type: EventType = generation.kind == "publish" ? .catalogPublished : .catalogRolledBack
         let data = JSONValue.object([
             ("generation", .integer(generation.number)), ("previous", .optional(previous?.number)),
             ("kind", .string(generation.kind)), ("source", .optional(generation.source)),
@@ -152,5 +153,18 @@ public struct EventSubscriptions: Sendable {
             CloudEvent(
                 source: source, type: type, time: generation.createdAt, subject: String(generation.number),
                 data: data))
+    }
+
+    /// The event of a rollout's step (`io.mdmconf.rollout.advanced`, `.halted` or `.completed`): the rollout after
+    /// it, with the gate's measurements when they were taken.
+    public func rollout(_ type: EventType, _ rollout: CatalogRollout, health: RolloutHealth?) -> [OutboxEvent] {
+        var data = rollout.json
+        if case .object(var fields) = data {
+            fields.append(("health", health?.json(limit: 50) ?? .null))
+            data = .object(fields)
+        }
+        return outbox(
+            CloudEvent(
+                source: source, type: type, time: rollout.current.at, subject: String(rollout.generation), data: data))
     }
 }

@@ -148,6 +148,20 @@ public enum FleetSQL {
             Migration(
                 version: 7, name: "PostgreSQL: a batch with watched states written and committed by one call",
                 statements: dialect == .postgres ? [writeWatchedProcedure] : []),
+            Migration(
+                version: 8, name: "staged rollouts of a generation and their steps",
+                statements: [
+                    """
+                    CREATE TABLE catalog_rollouts (generation BIGINT PRIMARY KEY, base BIGINT NOT NULL, \
+                    ring_group TEXT, percents TEXT NOT NULL, every TEXT, halt_when TEXT NOT NULL, \
+                    min_devices BIGINT NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE catalog_rollout_steps (generation BIGINT NOT NULL, step BIGINT NOT NULL, \
+                    action TEXT NOT NULL, phase TEXT NOT NULL, ring BIGINT NOT NULL, at BIGINT NOT NULL, \
+                    author TEXT NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (generation, step))
+                    """,
+                ]),
         ]
     }
 

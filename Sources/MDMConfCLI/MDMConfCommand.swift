@@ -16,7 +16,7 @@ struct MDMConfCommand: ParsableCommand {
         subcommands: [
             ValidateCommand.self, LintCommand.self, UpdateCheckCommand.self, PolicyCommand.self, ConvertCommand.self,
             SchemaCommand.self, DDMCommand.self, ServeEntry.self, ReportEntry.self, SimulateEntry.self, DiffEntry.self,
-            PublishEntry.self, HistoryEntry.self, RollbackEntry.self, EventsEntry.self,
+            PublishEntry.self, HistoryEntry.self, RollbackEntry.self, RolloutEntry.self, EventsEntry.self,
         ]
     )
 

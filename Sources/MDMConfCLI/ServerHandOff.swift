@@ -68,4 +68,5 @@ struct DiffEntry: ParsableCommand { static let configuration = ServerCommands.di
 struct PublishEntry: ParsableCommand { static let configuration = ServerCommands.publish }
 struct HistoryEntry: ParsableCommand { static let configuration = ServerCommands.history }
 struct RollbackEntry: ParsableCommand { static let configuration = ServerCommands.rollback }
+struct RolloutEntry: ParsableCommand { static let configuration = ServerCommands.rollout }
 struct EventsEntry: ParsableCommand { static let configuration = ServerCommands.events }

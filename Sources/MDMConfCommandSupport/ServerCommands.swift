@@ -97,10 +97,12 @@ package enum ServerCommands {
             content hash, the author ($USER or --author), the message and the time, and the changes against the \
             previous generation are printed. Content equal to the newest generation is not stored again (exit 0, \
             it says so). File bytes are stored once per content hash, not once per generation. \
-            `serve --from-store` replicas pick the new generation up.
+            `serve --from-store` replicas pick the new generation up. With --rollout it reaches the fleet in \
+            rings instead of at once (see mdmconf rollout).
 
-            Exit codes: 0 published or unchanged, 64 usage error, 66 no such folder, 78 the catalog has errors or \
-            the store cannot be used.
+            Exit codes: 0 published or unchanged, 1 a rollout is under way (complete or abort it first), or \
+            --rollout on a store's first generation, 64 usage error, 66 no such folder, 78 the catalog has errors \
+            or the store cannot be used.
             """
     )
 
@@ -133,15 +135,39 @@ package enum ServerCommands {
             """
     )
 
+    package static let rollout = CommandConfiguration(
+        commandName: "rollout",
+        abstract: "Show, advance, pause, resume, abort or complete the staged rollout of a generation.",
+        discussion: """
+            publish --rollout 1,10,50,100 (the first ring may be a group of devices.plist: pilot,10,100) stores a \
+            generation that reaches the fleet ring by ring: a device is in a ring when a stable hash of its id and \
+            the generation falls under the ring's percentage, and is then served the new generation (configurations, \
+            update decisions, policies, declarations); the others keep the last completed one. Every answer's \
+            X-MDMConf-Catalog-Generation says which. The server halts the rollout by itself when its health gate \
+            trips (--halt-when, judged over moved devices that reported since their move, once --min-devices have) \
+            and advances it every --every while the gate holds.
+
+            status shows the rings, the counts, the gate's measurements and the devices that count against it, \
+            and the steps. advance moves to the next ring (past the last it completes); pause and resume stop and \
+            restart it (resume also restarts a halted rollout); complete gives the generation to every device; \
+            abort sends every device back by publishing the previous generation's content again (kind abort). \
+            Every step is kept, with its author and --message. publish and rollback wait until the rollout is \
+            completed or aborted.
+
+            Exit codes: 0 done (status: shown), 1 the step cannot be taken now, no such rollout, or (status) the \
+            rollout is halted, 64 usage error, 78 the store cannot be used.
+            """
+    )
+
     /// Whether `mdmconf` hands `name` to `mdmconf-server` (a switch: a `Set` would instantiate its generic
     /// metadata by name at start-up, measurable in `lint`'s 4 ms).
     package static func contains(_ name: String) -> Bool {
         switch name {
-        case "serve", "report", "simulate", "diff", "publish", "history", "rollback", "events": true
+        case "serve", "report", "simulate", "diff", "publish", "history", "rollback", "rollout", "events": true
         default: false
         }
     }
 
     /// Every configuration above, in `mdmconf --help`'s order.
-    package static let all = [serve, report, simulate, diff, publish, history, rollback, events]
+    package static let all = [serve, report, simulate, diff, publish, history, rollback, rollout, events]
 }

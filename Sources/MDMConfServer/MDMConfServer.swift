@@ -28,6 +28,8 @@ public struct ServerOptions: Sendable {
     public var fleetMaintenanceInterval: Double?
     /// `--from-store`: seconds between checks for a newer stored generation (nil: the catalog is a folder).
     public var followStoreInterval: Double?
+    /// `--from-store`: seconds between checks of a rollout's health gate and schedule (nil: none).
+    public var rolloutCheckInterval: Double?
     /// How long an admin page session lasts after login, in seconds (*The admin page*).
     public var adminSessionLifetime: Double = 8 * 3600
     /// The time admin sessions are opened and expired by (tests move it instead of waiting).
@@ -98,14 +100,24 @@ public enum MDMConfServer {
         if let fleetStore = fleet.store, let interval = options.followStoreInterval {
             services.append(
                 GenerationFollower(
-                    catalogs: store, history: CatalogHistory(store: fleetStore),
-                    loader: CatalogLoader(readerOptions: options.readerOptions), interval: interval, logger: logger))
+                    generations: StoredGenerations(
+                        catalogs: store, history: CatalogHistory(store: fleetStore),
+                        loader: CatalogLoader(readerOptions: options.readerOptions), logger: logger),
+                    interval: interval))
         }
         if let fleetStore = fleet.store, options.dispatchEvents {
             services.append(
                 EventDispatcher(
                     outbox: EventOutbox(store: fleetStore), catalogs: store, fleet: fleet,
                     schedule: options.eventSchedule, environment: ProcessInfo.processInfo.environment, logger: logger))
+        }
+        if let fleetStore = fleet.store, options.followStoreInterval != nil,
+            let interval = options.rolloutCheckInterval
+        {
+            services.append(
+                RolloutSupervisor(
+                    catalogs: store, rollouts: CatalogRollouts(store: fleetStore), fleet: fleet, interval: interval,
+                    logger: logger))
         }
         if fleet.store != nil, let interval = options.fleetMaintenanceInterval {
             services.append(FleetMaintenance(fleet: fleet, catalogs: store, interval: interval, logger: logger))
@@ -149,20 +161,16 @@ public enum MDMConfServer {
     }
 }
 
-/// `serve --from-store`: checks the fleet store for a newer generation and installs it (its number becomes the
-/// served `catalogGeneration`); a generation that does not load is logged, counted and shown at `/readyz` once, and
-/// the last good one stays. A check runs on every PostgreSQL notification of a publish (`LISTEN`), and every
-/// `interval` on SQLite (every 2 s on PostgreSQL, in case a notification was lost); it reads one row by primary key.
+/// `serve --from-store`: brings what is served in line with the fleet store (`StoredGenerations`) on every
+/// PostgreSQL notification of a publish or rollout step (`LISTEN`), and every `interval` on SQLite (every 2 s on
+/// PostgreSQL, in case a notification was lost); a check reads two rows by primary key.
 struct GenerationFollower: Service {
-    let catalogs: CatalogStore
-    let history: CatalogHistory
-    let loader: CatalogLoader
+    let generations: StoredGenerations
     let interval: Double
-    let logger: Logger
 
     func run() async throws {
         let (checks, check) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let notifications = history.store.catalogNotifications()
+        let notifications = generations.history.store.catalogNotifications()
         // With notifications the poll is only a safety net.
         let poll = notifications == nil ? interval : max(interval, 2)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -176,17 +184,9 @@ struct GenerationFollower: Service {
                 }
             }
             group.addTask {
-                var failed: Int?
+                var (installed, failed): (StoredGenerations.Key?, StoredGenerations.Key?) = (nil, nil)
                 for await _ in checks {
-                    guard let latest = try? await history.latest(), latest.number != catalogs.current.generation,
-                        latest.number != failed
-                    else { continue }
-                    guard let files = try? await history.files(of: latest.number) else { continue }
-                    logger.info("stored generation \(latest.number) published by \(latest.author): loading")
-                    failed =
-                        catalogs.install(
-                            loader.load(files: files), generation: latest.number, publishedAt: latest.createdAt)
-                        ? nil : latest.number
+                    (installed, failed) = await generations.sync(installed: installed, failed: failed)
                 }
             }
             try await gracefulShutdown()

@@ -14,7 +14,7 @@ struct MDMConfServerCommand: ParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, ReportCommand.self, SimulateCommand.self, DiffCommand.self, PublishCommand.self,
-            HistoryCommand.self, RollbackCommand.self, EventsCommand.self,
+            HistoryCommand.self, RollbackCommand.self, RolloutCommand.self, EventsCommand.self,
         ]
     )
 

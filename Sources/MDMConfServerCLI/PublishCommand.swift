@@ -13,6 +13,37 @@ struct PublishCommand: ParsableCommand {
     @Option(name: .long, help: "Why: shown in history.") var message: String = ""
     @Option(name: .long, help: "Who publishes (default: $USER).") var author: String?
     @Option(name: .long, help: "text or json.") var format: HistoryCommand.Format = .text
+    @Option(
+        name: .long,
+        help: "Roll the generation out in rings: percentages (1,10,50,100), the first may be a group (pilot,10,100).")
+    var rollout: String?
+    @Option(name: .long, help: "With --rollout: advance by itself this often while the gate holds (24h, 30m).")
+    var every: String?
+    @Option(
+        name: .long,
+        help: "With --rollout: the health gate (default: 'config-errors > 2% or newly-noncompliant > 5%').")
+    var haltWhen: String?
+    @Option(name: .long, help: "With --rollout: moved devices that must report before the gate judges.")
+    var minDevices: Int = 20
+
+    /// The rollout's plan, when there is one.
+    private func plan() throws -> RolloutPlan? {
+        guard let rollout else {
+            if every != nil || haltWhen != nil {
+                throw ValidationError("--every and --halt-when go with --rollout")
+            }
+            return nil
+        }
+        let plan = Result { () throws(RolloutError) in
+            try RolloutPlan(rings: rollout, every: every, haltWhen: haltWhen, minDevices: minDevices)
+        }
+        switch plan {
+        case .success(let plan): return plan
+        case .failure(let error): throw ValidationError(error.message)
+        }
+    }
+
+    func validate() throws { _ = try plan() }
 
     func run() throws {
         let code = try BlockingTask.run { try await publish() }
@@ -34,13 +65,34 @@ struct PublishCommand: ParsableCommand {
             return ExitStatus.unreadableInput.rawValue
         }
         let who = author ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+        let plan = try plan()
+        if let group = plan?.group, !loaded.devices.values.contains(where: { $0.groups.contains(group) }) {
+            Console.error(
+                "error: no device of \(catalog)/devices.plist is in the group '\(group)', the rollout's first ring; nothing was published\n"
+            )
+            return ExitStatus.findings.rawValue
+        }
         return try await StoredCatalogs.withStore(store) { history in
+            if let refusal = try await StoredCatalogs.refuseDuringRollout(history.store, "publish") { return refusal }
             let subscriptions = EventSubscriptions(endpoints: loaded.events, server: StorePaths.hostName)
             let changes = try await StoredCatalogs.changes(to: files, catalog: loaded, history, for: subscriptions)
-            let outcome = try await history.publish(files, author: who, message: message) { generation, previous in
-                subscriptions.published(generation, previous: previous, changes: changes.against(previous))
+            let outcome: CatalogHistory.PublishOutcome
+            do {
+                outcome = try await history.publish(files, author: who, message: message, rollout: plan) {
+                    generation, previous in
+                    subscriptions.published(generation, previous: previous, changes: changes.against(previous))
+                }
+            } catch let error as RolloutError {
+                Console.error("error: \(error.message); nothing was published\n")
+                return ExitStatus.findings.rawValue
             }
-            return try await Self.report(outcome, files: files, catalog: loaded, history: history, format: format)
+            let code = try await Self.report(outcome, files: files, catalog: loaded, history: history, format: format)
+            if case .published(let generation, _) = outcome, let plan, format == .text {
+                Console.out(
+                    "rolling out in rings \(plan.rings): \(plan.label(ofRing: 0)) has it now; the others keep generation \(generation.number - 1) (mdmconf rollout status --store …)\n"
+                )
+            }
+            return code
         }
     }
 
@@ -141,6 +193,9 @@ struct RollbackCommand: ParsableCommand {
     func run() throws {
         let code = try BlockingTask.run {
             try await StoredCatalogs.withStore(store) { history in
+                if let refusal = try await StoredCatalogs.refuseDuringRollout(history.store, "rollback") {
+                    return refusal
+                }
                 guard let files = try await history.files(of: generation) else {
                     Console.error("error: generation \(generation) is not in the store (see mdmconf history)\n")
                     return ExitStatus.invalidConfiguration.rawValue

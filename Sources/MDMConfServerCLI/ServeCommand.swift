@@ -60,6 +60,10 @@ struct ServeCommand: ParsableCommand {
         name: .customLong("event-retry-base"),
         help: "Seconds before the first retry of a failed event delivery; each retry waits up to twice as long.")
     var eventRetryBase = 5
+    @Option(
+        name: .customLong("rollout-check-interval"),
+        help: "With --from-store: seconds between checks of a rollout's health gate and schedule.")
+    var rolloutCheckInterval: Double = 10
     @OptionGroup var limits: ReaderLimitOptions
 
     func validate() throws {
@@ -73,6 +77,9 @@ struct ServeCommand: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard (1...3600).contains(eventRetryBase) else {
             throw ValidationError("--event-retry-base must be from 1 to 3600 seconds")
+        }
+        guard (0.1...3600).contains(rolloutCheckInterval) else {
+            throw ValidationError("--rollout-check-interval must be from 0.1 to 3600 seconds")
         }
         guard (1...36500).contains(historyDays) else { throw ValidationError("--history-days must be from 1 to 36500") }
         if let store, case .failure(let error) = StoreLocation.parse(store) { throw ValidationError(error.message) }
@@ -107,6 +114,13 @@ struct ServeCommand: ParsableCommand {
             fleet = try await openFleet(catalogPath: nil, events: eventEndpoints, logger: logger)
             do {
                 store = try await newestStoredGeneration(fleet: fleet, logger: logger)
+                // A rollout under way is served from the first request on.
+                if let fleetStore = fleet.store {
+                    _ = await StoredGenerations(
+                        catalogs: store, history: CatalogHistory(store: fleetStore),
+                        loader: CatalogLoader(readerOptions: limits.readerOptions), logger: logger
+                    ).sync(installed: nil, failed: nil)
+                }
             } catch {
                 try? await fleet.store?.close()  // a store's connections are closed before it goes away
                 throw error
@@ -177,7 +191,10 @@ struct ServeCommand: ParsableCommand {
                 "listening on \(host) without TLS: bearer tokens and configurations travel in clear (use --tls-cert/--tls-key or --dev-cert)"
             )
         }
-        if fromStore { options.followStoreInterval = 0.2 }
+        if fromStore {
+            options.followStoreInterval = 0.2
+            options.rolloutCheckInterval = rolloutCheckInterval
+        }
         let tlsLine =
             options.tls.map {
                 "\($0.pair.certificatePath) (HTTP/2 and HTTP/1.1, valid until \(TLSPair.format($0.pair.notValidAfter)))"

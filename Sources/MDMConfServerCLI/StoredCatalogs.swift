@@ -62,6 +62,15 @@ enum StoredCatalogs {
         }
     }
 
+    /// Exit 1, saying the way out, while a rollout splits the fleet: `what` (publish, rollback) waits for its end.
+    static func refuseDuringRollout(_ store: any FleetStore, _ what: String) async throws -> Int32? {
+        guard let active = try await CatalogRollouts(store: store).active() else { return nil }
+        Console.error(
+            "error: generation \(active.generation) is being rolled out (\(active.phase.rawValue) at \(active.plan.label(ofRing: active.ring))): complete or abort it before you \(what) (mdmconf rollout complete|abort --store …); nothing was written\n"
+        )
+        return ExitStatus.findings.rawValue
+    }
+
     /// The catalog a generation's files make, loaded exactly as `serve` loads a folder; nil when it does not load.
     static func load(_ files: CatalogFiles) -> Catalog? {
         try? CatalogLoader().load(files: files).get()

@@ -1,4 +1,5 @@
 import CivilTime
+import Fleet
 import Logging
 import MDMConf
 import MDMDiagnostics
@@ -20,16 +21,64 @@ public struct CatalogState: Sendable {
     public var changedAt: Instant { publishedAt ?? loadedAt }
     /// The stored generation's publication time, when the catalog came from the store.
     let publishedAt: Instant?
+    /// The generation being rolled out over this one and who gets it, while a rollout splits the fleet.
+    public let rollout: ServedRollout?
 
     init(
         catalog: Catalog, generation: Int, loadedAt: Instant, lastReloadError: ReloadFailure?,
-        publishedAt: Instant? = nil
+        publishedAt: Instant? = nil, rollout: ServedRollout? = nil
     ) {
         self.catalog = catalog
         self.generation = generation
         self.loadedAt = loadedAt
         self.lastReloadError = lastReloadError
         self.publishedAt = publishedAt
+        self.rollout = rollout
+    }
+
+    /// The state `device` is served from: the rolled-out generation's when the rollout has reached the device,
+    /// else this one. Every answer about a device reads its catalog and generation from here.
+    public func serving(device: String?) -> CatalogState {
+        guard let rollout, let device else { return self }
+        let groups = rollout.state.catalog.devices[device]?.groups ?? catalog.devices[device]?.groups ?? []
+        return rollout.rollout.includes(device, groups: groups) ? rollout.state : self
+    }
+
+    /// This state with `rollout` (nil: none).
+    func with(rollout: ServedRollout?) -> CatalogState {
+        CatalogState(
+            catalog: catalog, generation: generation, loadedAt: loadedAt, lastReloadError: lastReloadError,
+            publishedAt: publishedAt, rollout: rollout)
+    }
+}
+
+/// A stored generation's loaded catalog.
+public struct StoredCatalog: Sendable {
+    /// The catalog.
+    public let catalog: Catalog
+    /// Its generation number.
+    public let generation: Int
+    /// When it was published.
+    public let publishedAt: Instant
+
+    /// A loaded generation.
+    public init(catalog: Catalog, generation: Int, publishedAt: Instant) {
+        self.catalog = catalog
+        self.generation = generation
+        self.publishedAt = publishedAt
+    }
+}
+
+/// A generation being rolled out: its rollout (rings, phase) and its own state.
+public final class ServedRollout: Sendable {
+    /// The rollout as stored.
+    public let rollout: CatalogRollout
+    /// The rolled-out generation's catalog.
+    public let state: CatalogState
+
+    init(rollout: CatalogRollout, state: CatalogState) {
+        self.rollout = rollout
+        self.state = state
     }
 }
 
@@ -87,6 +136,44 @@ public final class CatalogStore: Sendable {
         }
     }
 
+    /// Installs stored generations that loaded: `base` for every device, and while a rollout splits the fleet,
+    /// `rolledOut` for the devices it has reached. Served from the next request on.
+    public func install(base: StoredCatalog, rolledOut: (rollout: CatalogRollout, catalog: StoredCatalog)?) {
+        reloading.withLock {
+            let now = Instant.now
+            let current = state.withLockedValue { $0 }
+            func served(_ stored: StoredCatalog) -> CatalogState {
+                // A generation already served keeps its load time.
+                let loadedAt =
+                    [current, current.rollout?.state].compactMap { $0 }.first {
+                        $0.generation == stored.generation && $0.catalog === stored.catalog
+                    }?.loadedAt ?? now
+                return CatalogState(
+                    catalog: stored.catalog, generation: stored.generation, loadedAt: loadedAt, lastReloadError: nil,
+                    publishedAt: stored.publishedAt)
+            }
+            let next = served(base).with(
+                rollout: rolledOut.map { ServedRollout(rollout: $0.rollout, state: served($0.catalog)) })
+            state.withLockedValue { $0 = next }
+            ServerMetrics.catalogGeneration.record(base.generation)
+            if current.generation == base.generation, current.rollout?.rollout == rolledOut?.rollout,
+                current.rollout?.state.generation == rolledOut?.catalog.generation
+            {
+                return  // what was served already (the follower's first look after start-up)
+            }
+            if let rolledOut {
+                let rollout = rolledOut.rollout
+                logger.info(
+                    "generation \(rollout.generation) rolled out over generation \(base.generation) to the devices its rollout reached",
+                    metadata: [
+                        "phase": "\(rollout.phase.rawValue)", "ring": "\(rollout.plan.label(ofRing: rollout.ring))",
+                    ])
+            } else {
+                logger.info("catalog reloaded", metadata: ["generation": "\(base.generation)", "apps": "\(base.catalog.apps.count)"])
+            }
+        }
+    }
+
     /// Loads the folder again: on success the new catalog is served from the next request on; on failure the
     /// current one stays and the findings are logged and kept for `/readyz`. Returns whether it succeeded.
     @discardableResult
@@ -116,7 +203,7 @@ public final class CatalogStore: Sendable {
             state.withLockedValue { current in
                 current = CatalogState(
                     catalog: current.catalog, generation: current.generation, loadedAt: current.loadedAt,
-                    lastReloadError: failureRecord, publishedAt: current.publishedAt)
+                    lastReloadError: failureRecord, publishedAt: current.publishedAt, rollout: current.rollout)
             }
             ServerMetrics.reloadFailures.increment()
             logger.error(

@@ -160,7 +160,7 @@ final class CheckInFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     case .success: (.ok, handler.intake.answer(accepted))
                     case .failure(let error): (.serviceUnavailable, CheckInIntake.notStored(error).serializedBytes())
                     }
-                handler.respond(context, status, bytes, generation: reading.state.generation, close: close)
+                handler.respond(context, status, bytes, generation: accepted.state.generation, close: close)
                 FastPathMetrics.checkIn.record(
                     status: status, nanoseconds: MonotonicClock.nanoseconds &- reading.started)
                 handler.resume(context)

@@ -201,7 +201,7 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 let written: Written
                 switch result {
                 case .success:
-                    headers.append((Answer.generationField, String(state.generation)))
+                    headers.append((Answer.generationField, String(accepted.state.generation)))
                     written = Written(
                         status: .ok, headers: headers, body: intake.answer(accepted), announcesLength: true)
                 case .failure(let error):

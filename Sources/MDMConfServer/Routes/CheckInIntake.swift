@@ -78,6 +78,8 @@ struct CheckInIntake: Sendable {
                     Refused(.notFound, CatalogCode.notFound, "no device '\(checkIn.device)' in devices.plist"))
             }
         }
+        // Judged against the generation the device is served.
+        let state = state.serving(device: checkIn.device)
         let record = fleet.record(checkIn, catalog: state.catalog)
         return .success(Accepted(record: record, requests: requests, state: state))
     }

@@ -62,6 +62,8 @@ enum ConfigLookup {
         case .success(let chosen): device = chosen
         case .failure(let refusal): return .refuse(refusal)
         }
+        // A rollout that reached the device serves it from its generation.
+        let state = state.serving(device: device)
         guard let app = state.catalog.apps[id] else {
             return .refuse(
                 Refusal(response: Answer.error(.notFound, CatalogCode.notFound, "no app '\(id)' in the catalog")))

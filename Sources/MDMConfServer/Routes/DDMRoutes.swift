@@ -64,7 +64,8 @@ struct DDMRoutes: Sendable {
             return Answer.error(
                 .badRequest, CatalogCode.badRequest, "an asset's name is the 64 lower-case hex digits of its SHA-256")
         }
-        guard let bytes = state.catalog.assets[hash] else {
+        // Content-addressed: an asset of the generation being rolled out is served to whoever has its hash.
+        guard let bytes = state.catalog.assets[hash] ?? state.rollout?.state.catalog.assets[hash] else {
             return Answer.error(.notFound, CatalogCode.notFound, "no asset with that hash in the catalog being served")
         }
         var headers = HTTPFields()
@@ -112,7 +113,7 @@ struct DDMRoutes: Sendable {
                     .serviceUnavailable, CatalogCode.ddmUnavailable,
                     "the declarative channel needs an https URL for its assets: serve over TLS, or give --public-url https://…"))
         }
-        return .success((device, state, baseURL))
+        return .success((device, state.serving(device: device), baseURL))
     }
 
     /// The set of the device in the path, for a caller that may read it.

@@ -48,7 +48,7 @@ struct FleetRoutes: Sendable {
         case .failure(let refusal): return refusal.response
         }
         if let refusal = await CheckInIntake.store(accepted.record, with: writer) { return refusal }
-        return Answer.bytes(.ok, intake.answer(accepted), generation: state.generation)
+        return Answer.bytes(.ok, intake.answer(accepted), generation: accepted.state.generation)
     }
 
     // MARK: Fleet (admin)

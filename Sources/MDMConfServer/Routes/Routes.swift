@@ -107,7 +107,11 @@ struct Routes: Sendable {
     // MARK: Device policy and validation
 
     func evaluate(_ request: Request, _ context: BasicRequestContext) async -> Response {
-        let state = store.current
+        var state = store.current
+        // A device token is answered from the generation its device is served.
+        if case .success(.device(let own)) = Caller.authorize(request, catalog: state.catalog) {
+            state = state.serving(device: own)
+        }
         let body: [UInt8]
         switch await authorizedBody(of: request, state: state) {
         case .success(let bytes): body = bytes
@@ -193,6 +197,17 @@ struct Routes: Sendable {
                 ("loadedAt", .string(state.loadedAt.description)),
                 ("apps", .array(state.catalog.appIDs.map(JSONValue.string))), ("lastReloadError", lastError),
                 ("store", await fleet.health),
+                (
+                    "rollout",
+                    state.rollout.map { served in
+                        .object([
+                            ("generation", .integer(served.state.generation)),
+                            ("phase", .string(served.rollout.phase.rawValue)),
+                            ("ring", .string(served.rollout.plan.label(ofRing: served.rollout.ring))),
+                            ("step", .integer(served.rollout.current.number)),
+                        ])
+                    } ?? .null
+                ),
             ]), generation: state.generation)
     }
 }
@@ -210,6 +225,7 @@ struct UpdateAnswer {
             let decision = Decision.invalidRequest(errors, evaluatedAt: .now)
             (status, body, generation) = (.unprocessableContent, decision.json, state.generation)
         case .success(let updateRequest):
+            let state = state.serving(device: updateRequest.deviceID)
             guard let app = state.catalog.apps[updateRequest.app] else {
                 (status, body, generation) = (
                     .notFound,
