@@ -34,6 +34,8 @@ public struct RolloutPlan: Sendable, Equatable {
                         "the rings must grow: \(item) does not follow \(percents.last.map { "\($0)" } ?? "0")")
                 }
                 percents.append(percent)
+            } else if number.first?.isNumber == true {
+                throw RolloutError("'\(item)' is not a ring: a percentage is from 0 to 100, with at most two decimals")
             } else if index == 0, CatalogDevice.isValidID(item) {
                 group = item
             } else {

@@ -16,6 +16,12 @@ public struct RolloutHealth: Sendable, Equatable {
         public var device: String
         /// What it reported, for people.
         public var reason: String
+
+        /// A device and why it counts.
+        public init(device: String, reason: String) {
+            self.device = device
+            self.reason = reason
+        }
     }
 
     /// Stored devices the rollout moved.
