@@ -273,6 +273,10 @@ extension AdminSite {
         to number: Int, history: CatalogHistory, loader: CatalogLoader, author: String, message: String,
         server: String = "admin page"
     ) async throws -> RollbackOutcome {
+        if let active = try await CatalogRollouts(store: history.store).active() {
+            return .refused(
+                "generation \(active.generation) is being rolled out (\(active.phase.rawValue)): complete or abort it on the Rollout page first; nothing was published")
+        }
         guard let files = try await history.files(of: number) else {
             return .refused("generation \(number) is not in the store")
         }

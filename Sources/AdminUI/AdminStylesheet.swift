@@ -56,6 +56,8 @@ public enum AdminStylesheet {
         form.grid label, form.stack label { display: block; font-weight: 600; font-size: 13px; margin-bottom: 2px; }
         form.stack { display: grid; gap: 6px; max-width: 760px; }
         form.inline { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+        .actions { display: flex; flex-wrap: wrap; gap: 8px; }
+        ol.rings li[aria-current] { font-weight: 600; }
         .check { display: flex; gap: 6px; align-items: center; } .check label { margin: 0; }
         input, select, textarea { font: inherit; padding: 5px 8px; border: 1px solid #8c959f; border-radius: 6px;
           width: 100%; background: #fff; color: var(--ink); }

@@ -6,6 +6,7 @@ enum AdminTemplates {
         "head": head, "foot": foot, "findings": findings, "overview": overview, "app": app, "validate": validate,
         "update": update, "policy": policy, "fleet": fleet, "device": device, "history": history,
         "generation": generation, "rollback": rollback, "login": login, "problem": problem, "events": events,
+        "rollout": rollout,
     ]
 
     static let head = """
@@ -29,6 +30,7 @@ enum AdminTemplates {
         <a href="/admin/policy"{{#nav.policy}} aria-current="page"{{/nav.policy}}>Policy what-if</a>
         {{#chrome.fleet}}<a href="/admin/fleet"{{#nav.fleet}} aria-current="page"{{/nav.fleet}}>Fleet</a>
         <a href="/admin/history"{{#nav.history}} aria-current="page"{{/nav.history}}>History</a>
+        <a href="/admin/rollout"{{#nav.rollout}} aria-current="page"{{/nav.rollout}}>Rollout</a>
         <a href="/admin/events"{{#nav.events}} aria-current="page"{{/nav.events}}>Events</a>{{/chrome.fleet}}
         </nav>
         {{#chrome.csrf}}<form class="logout" method="post" action="/admin/logout"><input type="hidden" name="csrf" value="{{chrome.csrf}}"><button type="submit">Log out</button></form>{{/chrome.csrf}}
@@ -346,6 +348,61 @@ enum AdminTemplates {
         </tbody></table></div>{{/hasRecent}}
         {{^hasRecent}}<p>No event yet.</p>{{/hasRecent}}
         {{#problem}}<p class="alert" role="alert">{{problem}}</p>{{/problem}}
+        {{> foot}}
+        """
+
+    static let rollout = """
+        {{> head}}
+        {{^any}}<h1>Rollout</h1>
+        <p>No generation was rolled out: <code>mdmconf publish CATALOG --rollout 1,10,50,100 --store …</code> rolls one out in rings.</p>{{/any}}
+        {{#any}}
+        <h1>Rollout of generation {{generation}}</h1>
+        {{#done}}<p class="ok" role="status">{{done}}</p>{{/done}}
+        {{#problem}}<p class="alert" role="alert">{{problem}}</p>{{/problem}}
+        <dl class="facts">
+        <dt>Phase</dt><dd><span class="badge {{badge}}">{{phase}}</span></dd>
+        <dt>Ring</dt><dd>{{ring}}</dd>
+        <dt>Other devices</dt><dd>generation {{base}}</dd>
+        <dt>Health gate</dt><dd>{{gate}}, once {{minDevices}} moved devices report</dd>
+        {{#every}}<dt>Advances</dt><dd>every {{every}} while the gate holds</dd>{{/every}}
+        </dl>
+        <h2>Rings</h2>
+        <ol class="rings">
+        {{#rings}}<li{{#current}} aria-current="step"{{/current}}>{{label}}{{#started}} · since {{started}}{{/started}}{{^started}} · not reached{{/started}}</li>
+        {{/rings}}
+        </ol>
+        <h2>Health</h2>
+        <dl class="facts">
+        <dt>Moved devices</dt><dd>{{moved}}</dd>
+        <dt>Reported since their move</dt><dd>{{reporting}}</dd>
+        <dt>Configuration errors</dt><dd>{{configErrors}}</dd>
+        <dt>Newly non-compliant</dt><dd>{{newlyNoncompliant}}</dd>
+        </dl>
+        {{#verdict}}<p class="alert" role="alert">The gate trips: {{verdict}}</p>{{/verdict}}
+        {{#hasFindings}}<h3>Devices that count against it</h3>
+        <div class="scroll"><table>
+        <thead><tr><th scope="col">Device</th><th scope="col">Why</th><th scope="col">Reported</th></tr></thead>
+        <tbody>
+        {{#findings}}<tr><td><a href="/admin/fleet/devices/{{device}}">{{device}}</a></td><td>{{kind}}</td><td>{{reason}}</td></tr>
+        {{/findings}}
+        </tbody></table></div>{{/hasFindings}}
+        {{#hasActions}}<h2>Steps you can take</h2>
+        <div class="actions">
+        {{#actions}}<form method="post" action="/admin/rollout/{{generation}}" class="inline">
+        <input type="hidden" name="csrf" value="{{chrome.csrf}}">
+        <input type="hidden" name="action" value="{{name}}">
+        <button type="submit"{{#danger}} class="danger"{{/danger}}>{{label}}</button>
+        </form>
+        {{/actions}}
+        </div>{{/hasActions}}
+        <h2>Steps</h2>
+        <div class="scroll"><table>
+        <thead><tr><th scope="col">Step</th><th scope="col">Action</th><th scope="col">Phase</th><th scope="col">Ring</th><th scope="col">When</th><th scope="col">Who</th><th scope="col">Why</th></tr></thead>
+        <tbody>
+        {{#steps}}<tr><td>{{number}}</td><td>{{action}}</td><td>{{phase}}</td><td>{{ring}}</td><td>{{at}}</td><td>{{author}}</td><td>{{reason}}</td></tr>
+        {{/steps}}
+        </tbody></table></div>
+        {{/any}}
         {{> foot}}
         """
 

@@ -1,7 +1,7 @@
 """The admin page in a real headless Chromium (*The admin page*), JavaScript off, against a running `mdmconf serve`.
 
 Run by Tests/Browser/run.sh, which starts the servers and passes their addresses:
-    admin_test.py FOLDER_SERVER_URL FROM_STORE_SERVER_URL SCREENSHOT_DIR BROKEN_PLIST
+    admin_test.py FOLDER_SERVER_URL FROM_STORE_SERVER_URL SCREENSHOT_DIR BROKEN_PLIST ROLLOUT_SERVER_URL
 
 Each check is one test; the summary line `browser tests: N passed, M failed` is what CI prints.
 """
@@ -18,7 +18,7 @@ from selenium.webdriver.common.by import By
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-FOLDER, FROM_STORE, SHOTS, BROKEN = sys.argv[1:5]
+FOLDER, FROM_STORE, SHOTS, BROKEN, ROLLOUT = sys.argv[1:6]
 ADMIN = "example-admin-token-c0ffee"
 DEVICE = "example-device-token-iphone-0117"
 
@@ -382,6 +382,41 @@ def phone(driver):
         expect(nav["x"] >= 0 and nav["x"] + nav["width"] <= viewport, f"{path}: the navigation fits: {nav}")
     driver.get(FOLDER + "/admin")
     shot(driver, "11-overview-phone")
+
+
+@test("rollout: the panel shows rings, health and steps; its buttons advance and pause it; a forged step is refused")
+def rollout(driver):
+    # Last: this server shares the folder server's host name, so its session replaces that one.
+    driver.set_window_size(1280, 900)
+    log_in(driver, ROLLOUT, ADMIN)
+    driver.get(ROLLOUT + "/admin/rollout")
+    body = text(driver)
+    expect("Rollout of generation 2" in body and "rolling" in body, body[:800])
+    expect("group warehouse" in body and "Moved\n1 devices" in body, body[:1200])
+    # A step posted from another site carries no session and no CSRF token: nothing moves.
+    page = ('<form method="post" action="%s/admin/rollout/2"><input name="action" value="complete">'
+            '<button id="go" type="submit">go</button></form>') % ROLLOUT
+    driver.get("data:text/html;charset=utf-8," + page)
+    click_and_wait(driver, driver.find_element(By.ID, "go"))
+    expect("Form expired" in text(driver) or "/admin/login" in driver.current_url, text(driver)[:300])
+    log_in(driver, ROLLOUT, ADMIN)
+    driver.get(ROLLOUT + "/admin/rollout")
+    expect("rolling" in text(driver) and "complete" not in text(driver).split("Steps\n")[-1], text(driver)[:1500])
+    click_and_wait(driver, driver.find_element(By.XPATH, "//button[starts-with(., 'Advance to 50%')]"))
+    body = text(driver)
+    expect("Generation 2 is rolling at 50%." in body, body[:800])
+    click_and_wait(driver, driver.find_element(By.XPATH, "//button[.='Pause']"))
+    body = text(driver)
+    expect("Generation 2 is paused at 50%." in body and "admin page" in body, body[:1500])
+    expect(driver.find_elements(By.XPATH, "//button[.='Resume']"), "a paused rollout offers Resume")
+    driver.get(ROLLOUT + "/readyz")
+    deadline = time.time() + 20
+    while '"phase":"paused"' not in text(driver).replace(" ", "") and time.time() < deadline:
+        time.sleep(0.3)
+        driver.get(ROLLOUT + "/readyz")
+    expect('"phase":"paused"' in text(driver).replace(" ", ""), "the server follows the step: " + text(driver)[:400])
+    driver.get(ROLLOUT + "/admin/rollout")
+    shot(driver, "12-rollout")
 
 
 def main():

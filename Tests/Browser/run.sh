@@ -42,13 +42,22 @@ for store in folder follow; do
     "$bin" publish "$work/v2" --store "sqlite:$work/$store.db" --message "minimum 3.0.1, port 8443" --author qa >/dev/null
 done
 
+# A third store rolls generation 2 out in rings, warehouse first: the rollout panel's server.
+"$bin" publish "$work/v1" --store "sqlite:$work/rollout.db" --message "first catalog" --author qa >/dev/null
+"$bin" publish "$work/v2" --store "sqlite:$work/rollout.db" --message "port 8443, in rings" --author qa \
+    --rollout warehouse,50,100 --min-devices 1 --halt-when 'config-errors > 50%' >/dev/null
+
 port_a=$(free_port)
 port_b=$(free_port)
+port_c=$(free_port)
 "$bin" serve Examples/catalog --store "sqlite:$work/folder.db" --port "$port_a" >"$work/a.log" 2>&1 &
 pids+=($!)
 "$bin" serve --from-store --store "sqlite:$work/follow.db" --port "$port_b" >"$work/b.log" 2>&1 &
 pids+=($!)
-for port in "$port_a" "$port_b"; do
+"$bin" serve --from-store --store "sqlite:$work/rollout.db" --port "$port_c" --rollout-check-interval 0.5 \
+    >"$work/c.log" 2>&1 &
+pids+=($!)
+for port in "$port_a" "$port_b" "$port_c"; do
     for _ in $(seq 1 100); do
         curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
         sleep 0.2
@@ -69,6 +78,10 @@ checkin "{\"device\": \"iphone-0117\", \"platform\": \"ios\", \"osVersion\": \"1
 checkin '{"device": "ipad-0042", "platform": "ipados", "osVersion": "17.2", "apps": [{"app": "com.example.field", "version": "2.3.1"}]}'
 checkin '{"device": "iphone-0201", "platform": "ios", "osVersion": "15.7", "apps": [{"app": "com.example.field", "version": "2.0"}]}'
 checkin '{"device": "iphone-0202", "platform": "ios", "osVersion": "17.4", "apps": [{"app": "com.example.field", "version": "3.1.0"}, {"app": "com.other.notes", "version": "1.0"}]}'
+
+# The warehouse iPad checks in with its new configuration; iphone-0117, not moved yet, without an error.
+curl -fsS -o /dev/null -X POST "http://127.0.0.1:$port_c/v1/checkin" -H "$admin" -H 'Content-Type: application/json' \
+    -d '{"device": "ipad-0042", "platform": "ipados", "osVersion": "17.2", "apps": [{"app": "com.example.field", "version": "3.2.1"}]}'
 
 cat >"$work/broken-config.plist" <<'PLIST'
 <?xml version="1.0" encoding="UTF-8"?>
@@ -92,11 +105,12 @@ rm -rf "$shots"
 mkdir -p "$shots"
 set +e
 # The second server by another host name: cookies are kept per host, not per port.
-"$python" Tests/Browser/admin_test.py "http://127.0.0.1:$port_a" "http://localhost:$port_b" "$shots" "$work/broken-config.plist"
+"$python" Tests/Browser/admin_test.py "http://127.0.0.1:$port_a" "http://localhost:$port_b" "$shots" "$work/broken-config.plist" \
+    "http://127.0.0.1:$port_c"
 status=$?
 set -e
 if [ $status -ne 0 ]; then
     echo "--- server logs ---"
-    tail -n 40 "$work/a.log" "$work/b.log"
+    tail -n 40 "$work/a.log" "$work/b.log" "$work/c.log"
 fi
 exit $status

@@ -78,6 +78,10 @@ struct AdminRoutes: Sendable {
         router.post("/admin/history/:number/rollback") { request, context in
             await rollback(request, context.parameters.get("number").flatMap { Int($0) })
         }
+        router.get("/admin/rollout") { request, _ in await rolloutPage(request) }
+        router.post("/admin/rollout/:number") { request, context in
+            await rolloutStep(request, context.parameters.get("number").flatMap { Int($0) })
+        }
     }
 
     // MARK: Access
@@ -359,6 +363,89 @@ struct AdminRoutes: Sendable {
             guard let store = fleet.store else { return fleetDisabled(chrome) }
             let endpoints = fleet.eventEndpoints ?? state.catalog.events
             return html(await site.events(EventOutbox(store: store), endpoints: endpoints, snapshot(state), chrome: chrome))
+        }
+    }
+
+    func rolloutPage(_ request: Request) async -> Response {
+        await page(request) { state, chrome in
+            guard let history else { return fleetDisabled(chrome) }
+            do {
+                let rollout = try await CatalogRollouts(store: history.store).newest()
+                return html(try await rolloutPanel(rollout, history: history, state: state, chrome: chrome))
+            } catch {
+                return storeProblem(error, chrome)
+            }
+        }
+    }
+
+    /// The panel of `rollout`, its health measured against the catalogs served (or loaded from the store).
+    private func rolloutPanel(
+        _ rollout: CatalogRollout?, history: CatalogHistory, state: CatalogState, chrome: AdminChrome,
+        done: String? = nil, problem: String? = nil
+    ) async throws -> String {
+        var health: RolloutHealth?
+        if let rollout, let (base, new) = try await catalogs(of: rollout, history: history, state: state) {
+            health = try await RolloutHealth.measure(rollout, store: history.store, base: base, new: new, now: .now)
+        }
+        return site.rollout(rollout, health: health, done: done, problem: problem, snapshot(state), chrome: chrome)
+    }
+
+    /// The base and new catalogs of `rollout`: those served when this server serves it, else loaded from the store.
+    private func catalogs(of rollout: CatalogRollout, history: CatalogHistory, state: CatalogState) async throws
+        -> (Catalog, Catalog)?
+    {
+        if let served = state.rollout, served.state.generation == rollout.generation,
+            state.generation == rollout.base
+        {
+            return (state.catalog, served.state.catalog)
+        }
+        return try await AdminSite.catalogs(of: rollout, history: history, loader: catalogs.loader)
+    }
+
+    /// A step of the rollout of generation `number` from the panel's forms (`action`, with the CSRF token).
+    func rolloutStep(_ request: Request, _ number: Int?) async -> Response {
+        let (state, chrome, body): (CatalogState, AdminChrome, [UInt8])
+        switch await form(request) {
+        case .failure(let refusal): return refusal.response
+        case .success(let values): (state, chrome, body) = values
+        }
+        guard let history else { return fleetDisabled(chrome) }
+        let action = FormEncoding.urlEncoded(body)?["action"] ?? ""
+        let rollouts = CatalogRollouts(store: history.store)
+        do {
+            guard let number, let rollout = try await rollouts.rollout(of: number) else {
+                return notFound("No rollout of that generation", chrome)
+            }
+            var done: String?
+            var problem: String?
+            var after: CatalogRollout? = rollout
+            do {
+                let new = try await catalogs(of: rollout, history: history, state: state)?.1
+                let change = try await rollouts.perform(
+                    action, on: rollout, author: state.catalog.tokens == nil ? "admin page (development mode)" : "admin page",
+                    subscriptions: new.flatMap { fleet.subscriptions($0) })
+                after = change.rollout
+                switch change {
+                case .aborted(_, let generation):
+                    done =
+                        "Aborted: generation \(generation.number) publishes generation \(rollout.base)'s content again, for every device."
+                case .stepped(let stepped):
+                    done =
+                        stepped.phase == .completed
+                        ? "Completed: generation \(stepped.generation) is served to every device."
+                        : "Generation \(stepped.generation) is \(stepped.phase.rawValue) at \(stepped.plan.label(ofRing: stepped.ring))."
+                }
+                if options.followStoreInterval == nil {
+                    done = (done ?? "") + " Replicas that follow the store serve it; this server serves the folder \(catalogs.path)."
+                }
+            } catch let error as RolloutError {
+                problem = error.message
+            }
+            let page = try await rolloutPanel(
+                after, history: history, state: state, chrome: chrome, done: done, problem: problem)
+            return html(page, status: problem == nil ? .ok : .conflict)
+        } catch {
+            return storeProblem(error, chrome)
         }
     }
 
