@@ -69,6 +69,9 @@ public struct DeviceCompliance: Sendable {
     public var seen: SeenStatus
     /// Each app, reported or assigned, sorted by bundle id.
     public var apps: [AppCompliance]
+    /// The stored generation it was judged against, when the evaluator knows generations (a rollout splits the
+    /// fleet between two).
+    public var generation: Int?
 
     /// True when the device is active and every app is compliant.
     public var compliant: Bool {
@@ -88,12 +91,33 @@ public struct ComplianceEvaluator: Sendable {
     public let now: Instant
     /// Devices whose last check-in is before this are silent.
     public let silentBefore: Instant
+    /// The stored generation `catalog` is, when known.
+    public let generation: Int?
+    /// While a rollout splits the fleet: the rolled-out generation, which judges the devices it reached.
+    public let rolledOut: RolledOutJudgement?
 
-    /// An evaluator of `catalog` at `now`.
-    public init(catalog: Catalog, now: Instant) {
+    /// An evaluator of `catalog` (stored generation `generation`, when known) at `now`; with `rollout`, the devices
+    /// it reached are judged against its catalog instead.
+    public init(
+        catalog: Catalog, now: Instant, generation: Int? = nil,
+        rollout: (rollout: CatalogRollout, catalog: Catalog)? = nil
+    ) {
         self.catalog = catalog
         self.now = now
+        self.generation = generation
         silentBefore = now.adding(seconds: -Int64(catalog.settings.silentAfterDays * 86_400))
+        rolledOut = rollout.map {
+            RolledOutJudgement(
+                rollout: $0.rollout,
+                evaluator: ComplianceEvaluator(catalog: $0.catalog, now: now, generation: $0.rollout.generation))
+        }
+    }
+
+    /// The evaluator of `device`: the rolled-out generation's when the rollout reached it, else this one.
+    public func evaluator(for device: String) -> ComplianceEvaluator {
+        guard let rolledOut else { return self }
+        let groups = rolledOut.evaluator.catalog.devices[device]?.groups ?? catalog.devices[device]?.groups ?? []
+        return rolledOut.rollout.includes(device, groups: groups) ? rolledOut.evaluator : self
     }
 
     /// The apps the catalog assigns to a device: every app of the catalog serves every inventory device a
@@ -105,6 +129,10 @@ public struct ComplianceEvaluator: Sendable {
     /// A stored device's compliance. `cache` is shared across one pass over the fleet; `memo`, when given, holds
     /// this evaluator's decisions for reuse (one per thread: it is not locked).
     public func evaluate(_ state: DeviceState, cache: ParseCache, memo: DecisionMemo? = nil) -> DeviceCompliance {
+        if let rolledOut, case let judge = evaluator(for: state.device), judge.generation == rolledOut.rollout.generation {
+            // The other generation's decisions are memoised apart.
+            return judge.evaluate(state, cache: cache, memo: memo?.rolledOut)
+        }
         let checkIn = state.deviceFields
         var apps: [AppCompliance] = []
         apps.reserveCapacity(max(state.apps.count, catalog.appIDs.count))
@@ -118,13 +146,15 @@ public struct ComplianceEvaluator: Sendable {
         apps.sort { $0.app.utf8.lexicographicallyPrecedes($1.app.utf8) }
         return DeviceCompliance(
             device: state.device, state: state, seen: state.lastCheckIn < silentBefore ? .silent : .active,
-            apps: apps)
+            apps: apps, generation: generation)
     }
 
     /// An inventory device with no check-in: every assigned app `unknown`.
     public func neverSeen(_ device: String) -> DeviceCompliance {
-        DeviceCompliance(
-            device: device, state: nil, seen: .never, apps: assignedApps(device).map { unreported($0, device: device) })
+        let judge = evaluator(for: device)
+        return DeviceCompliance(
+            device: device, state: nil, seen: .never,
+            apps: judge.assignedApps(device).map { judge.unreported($0, device: device) }, generation: judge.generation)
     }
 
     func evaluate(_ app: CheckIn.App, of checkIn: CheckIn, cache: ParseCache, memo: DecisionMemo?) -> AppCompliance {
@@ -161,6 +191,19 @@ public struct ComplianceEvaluator: Sendable {
     }
 }
 
+/// The generation a rollout is rolling out, judging the devices it reached.
+public final class RolledOutJudgement: Sendable {
+    /// The rollout.
+    public let rollout: CatalogRollout
+    /// Its generation's evaluator.
+    public let evaluator: ComplianceEvaluator
+
+    init(rollout: CatalogRollout, evaluator: ComplianceEvaluator) {
+        self.rollout = rollout
+        self.evaluator = evaluator
+    }
+}
+
 /// Decisions of one compliance pass (one catalog, one instant) by everything they depend on: the texts of the
 /// request, the device's zone, deferrals and enrolment, and which rollouts its id falls in. A fleet reports a few
 /// versions, OS versions and models thousands of times, so most devices' decisions are looked up, not evaluated.
@@ -184,6 +227,9 @@ public final class DecisionMemo: @unchecked Sendable {
     }
 
     private var decisions: [Key: Decision] = [:]
+
+    /// The memo of the rolled-out generation's decisions in the same pass.
+    lazy var rolledOut = DecisionMemo()
 
     /// An empty memo.
     public init() {}

@@ -20,19 +20,23 @@ public struct FleetFilter: Sendable, Equatable {
     public var status: Status?
     /// Only devices with at least one app at this decision.
     public var decision: Outcome?
+    /// Only devices served this stored generation (while a rollout splits the fleet between two).
+    public var generation: Int?
 
     /// A filter; nil parts let everything through.
-    public init(app: String? = nil, status: Status? = nil, decision: Outcome? = nil) {
+    public init(app: String? = nil, status: Status? = nil, decision: Outcome? = nil, generation: Int? = nil) {
         self.app = app
         self.status = status
         self.decision = decision
+        self.generation = generation
     }
 
     /// The device as this filter shows it (its apps narrowed to `app`), or nil when the filter leaves it out.
-    var isEmpty: Bool { app == nil && status == nil && decision == nil }
+    var isEmpty: Bool { app == nil && status == nil && decision == nil && generation == nil }
 
     func apply(_ row: DeviceCompliance) -> DeviceCompliance? {
         if isEmpty { return row }
+        if let generation, row.generation != generation { return nil }
         var row = row
         if let app {
             row.apps = row.apps.filter { $0.app == app }

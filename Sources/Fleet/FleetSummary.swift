@@ -132,7 +132,7 @@ extension DeviceCompliance {
             ("device", .string(device)), ("compliant", .bool(compliant)), ("seen", .string(seen.rawValue)),
             ("lastCheckin", .optional(state?.lastCheckIn.description)), ("platform", .optional(state?.platform)),
             ("osVersion", .optional(state?.osVersion)), ("deviceModel", .optional(state?.deviceModel)),
-            ("replica", .optional(state?.replica)),
+            ("replica", .optional(state?.replica)), ("generation", .optional(generation)),
             ("why", .array(why.map(JSONValue.string))),
             ("apps", .array(apps.map(\.json))),
         ])

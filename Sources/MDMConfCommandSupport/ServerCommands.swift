@@ -36,15 +36,18 @@ package enum ServerCommands {
 
     package static let report = CommandConfiguration(
         commandName: "report",
-        abstract: "Show the fleet's compliance from the store, judged against a catalog folder.",
+        abstract: "Show the fleet's compliance from the store, judged against a catalog folder or a stored generation.",
         discussion: """
             Reads the store directly (no server needed) and judges every device's latest check-in against the \
             catalog with the code that answers devices: its update decision now, whether it runs the \
             configuration it would be served now, and whether it has checked in within silentAfterDays. \
-            Inventory devices that never checked in are listed as 'never'.
+            Inventory devices that never checked in are listed as 'never'. With --generation N instead of \
+            --catalog, the catalog is stored generation N and only the devices served N are shown: while a \
+            rollout splits the fleet, those it reached (N is rolled out) or the others (N is what they keep), \
+            each judged against the generation it is served.
 
             Exit codes: 0 every device shown is compliant, 1 some are not, 64 usage error, 66 catalog missing, \
-            78 the catalog or the store cannot be used.
+            78 the catalog, the generation or the store cannot be used.
             """
     )
 

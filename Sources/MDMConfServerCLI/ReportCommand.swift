@@ -14,7 +14,11 @@ struct ReportCommand: ParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
 
-    @Option(name: .long, help: "The catalog folder the server serves.") var catalog: String
+    @Option(name: .long, help: "The catalog folder the server serves.") var catalog: String?
+    @Option(
+        name: .long,
+        help: "Instead of --catalog: the devices served this stored generation, judged against it (during a rollout, its devices or the others).")
+    var generation: Int?
     @Option(name: .long, help: "The fleet store: sqlite:PATH or postgres://user@host:port/db.") var store: String
     @Option(name: .long, help: "Only this app.") var app: String?
     @Option(name: .long, help: "Only devices that are compliant, noncompliant or silent.")
@@ -27,9 +31,33 @@ struct ReportCommand: ParsableCommand {
     @OptionGroup var limits: ReaderLimitOptions
 
     func validate() throws {
+        guard (catalog == nil) != (generation == nil) else {
+            throw ValidationError("give the catalog folder (--catalog) or a stored generation (--generation), one of them")
+        }
         if let now, parsedNow(now) == nil { throw ValidationError("--now must be RFC 3339 with Z or an offset") }
         if case .failure(let error) = StoreLocation.parse(store) { throw ValidationError(error.message) }
         if case .success(.none) = StoreLocation.parse(store) { throw ValidationError("--store none has no fleet") }
+    }
+
+    /// The judge of stored generation `number`'s devices: when a rollout splits the fleet with it (it is rolled
+    /// out, or it is what the others keep), the rollout's two catalogs, each judging its own devices.
+    static func evaluator(of number: Int, in store: any FleetStore, now: Instant) async throws -> ComplianceEvaluator? {
+        let history = CatalogHistory(store: store)
+        let rollouts = CatalogRollouts(store: store)
+        func load(_ number: Int) async throws -> Catalog? {
+            try await history.files(of: number).flatMap(StoredCatalogs.load)
+        }
+        var rollout = try await rollouts.rollout(of: number)
+        if rollout?.phase.splitsTheFleet != true {
+            rollout = try await rollouts.active().flatMap { $0.base == number ? $0 : nil }
+        }
+        if let rollout, rollout.phase.splitsTheFleet {
+            guard let base = try await load(rollout.base), let new = try await load(rollout.generation) else {
+                return nil
+            }
+            return ComplianceEvaluator(catalog: base, now: now, generation: rollout.base, rollout: (rollout, new))
+        }
+        return try await load(number).map { ComplianceEvaluator(catalog: $0, now: now, generation: number) }
     }
 
     private func parsedNow(_ text: String) -> Instant? {
@@ -43,8 +71,12 @@ struct ReportCommand: ParsableCommand {
     }
 
     private func report() async throws -> Int32 {
-        guard let loaded = CatalogFolder.load(catalog, readerOptions: limits.readerOptions) else {
-            return ExitStatus.invalidConfiguration.rawValue
+        var loaded: Catalog?
+        if let catalog {
+            guard let folder = CatalogFolder.load(catalog, readerOptions: limits.readerOptions) else {
+                return ExitStatus.invalidConfiguration.rawValue
+            }
+            loaded = folder
         }
         let logger = Logger(label: "mdmconf") { _ in SwiftLogNoOpLogHandler() }
         guard case .success(let location) = StoreLocation.parse(store) else { return ExitStatus.usage.rawValue }
@@ -60,8 +92,27 @@ struct ReportCommand: ParsableCommand {
             return ExitStatus.invalidConfiguration.rawValue
         }
         let instant = now.flatMap(parsedNow) ?? .now
-        let query = FleetQuery(store: opened, evaluator: ComplianceEvaluator(catalog: loaded, now: instant))
-        let filter = FleetFilter(app: app, status: status, decision: decision)
+        let evaluator: ComplianceEvaluator
+        if let loaded {
+            evaluator = ComplianceEvaluator(catalog: loaded, now: instant)
+        } else if let generation {
+            do {
+                guard let judged = try await Self.evaluator(of: generation, in: opened, now: instant) else {
+                    try? await opened.close()
+                    Console.error("error: generation \(generation) is not in the store, or does not load (see mdmconf history)\n")
+                    return ExitStatus.invalidConfiguration.rawValue
+                }
+                evaluator = judged
+            } catch {
+                try? await opened.close()
+                Console.error("error: the fleet store failed: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
+                return ExitStatus.invalidConfiguration.rawValue
+            }
+        } else {
+            return ExitStatus.usage.rawValue
+        }
+        let query = FleetQuery(store: opened, evaluator: evaluator)
+        let filter = FleetFilter(app: app, status: status, decision: decision, generation: generation)
         /// The devices, each made into what `format` prints as it is judged, and their counts; nil after
         /// printing why the store could not be read.
         func read<Row: Sendable>(_ make: @escaping @Sendable (DeviceCompliance) -> Row) async -> (

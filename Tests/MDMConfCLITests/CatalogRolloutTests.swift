@@ -153,11 +153,15 @@ import WebhookEvents
         #expect(
             answer.text.contains(#""SyncIntervalMinutes":60"#) || answer.text.contains(#""SyncIntervalMinutes": 60"#))
 
-        // The moved devices check in; every third-or-so reports a configuration error.
+        // The moved devices check in; every third-or-so reports a configuration error, the others the ETag they
+        // were served.
         let failing = Set(moved.enumerated().filter { $0.offset % 10 < 3 }.map(\.element))
         for device in moved {
+            let served = try await http.request(
+                "GET", "/v1/apps/com.example.field/config?device=\(device)", headers: Self.admin)
             let body = EventDeliveryTests.checkIn(
-                device, error: failing.contains(device) ? "SyncIntervalMinutes rejected" : nil)
+                device, error: failing.contains(device) ? "SyncIntervalMinutes rejected" : nil,
+                etag: served.header("ETag"))
             let response = try await http.request("POST", "/v1/checkin", headers: Self.admin, body: body)
             #expect(response.status == 200, "\(response.text)")
             #expect(response.header("X-MDMConf-Catalog-Generation") == "2")
@@ -181,6 +185,31 @@ import WebhookEvents
         #expect(
             text.status == 1 && text.stdout.contains("halted") && text.stdout.contains("SyncIntervalMinutes rejected"))
         #expect(try await Self.events(store).contains(EventType.rolloutHalted.rawValue))
+
+        // Each device is judged against its generation, and the views can be asked for one generation.
+        func judged(_ arguments: [String]) async throws -> [String: [String: Any]] {
+            let shown = try await Self.run(["report", "--store", store, "--format", "json"] + arguments)
+            let devices = try CLIProcess.json(shown.stdout)["devices"] as? [[String: Any]] ?? []
+            return Dictionary(
+                devices.compactMap { row in (row["device"] as? String).map { ($0, row) } }.filter {
+                    $0.0.hasPrefix("fleet-")
+                }, uniquingKeysWith: { a, _ in a })
+        }
+        let rolled = try await judged(["--generation", "2"])
+        let kept = try await judged(["--generation", "1"])
+        #expect(Set(rolled.keys) == Set(moved) && Set(kept.keys) == Set(Self.fleet).subtracting(moved))
+        #expect(rolled.values.allSatisfy { $0["generation"] as? Int == 2 })
+        for (device, row) in rolled where !failing.contains(device) {
+            let field = (row["apps"] as? [[String: Any]] ?? []).first { $0["app"] as? String == "com.example.field" }
+            #expect((field?["config"] as? [String: Any])?["status"] as? String == "current", "\(device): \(row)")
+        }
+        let listed = try await http.request(
+            "GET", "/v1/fleet/devices?generation=2&limit=1000",
+            headers: Self.admin.merging(["Accept": "application/json"]) { $1 })
+        let rows =
+            (try JSONSerialization.jsonObject(with: Data(listed.body)) as? [String: Any])?["devices"]
+            as? [[String: Any]] ?? []
+        #expect(Set(rows.compactMap { $0["device"] as? String }.filter { $0.hasPrefix("fleet-") }) == Set(moved))
 
         // Halted: nothing advances, the moved devices stay.
         let advance = try await Self.run(["rollout", "advance", "--store", store])

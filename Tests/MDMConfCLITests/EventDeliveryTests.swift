@@ -19,9 +19,12 @@ import WebhookEvents
     static let devices = ["ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400"]
     static let secret = "whsec_" + Data((0..<32).map { UInt8($0 * 7 & 0xFF) }).base64EncodedString()
 
-    /// A check-in of `device`, with a configuration error for com.example.field when `error` is given.
-    static func checkIn(_ device: String, error: String? = nil) -> String {
-        let failure = error.map { #", "configError": "\#($0)""# } ?? ""
+    /// A check-in of `device`, with a configuration error for com.example.field when `error` is given, and the
+    /// configuration's ETag when `etag` is.
+    static func checkIn(_ device: String, error: String? = nil, etag: String? = nil) -> String {
+        let failure =
+            (error.map { #", "configError": "\#($0)""# } ?? "")
+            + (etag.map { #", "configETag": "\#($0.replacingOccurrences(of: "\"", with: "\\\""))""# } ?? "")
         return #"{"device": "\#(device)", "at": "\#(Instant.now.description)", "platform": "ios", "#
             + #""osVersion": "17.4.1", "apps": [{"app": "com.example.field", "version": "3.2.1"\#(failure)}, "#
             + #"{"app": "com.example.fieldsync", "version": "1.0"}]}"#

@@ -254,7 +254,7 @@ struct AdminRoutes: Sendable {
     func overview(_ state: CatalogState, _ chrome: AdminChrome) async -> Response {
         var fleetCounts: FleetCounts?
         if let store = fleet.store {
-            let query = FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: state.catalog, now: .now))
+            let query = FleetQuery(store: store, evaluator: state.complianceEvaluator(now: .now))
             fleetCounts = await counts.counts(query: query, generation: state.generation)
         }
         return html(site.overview(snapshot(state), fleet: fleetCounts, chrome: chrome))
@@ -304,7 +304,7 @@ struct AdminRoutes: Sendable {
     }
 
     private func fleetQuery(_ state: CatalogState) -> FleetQuery? {
-        fleet.store.map { FleetQuery(store: $0, evaluator: ComplianceEvaluator(catalog: state.catalog, now: .now)) }
+        fleet.store.map { FleetQuery(store: $0, evaluator: state.complianceEvaluator(now: .now)) }
     }
 
     func fleetPage(_ request: Request) async -> Response {

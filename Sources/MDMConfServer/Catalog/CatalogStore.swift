@@ -44,6 +44,13 @@ public struct CatalogState: Sendable {
         return rollout.rollout.includes(device, groups: groups) ? rollout.state : self
     }
 
+    /// Judges each device against the generation it is served, at `now`.
+    public func complianceEvaluator(now: Instant) -> ComplianceEvaluator {
+        ComplianceEvaluator(
+            catalog: catalog, now: now, generation: generation,
+            rollout: rollout.map { ($0.rollout, $0.state.catalog) })
+    }
+
     /// This state with `rollout` (nil: none).
     func with(rollout: ServedRollout?) -> CatalogState {
         CatalogState(

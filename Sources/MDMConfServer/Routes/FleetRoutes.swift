@@ -66,7 +66,7 @@ struct FleetRoutes: Sendable {
         case .success: break
         }
         guard let store = fleet.store else { return .failure(Refusal(response: disabled)) }
-        let evaluator = ComplianceEvaluator(catalog: state.catalog, now: .now)
+        let evaluator = state.complianceEvaluator(now: .now)
         return .success((state, FleetQuery(store: store, evaluator: evaluator)))
     }
 
@@ -85,6 +85,12 @@ struct FleetRoutes: Sendable {
                 return bad("?status= must be compliant, noncompliant or silent")
             }
             filter.status = parsed
+        }
+        if let generation = parameters.get("generation") {
+            guard let number = Int(generation), number >= 1 else {
+                return bad("?generation= must be a generation number (1 or more)")
+            }
+            filter.generation = number
         }
         if let decision = parameters.get("decision") {
             guard let parsed = Outcome(rawValue: decision) else {

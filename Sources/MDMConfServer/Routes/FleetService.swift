@@ -84,9 +84,10 @@ public final class FleetService: Sendable {
     /// Writes today's roll-up from the live summary and deletes history past retention. Returns the check-ins
     /// deleted.
     @discardableResult
-    public func maintain(catalog: Catalog, now: Instant) async throws -> Int {
+    public func maintain(_ state: CatalogState, now: Instant) async throws -> Int {
         guard let store else { return 0 }
-        let query = FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: catalog, now: now))
+        let catalog = state.catalog
+        let query = FleetQuery(store: store, evaluator: state.complianceEvaluator(now: now))
         if let subscriptions = subscriptions(catalog) {
             try await subscriptions.markSilent(in: store, catalog: catalog, now: now)
         }
@@ -108,7 +109,7 @@ struct FleetMaintenance: Service {
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                let pruned = try await fleet.maintain(catalog: catalogs.current.catalog, now: .now)
+                let pruned = try await fleet.maintain(catalogs.current, now: .now)
                 logger.debug("fleet roll-up written", metadata: ["prunedCheckIns": "\(pruned)"])
             } catch {
                 logger.warning("fleet roll-up and retention failed; will try again: \(error)")
