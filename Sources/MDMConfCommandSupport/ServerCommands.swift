@@ -17,7 +17,10 @@ package enum ServerCommands {
 
             Devices check in at POST /v1/checkin; what they run is kept in the fleet store (--store): an SQLite \
             file by default (its path is printed at start-up, never inside the catalog folder), PostgreSQL when \
-            several replicas serve one fleet, or none.
+            several replicas serve one fleet, or none. --from-store serves the store's newest generation instead of \
+            a folder and follows publishes; while a rollout (publish --rollout) splits the fleet, each device is \
+            served the generation its ring gives it, and the server halts or advances the rollout as its gate and \
+            schedule say, checking every --rollout-check-interval seconds. See mdmconf rollout.
 
             HTTPS: --tls-cert PEM --tls-key PEM (TLS 1.2+, HTTP/2 and HTTP/1.1 by ALPN); the pair is checked at \
             start-up (readable, the key the certificate's, not expired) and read again on SIGHUP, keeping the old \

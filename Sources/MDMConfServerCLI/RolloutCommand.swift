@@ -126,7 +126,9 @@ struct RolloutCommand: ParsableCommand {
             ("configuration errors", health.configErrors), ("newly non-compliant", health.newlyNoncompliant),
         ] where !findings.isEmpty {
             lines.append("\(title):")
-            lines += findings.prefix(50).map { "  \($0.device)  \($0.reason)" }
+            lines += StoredCatalogs.columns(findings.prefix(50).map { ["  \($0.device)", $0.reason] }).split(
+                separator: "\n"
+            ).map(String.init)
             if findings.count > 50 { lines.append("  … and \(findings.count - 50) more (--format json lists them)") }
         }
         lines.append("steps:")
