@@ -122,6 +122,7 @@ import WebhookEvents
 
         let server = try ServerProcess([
             "serve", "--from-store", "--store", store, "--port", "0", "--rollout-check-interval", "0.2",
+            "--public-url", "https://mdm.example.com",
         ])
         defer { server.stop() }
         let http = RawHTTP(port: server.port)
@@ -146,6 +147,12 @@ import WebhookEvents
             #expect(check.header("X-MDMConf-Catalog-Generation") == String(generation), "\(check.text)")
         }
         #expect((30...70).contains(moved.count), "50 % of 100 devices moved \(moved.count)")
+        // The declarative channel too: a moved device's declarations are generation 2's, the others' generation 1's.
+        let stayed = try #require(Self.fleet.first { !moved.contains($0) })
+        for (device, generation) in [(moved[0], "2"), (stayed, "1")] {
+            let tokens = try await http.request("GET", "/v1/ddm/\(device)/tokens", headers: Self.admin)
+            #expect(tokens.status == 200 && tokens.header("X-MDMConf-Catalog-Generation") == generation, "\(tokens.text)")
+        }
         // The served bytes are the generation's: the moved devices sync hourly.
         let answer = try await http.request(
             "GET", "/v1/apps/com.example.field/config?device=\(moved[0])",
