@@ -281,7 +281,7 @@ import WebhookEvents
     /// Two replicas on one PostgreSQL follow every step through LISTEN/NOTIFY and give every device the same
     /// generation at every ring.
     @Test(.enabled(if: StoreKind.available.contains(.postgres)))
-    func twoReplicasAgreeAtEveryRing() async throws {
+    func twoReplicasOnPostgreSQLAgreeAtEveryRing() async throws {
         let store = try TestStores.freshLocation(.postgres).description
         let folder = try Self.catalog()
         #expect(try await Self.run(["publish", folder, "--store", store]).status == 0)

@@ -74,9 +74,17 @@ struct EventDispatcher: Service {
                 try await Task.sleep(for: pollInterval)
                 continue
             }
-            let outcomes = await withTaskGroup(of: EventOutbox.Outcome.self) { group in
+            // Each endpoint's secret is read once a batch (a rotated secret is used from the next batch on).
+            var signers: [String: Result<WebhookSignature, SecretError>] = [:]
+            for name in Set(due.map(\.event.endpoint)) {
+                signers[name] = endpoints[name]?.signer(environment: environment)
+            }
+            let outcomes = await withTaskGroup(of: EventOutbox.Outcome.self) { [signers] group in
                 for delivery in due {
-                    group.addTask { await send(delivery, to: endpoints[delivery.event.endpoint], client: client) }
+                    let name = delivery.event.endpoint
+                    group.addTask {
+                        await send(delivery, to: endpoints[name], signer: signers[name], client: client)
+                    }
                 }
                 return await group.reduce(into: []) { $0.append($1) }
             }
@@ -90,10 +98,12 @@ struct EventDispatcher: Service {
     }
 
     /// One attempt, and what it came to.
-    func send(_ delivery: OutboxDelivery, to endpoint: EventEndpoint?, client: HTTPClient) async -> EventOutbox.Outcome
-    {
+    func send(
+        _ delivery: OutboxDelivery, to endpoint: EventEndpoint?, signer: Result<WebhookSignature, SecretError>?,
+        client: HTTPClient
+    ) async -> EventOutbox.Outcome {
         let now = Instant.now
-        switch await attempt(delivery, to: endpoint, client: client) {
+        switch await attempt(delivery, to: endpoint, signer: signer, client: client) {
         case .delivered(let status):
             EventMetrics.counter("mdmconf_events_sent_total", delivery.event.endpoint).increment()
             return .delivered(id: delivery.id, status: status)
@@ -118,17 +128,20 @@ struct EventDispatcher: Service {
         case failed(Int?, String)
     }
 
-    func attempt(_ delivery: OutboxDelivery, to endpoint: EventEndpoint?, client: HTTPClient) async -> Outcome {
-        guard let endpoint else {
+    func attempt(
+        _ delivery: OutboxDelivery, to endpoint: EventEndpoint?, signer: Result<WebhookSignature, SecretError>?,
+        client: HTTPClient
+    ) async -> Outcome {
+        guard let endpoint, let signer else {
             return .failed(nil, "no endpoint named \(delivery.event.endpoint) is configured now")
         }
-        let signer: WebhookSignature
-        switch endpoint.signer(environment: environment) {
+        let signing: WebhookSignature
+        switch signer {
         case .failure(let error): return .failed(nil, error.message)
-        case .success(let made): signer = made
+        case .success(let made): signing = made
         }
         switch await WebhookPost.send(
-            delivery.event.body, id: delivery.event.eventID, to: endpoint.url, signer: signer, client: client,
+            delivery.event.body, id: delivery.event.eventID, to: endpoint.url, signer: signing, client: client,
             timeout: schedule.attemptTimeout)
         {
         case .success(let status) where (200..<300).contains(status): return .delivered(status)
