@@ -31,56 +31,57 @@ struct AdminRoutes: Sendable {
     }
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/admin") { request, _ in await page(request) { state, chrome in await overview(state, chrome) } }
+        router.get("/admin") { request, _ in try await page(request) { state, chrome in await overview(state, chrome) }
+        }
         router.get("/admin/style.css") { _, _ in stylesheet() }
         router.get("/admin/login") { request, _ in loginPage(request, problem: nil) }
         router.post("/admin/login") { request, _ in await login(request) }
-        router.post("/admin/logout") { request, _ in await logout(request) }
+        router.post("/admin/logout") { request, _ in try await logout(request) }
         router.get("/admin/apps/:id") { request, context in
             let id = context.parameters.get("id") ?? ""
             let device = query(request)["device"]
-            return await page(request) { state, chrome in
+            return try await page(request) { state, chrome in
                 site.app(id, device: device, snapshot(state), chrome: chrome).map { html($0) }
                     ?? notFound("No app '\(id)' in the catalog", chrome)
             }
         }
         router.get("/admin/validate") { request, _ in
-            await page(request) { state, chrome in
+            try await page(request) { state, chrome in
                 html(
                     site.validate(
                         app: query(request)["app"], upload: nil, text: "", problem: nil, snapshot(state),
                         readerOptions: options.readerOptions, chrome: chrome))
             }
         }
-        router.post("/admin/validate") { request, _ in await validate(request) }
+        router.post("/admin/validate") { request, _ in try await validate(request) }
         router.get("/admin/update") { request, _ in
-            await page(request) { state, chrome in
+            try await page(request) { state, chrome in
                 html(site.update(values: query(request), snapshot(state), chrome: chrome))
             }
         }
         router.get("/admin/policy") { request, _ in
-            await page(request) { state, chrome in
+            try await page(request) { state, chrome in
                 html(site.policy(values: query(request), snapshot(state), chrome: chrome))
             }
         }
-        router.get("/admin/fleet") { request, _ in await fleetPage(request) }
+        router.get("/admin/fleet") { request, _ in try await fleetPage(request) }
         router.get("/admin/fleet/devices/:id") { request, context in
-            await devicePage(request, context.parameters.get("id") ?? "")
+            try await devicePage(request, context.parameters.get("id") ?? "")
         }
-        router.get("/admin/history") { request, _ in await historyPage(request) }
-        router.get("/admin/events") { request, _ in await eventsPage(request) }
+        router.get("/admin/history") { request, _ in try await historyPage(request) }
+        router.get("/admin/events") { request, _ in try await eventsPage(request) }
         router.get("/admin/history/:number") { request, context in
-            await generationPage(request, context.parameters.get("number").flatMap { Int($0) })
+            try await generationPage(request, context.parameters.get("number").flatMap { Int($0) })
         }
         router.get("/admin/history/:number/rollback") { request, context in
-            await rollbackPage(request, context.parameters.get("number").flatMap { Int($0) })
+            try await rollbackPage(request, context.parameters.get("number").flatMap { Int($0) })
         }
         router.post("/admin/history/:number/rollback") { request, context in
-            await rollback(request, context.parameters.get("number").flatMap { Int($0) })
+            try await rollback(request, context.parameters.get("number").flatMap { Int($0) })
         }
-        router.get("/admin/rollout") { request, _ in await rolloutPage(request) }
+        router.get("/admin/rollout") { request, _ in try await rolloutPage(request) }
         router.post("/admin/rollout/:number") { request, context in
-            await rolloutStep(request, context.parameters.get("number").flatMap { Int($0) })
+            try await rolloutStep(request, context.parameters.get("number").flatMap { Int($0) })
         }
     }
 
@@ -116,21 +117,20 @@ struct AdminRoutes: Sendable {
     }
 
     /// Runs a page handler for a signed-in caller.
-    private func page(_ request: Request, _ body: (CatalogState, AdminChrome) async -> Response) async -> Response {
+    private func page(_ request: Request, _ body: (CatalogState, AdminChrome) async -> Response) async throws
+        -> Response
+    {
         let state = catalogs.current
-        switch access(request, state: state) {
-        case .failure(let refusal): return refusal.response
-        case .success(let access):
-            let clock = ContinuousClock()
-            let start = clock.now
-            var response = await body(state, access.chrome)
-            // The server-side time of the page (queries and rendering), for the page budget of *The admin page*.
-            let elapsed = clock.now - start
-            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            response.headers[HTTPField.Name("Server-Timing")!] = "render;dur=\((milliseconds * 1000).rounded() / 1000)"
-            if let cookie = access.setCookie { response.headers[values: .setCookie].append(cookie) }
-            return response
-        }
+        let access = try self.access(request, state: state).get()
+        let clock = ContinuousClock()
+        let start = clock.now
+        var response = await body(state, access.chrome)
+        // The server-side time of the page (queries and rendering), for the page budget of *The admin page*.
+        let elapsed = clock.now - start
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        response.headers[Answer.fieldName("Server-Timing")] = "render;dur=\((milliseconds * 1000).rounded() / 1000)"
+        if let cookie = access.setCookie { response.headers[values: .setCookie].append(cookie) }
+        return response
     }
 
     /// A changing form's caller: signed in, and the form's `csrf` field equal to their session's token.
@@ -225,15 +225,12 @@ struct AdminRoutes: Sendable {
         }
     }
 
-    func logout(_ request: Request) async -> Response {
-        switch await form(request) {
-        case .failure(let refusal): return refusal.response
-        case .success:
-            sessions.close(request.cookies[Self.sessionCookie]?.value)
-            var response = redirect(catalogs.current.catalog.tokens == nil ? "/admin" : "/admin/login")
-            response.headers[values: .setCookie].append(cookie(Self.sessionCookie, "", maxAge: 0))
-            return response
-        }
+    func logout(_ request: Request) async throws -> Response {
+        _ = try await form(request).get()
+        sessions.close(request.cookies[Self.sessionCookie]?.value)
+        var response = redirect(catalogs.current.catalog.tokens == nil ? "/admin" : "/admin/login")
+        response.headers[values: .setCookie].append(cookie(Self.sessionCookie, "", maxAge: 0))
+        return response
     }
 
     /// Only a path of this admin page may follow a login (no open redirect).
@@ -260,12 +257,8 @@ struct AdminRoutes: Sendable {
         return html(site.overview(snapshot(state), fleet: fleetCounts, chrome: chrome))
     }
 
-    func validate(_ request: Request) async -> Response {
-        let (state, chrome, body): (CatalogState, AdminChrome, [UInt8])
-        switch await form(request) {
-        case .failure(let refusal): return refusal.response
-        case .success(let values): (state, chrome, body) = values
-        }
+    func validate(_ request: Request) async throws -> Response {
+        let (state, chrome, body): (CatalogState, AdminChrome, [UInt8]) = try await form(request).get()
         var app: String?
         var text = ""
         var upload: AdminSite.Upload?
@@ -307,8 +300,8 @@ struct AdminRoutes: Sendable {
         fleet.store.map { FleetQuery(store: $0, evaluator: state.complianceEvaluator(now: .now)) }
     }
 
-    func fleetPage(_ request: Request) async -> Response {
-        await page(request) { state, chrome in
+    func fleetPage(_ request: Request) async throws -> Response {
+        try await page(request) { state, chrome in
             guard let query = fleetQuery(state) else { return fleetDisabled(chrome) }
             let values = self.query(request)
             var filter = FleetFilter()
@@ -336,8 +329,8 @@ struct AdminRoutes: Sendable {
         }
     }
 
-    func devicePage(_ request: Request, _ id: String) async -> Response {
-        await page(request) { state, chrome in
+    func devicePage(_ request: Request, _ id: String) async throws -> Response {
+        try await page(request) { state, chrome in
             guard let query = fleetQuery(state) else { return fleetDisabled(chrome) }
             guard CatalogDevice.isValidID(id) else { return notFound("No device '\(id)'", chrome) }
             do {
@@ -351,23 +344,24 @@ struct AdminRoutes: Sendable {
 
     private var history: CatalogHistory? { fleet.store.map { CatalogHistory(store: $0) } }
 
-    func historyPage(_ request: Request) async -> Response {
-        await page(request) { state, chrome in
+    func historyPage(_ request: Request) async throws -> Response {
+        try await page(request) { state, chrome in
             guard let history else { return fleetDisabled(chrome) }
             return html(await site.history(history, snapshot(state), chrome: chrome))
         }
     }
 
-    func eventsPage(_ request: Request) async -> Response {
-        await page(request) { state, chrome in
+    func eventsPage(_ request: Request) async throws -> Response {
+        try await page(request) { state, chrome in
             guard let store = fleet.store else { return fleetDisabled(chrome) }
             let endpoints = fleet.eventEndpoints ?? state.catalog.events
-            return html(await site.events(EventOutbox(store: store), endpoints: endpoints, snapshot(state), chrome: chrome))
+            return html(
+                await site.events(EventOutbox(store: store), endpoints: endpoints, snapshot(state), chrome: chrome))
         }
     }
 
-    func rolloutPage(_ request: Request) async -> Response {
-        await page(request) { state, chrome in
+    func rolloutPage(_ request: Request) async throws -> Response {
+        try await page(request) { state, chrome in
             guard let history else { return fleetDisabled(chrome) }
             do {
                 let rollout = try await CatalogRollouts(store: history.store).newest()
@@ -403,12 +397,8 @@ struct AdminRoutes: Sendable {
     }
 
     /// A step of the rollout of generation `number` from the panel's forms (`action`, with the CSRF token).
-    func rolloutStep(_ request: Request, _ number: Int?) async -> Response {
-        let (state, chrome, body): (CatalogState, AdminChrome, [UInt8])
-        switch await form(request) {
-        case .failure(let refusal): return refusal.response
-        case .success(let values): (state, chrome, body) = values
-        }
+    func rolloutStep(_ request: Request, _ number: Int?) async throws -> Response {
+        let (state, chrome, body): (CatalogState, AdminChrome, [UInt8]) = try await form(request).get()
         guard let history else { return fleetDisabled(chrome) }
         let action = FormEncoding.urlEncoded(body)?["action"] ?? ""
         let rollouts = CatalogRollouts(store: history.store)
@@ -422,7 +412,8 @@ struct AdminRoutes: Sendable {
             do {
                 let new = try await catalogs(of: rollout, history: history, state: state)?.1
                 let change = try await rollouts.perform(
-                    action, on: rollout, author: state.catalog.tokens == nil ? "admin page (development mode)" : "admin page",
+                    action, on: rollout,
+                    author: state.catalog.tokens == nil ? "admin page (development mode)" : "admin page",
                     subscriptions: new.flatMap { fleet.subscriptions($0) })
                 after = change.rollout
                 switch change {
@@ -436,7 +427,9 @@ struct AdminRoutes: Sendable {
                         : "Generation \(stepped.generation) is \(stepped.phase.rawValue) at \(stepped.plan.label(ofRing: stepped.ring))."
                 }
                 if options.followStoreInterval == nil {
-                    done = (done ?? "") + " Replicas that follow the store serve it; this server serves the folder \(catalogs.path)."
+                    done =
+                        (done ?? "")
+                        + " Replicas that follow the store serve it; this server serves the folder \(catalogs.path)."
                 }
             } catch let error as RolloutError {
                 problem = error.message
@@ -449,8 +442,8 @@ struct AdminRoutes: Sendable {
         }
     }
 
-    func generationPage(_ request: Request, _ number: Int?) async -> Response {
-        await page(request) { state, chrome in
+    func generationPage(_ request: Request, _ number: Int?) async throws -> Response {
+        try await page(request) { state, chrome in
             guard let history else { return fleetDisabled(chrome) }
             guard let number else { return notFound("No such generation", chrome) }
             do {
@@ -463,8 +456,8 @@ struct AdminRoutes: Sendable {
         }
     }
 
-    func rollbackPage(_ request: Request, _ number: Int?) async -> Response {
-        await page(request) { state, chrome in
+    func rollbackPage(_ request: Request, _ number: Int?) async throws -> Response {
+        try await page(request) { state, chrome in
             guard let history else { return fleetDisabled(chrome) }
             guard let number else { return notFound("No such generation", chrome) }
             do {
@@ -478,12 +471,8 @@ struct AdminRoutes: Sendable {
         }
     }
 
-    func rollback(_ request: Request, _ number: Int?) async -> Response {
-        let (state, chrome, body): (CatalogState, AdminChrome, [UInt8])
-        switch await form(request) {
-        case .failure(let refusal): return refusal.response
-        case .success(let values): (state, chrome, body) = values
-        }
+    func rollback(_ request: Request, _ number: Int?) async throws -> Response {
+        let (state, chrome, body): (CatalogState, AdminChrome, [UInt8]) = try await form(request).get()
         guard let history else { return fleetDisabled(chrome) }
         guard let number else { return notFound("No such generation", chrome) }
         let fields = FormEncoding.urlEncoded(body) ?? [:]
@@ -500,7 +489,8 @@ struct AdminRoutes: Sendable {
             switch outcome {
             case .published(let generation, let catalog):
                 if options.followStoreInterval != nil {
-                    catalogs.install(.success(catalog), generation: generation.number, publishedAt: generation.createdAt)
+                    catalogs.install(
+                        .success(catalog), generation: generation.number, publishedAt: generation.createdAt)
                     current = catalogs.current
                     done =
                         "Generation \(number) is published again as generation \(generation.number), and this server serves it now."
@@ -537,8 +527,8 @@ struct AdminRoutes: Sendable {
         headers[.contentSecurityPolicy] =
             "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         headers[.xContentTypeOptions] = "nosniff"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        headers[Answer.fieldName("Referrer-Policy")] = "no-referrer"
+        headers[Answer.fieldName("X-Frame-Options")] = "DENY"
         headers[.cacheControl] = "no-store"
     }
 

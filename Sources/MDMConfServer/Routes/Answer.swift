@@ -5,9 +5,14 @@ import MDMConf
 import MDMDiagnostics
 import NIOCore
 
-/// A response the handler returns instead of going on.
-struct Refusal: Error, Sendable {
+/// A response a handler answers with instead of going on: thrown (Hummingbird answers an `HTTPResponseError`
+/// with its response), or returned where the answer is a value, as on the fast paths.
+struct Refusal: HTTPResponseError, Sendable {
     let response: Response
+
+    var status: HTTPResponse.Status { response.status }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response { response }
 }
 
 /// Building responses: JSON bodies, the error shape of *Serving a catalog*, request bodies within the limit.
@@ -17,7 +22,7 @@ enum Answer {
     /// The cursor of the next page of a CSV listing (JSON listings carry it as `next`).
     static let nextPageField = fieldName("X-MDMConf-Next-Page")
 
-    private static func fieldName(_ text: String) -> HTTPField.Name {
+    static func fieldName(_ text: String) -> HTTPField.Name {
         guard let name = HTTPField.Name(text) else { preconditionFailure("'\(text)' is not a header field name") }
         return name
     }

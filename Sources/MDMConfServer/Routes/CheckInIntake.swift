@@ -20,7 +20,7 @@ struct CheckInIntake: Sendable {
 
     /// A refused check-in: its status and JSON body (the error shape), plain data so that whichever path read the
     /// request writes the answer without parsing the check-in again.
-    struct Refused: Error, Sendable {
+    struct Refused: HTTPResponseError, Sendable {
         let status: HTTPResponse.Status
         let body: JSONValue
 
@@ -35,6 +35,8 @@ struct CheckInIntake: Sendable {
         }
 
         var response: Response { Answer.json(status, body) }
+
+        func response(from request: Request, context: some RequestContext) throws -> Response { response }
     }
 
     /// The check-in in `body` from `caller`, or the refusal: 400 (not JSON, not an object), 422 (one reason per

@@ -19,20 +19,21 @@ struct DDMRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/v1/ddm/assets/:file") { request, context in asset(request, context) }
-        router.post("/v1/ddm/:device/status") { request, context in await status(request, context) }
+        router.post("/v1/ddm/:device/status") { request, context in try await status(request, context) }
         router.get("/v1/ddm/:device/tokens") { request, context in
-            deviceSet(request, context) { set, _ in Answer.bytes(.ok, Array(set.tokensJSON.utf8)) }
+            try deviceSet(request, context) { set, _ in Answer.bytes(.ok, Array(set.tokensJSON.utf8)) }
         }
         router.get("/v1/ddm/:device/declaration-items") { request, context in
-            deviceSet(request, context) { set, _ in Answer.bytes(.ok, Array(set.declarationItemsJSON.utf8)) }
+            try deviceSet(request, context) { set, _ in Answer.bytes(.ok, Array(set.declarationItemsJSON.utf8)) }
         }
         router.get("/v1/ddm/:device/declaration/:type/:identifier") { request, context in
-            deviceSet(request, context) { set, context in
+            try deviceSet(request, context) { set, context in
                 guard let type = context.parameters.get("type"), let identifier = context.parameters.get("identifier"),
                     let declaration = set.declaration(type: type, identifier: identifier)
                 else {
                     return Answer.error(
-                        .notFound, CatalogCode.notFound, "the device's set has no such declaration (see its declaration-items)")
+                        .notFound, CatalogCode.notFound,
+                        "the device's set has no such declaration (see its declaration-items)")
                 }
                 return Answer.bytes(.ok, Array(declaration.json.utf8))
             }
@@ -93,7 +94,8 @@ struct DDMRoutes: Sendable {
         case .failure(let refusal): return .failure(refusal)
         }
         guard let device = context.parameters.get("device"), CatalogDevice.isValidID(device) else {
-            return refuse(Answer.error(.badRequest, CatalogCode.badRequest, "the device in the path is not a device id"))
+            return refuse(
+                Answer.error(.badRequest, CatalogCode.badRequest, "the device in the path is not a device id"))
         }
         if case .device(let own) = caller, own != device {
             return refuse(
@@ -105,13 +107,15 @@ struct DDMRoutes: Sendable {
         guard known.platform == .apple else {
             return refuse(
                 Answer.error(
-                    .notFound, CatalogCode.notFound, "'\(device)' is an Android device: declarative management is Apple's"))
+                    .notFound, CatalogCode.notFound,
+                    "'\(device)' is an Android device: declarative management is Apple's"))
         }
         guard let baseURL else {
             return refuse(
                 Answer.error(
                     .serviceUnavailable, CatalogCode.ddmUnavailable,
-                    "the declarative channel needs an https URL for its assets: serve over TLS, or give --public-url https://…"))
+                    "the declarative channel needs an https URL for its assets: serve over TLS, or give --public-url https://…"
+                ))
         }
         return .success((device, state.serving(device: device), baseURL))
     }
@@ -120,37 +124,27 @@ struct DDMRoutes: Sendable {
     private func deviceSet(
         _ request: Request, _ context: BasicRequestContext,
         _ answer: (DDMDeviceSet, BasicRequestContext) -> Response
-    ) -> Response {
-        switch authorizedDevice(request, context) {
-        case .failure(let refusal): return refusal.response
-        case .success(let (device, state, baseURL)):
-            let exporter = DDMExporter(baseURL: baseURL, timestamp: state.changedAt.description)
-            var response = answer(exporter.set(for: device, catalog: state.catalog), context)
-            response.headers[Answer.generationField] = String(state.generation)
-            return response
-        }
+    ) throws -> Response {
+        let (device, state, baseURL) = try authorizedDevice(request, context).get()
+        let exporter = DDMExporter(baseURL: baseURL, timestamp: state.changedAt.description)
+        var response = answer(exporter.set(for: device, catalog: state.catalog), context)
+        response.headers[Answer.generationField] = String(state.generation)
+        return response
     }
 
     /// `POST /v1/ddm/{device}/status`: a status report, stored as the check-in it amounts to (``DDMStatusReport``)
     /// and answered as a check-in is, once it is committed; 400, 422 and 503 leave the store as it was.
-    private func status(_ request: Request, _ context: BasicRequestContext) async -> Response {
-        let (device, state, baseURL): (String, CatalogState, String)
-        switch authorizedDevice(request, context) {
-        case .failure(let refusal): return refusal.response
-        case .success(let authorized): (device, state, baseURL) = authorized
-        }
+    private func status(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (device, state, baseURL): (String, CatalogState, String) = try authorizedDevice(request, context).get()
         guard let writer = fleet.writer else { return CheckInIntake.fleetDisabled }
-        let body: [UInt8]
-        switch await Answer.body(of: request, limit: state.catalog.settings.maxBodySize) {
-        case .success(let bytes): body = bytes
-        case .failure(let refusal): return refusal.response
-        }
+        let body = try await Answer.body(of: request, limit: state.catalog.settings.maxBodySize).get()
         let root: PlistNode
         switch MalformedRequest.json(body, options: readerOptions) {
         case .success(let node): root = node
         case .failure(let error): return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
         }
-        let set = DDMExporter(baseURL: baseURL, timestamp: state.changedAt.description).set(for: device, catalog: state.catalog)
+        let set = DDMExporter(baseURL: baseURL, timestamp: state.changedAt.description).set(
+            for: device, catalog: state.catalog)
         let checkIn: CheckIn
         switch DDMStatusReport.checkIn(root, device: device, set: set, catalog: state.catalog) {
         case .success(let read): checkIn = read

@@ -17,36 +17,26 @@ struct FleetRoutes: Sendable {
     let readerOptions: PlistReaderOptions
 
     func register(on router: Router<BasicRequestContext>) {
-        router.post("/v1/checkin") { request, _ in await checkIn(request) }
-        router.get("/v1/fleet/summary") { request, _ in await summary(request) }
-        router.get("/v1/fleet/devices") { request, _ in await devices(request) }
-        router.get("/v1/fleet/devices/:id") { request, context in await device(request, context.parameters.get("id")) }
-        router.get("/v1/fleet/trend") { request, _ in await trend(request) }
+        router.post("/v1/checkin") { request, _ in try await checkIn(request) }
+        router.get("/v1/fleet/summary") { request, _ in try await summary(request) }
+        router.get("/v1/fleet/devices") { request, _ in try await devices(request) }
+        router.get("/v1/fleet/devices/:id") { request, context in
+            try await device(request, context.parameters.get("id"))
+        }
+        router.get("/v1/fleet/trend") { request, _ in try await trend(request) }
     }
 
     private var disabled: Response { CheckInIntake.fleetDisabled }
 
     // MARK: Check-in
 
-    func checkIn(_ request: Request) async -> Response {
+    func checkIn(_ request: Request) async throws -> Response {
         let state = catalogs.current
-        let caller: Caller
-        switch Caller.authorize(request, catalog: state.catalog) {
-        case .success(let authorized): caller = authorized
-        case .failure(let refusal): return refusal.response
-        }
+        let caller: Caller = try Caller.authorize(request, catalog: state.catalog).get()
         guard let writer = fleet.writer else { return disabled }
-        let body: [UInt8]
-        switch await Answer.body(of: request, limit: state.catalog.settings.maxBodySize) {
-        case .success(let bytes): body = bytes
-        case .failure(let refusal): return refusal.response
-        }
+        let body = try await Answer.body(of: request, limit: state.catalog.settings.maxBodySize).get()
         let intake = CheckInIntake(fleet: fleet, readerOptions: readerOptions)
-        let accepted: CheckInIntake.Accepted
-        switch intake.accept(body, from: caller, state: state) {
-        case .success(let check): accepted = check
-        case .failure(let refusal): return refusal.response
-        }
+        let accepted: CheckInIntake.Accepted = try intake.accept(body, from: caller, state: state).get()
         if let refusal = await CheckInIntake.store(accepted.record, with: writer) { return refusal }
         return Answer.bytes(.ok, intake.answer(accepted), generation: accepted.state.generation)
     }
@@ -62,7 +52,8 @@ struct FleetRoutes: Sendable {
             return .failure(
                 Refusal(
                     response: Answer.error(
-                        .forbidden, CatalogCode.forbidden, "fleet state needs an admin token, not a device or MDM token")))
+                        .forbidden, CatalogCode.forbidden, "fleet state needs an admin token, not a device or MDM token"
+                    )))
         case .success: break
         }
         guard let store = fleet.store else { return .failure(Refusal(response: disabled)) }
@@ -110,17 +101,9 @@ struct FleetRoutes: Sendable {
             code: "store_unavailable", headers: headers)
     }
 
-    func summary(_ request: Request) async -> Response {
-        let (state, query): (CatalogState, FleetQuery)
-        switch adminQuery(request) {
-        case .success(let pair): (state, query) = pair
-        case .failure(let refusal): return refusal.response
-        }
-        let filter: FleetFilter
-        switch self.filter(request) {
-        case .success(let parsed): filter = parsed
-        case .failure(let refusal): return refusal.response
-        }
+    func summary(_ request: Request) async throws -> Response {
+        let (state, query): (CatalogState, FleetQuery) = try adminQuery(request).get()
+        let filter: FleetFilter = try self.filter(request).get()
         do {
             let summary = try await query.summary(filter)
             return Answer.json(
@@ -131,17 +114,9 @@ struct FleetRoutes: Sendable {
         }
     }
 
-    func devices(_ request: Request) async -> Response {
-        let (state, query): (CatalogState, FleetQuery)
-        switch adminQuery(request) {
-        case .success(let pair): (state, query) = pair
-        case .failure(let refusal): return refusal.response
-        }
-        let filter: FleetFilter
-        switch self.filter(request) {
-        case .success(let parsed): filter = parsed
-        case .failure(let refusal): return refusal.response
-        }
+    func devices(_ request: Request) async throws -> Response {
+        let (state, query): (CatalogState, FleetQuery) = try adminQuery(request).get()
+        let filter: FleetFilter = try self.filter(request).get()
         let parameters = request.uri.queryParameters
         var limit = 100
         if let text = parameters.get("limit") {
@@ -178,12 +153,8 @@ struct FleetRoutes: Sendable {
             ]), generation: state.generation)
     }
 
-    func device(_ request: Request, _ id: String?) async -> Response {
-        let (state, query): (CatalogState, FleetQuery)
-        switch adminQuery(request) {
-        case .success(let pair): (state, query) = pair
-        case .failure(let refusal): return refusal.response
-        }
+    func device(_ request: Request, _ id: String?) async throws -> Response {
+        let (state, query): (CatalogState, FleetQuery) = try adminQuery(request).get()
         guard let id, CatalogDevice.isValidID(id) else {
             return Answer.error(.badRequest, CatalogCode.badRequest, "the device id in the path is not a device id")
         }
@@ -217,12 +188,8 @@ struct FleetRoutes: Sendable {
         }
     }
 
-    func trend(_ request: Request) async -> Response {
-        let (state, query): (CatalogState, FleetQuery)
-        switch adminQuery(request) {
-        case .success(let pair): (state, query) = pair
-        case .failure(let refusal): return refusal.response
-        }
+    func trend(_ request: Request) async throws -> Response {
+        let (state, query): (CatalogState, FleetQuery) = try adminQuery(request).get()
         let parameters = request.uri.queryParameters
         let app = parameters.get("app")
         if let app, !BundleID.isWellFormed(app) {

@@ -92,7 +92,8 @@ public final class FleetService: Sendable {
             try await subscriptions.markSilent(in: store, catalog: catalog, now: now)
         }
         let summary = try await query.summary(FleetFilter())
-        try await store.saveRollup(day: FleetTrend.day(of: now), rows: FleetTrend.rows(of: summary, day: FleetTrend.day(of: now)))
+        try await store.saveRollup(
+            day: FleetTrend.day(of: now), rows: FleetTrend.rows(of: summary, day: FleetTrend.day(of: now)))
         return try await store.prune(
             checkInsBefore: now.adding(seconds: -Int64(historyDays) * 86_400),
             rollupsBefore: FleetTrend.day(of: now.adding(seconds: -Int64(Self.rollupDays) * 86_400)))

@@ -17,12 +17,12 @@ struct Routes: Sendable {
     let readerOptions: PlistReaderOptions
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/v1/apps/:bundleId/config") { request, context in config(request, context) }
-        router.get("/v1/apps/:bundleId/schema") { request, context in schema(request, context) }
-        router.post("/v1/update-check") { request, context in await updateCheck(request, context) }
-        router.get("/v1/update-check") { request, context in updateCheck(query: request) }
-        router.post("/v1/policy/evaluate") { request, context in await evaluate(request, context) }
-        router.post("/v1/validate") { request, context in await validateUpload(request, context) }
+        router.get("/v1/apps/:bundleId/config") { request, context in try config(request, context) }
+        router.get("/v1/apps/:bundleId/schema") { request, context in try schema(request, context) }
+        router.post("/v1/update-check") { request, context in try await updateCheck(request, context) }
+        router.get("/v1/update-check") { request, context in try updateCheck(query: request) }
+        router.post("/v1/policy/evaluate") { request, context in try await evaluate(request, context) }
+        router.post("/v1/validate") { request, context in try await validateUpload(request, context) }
         router.get("/healthz") { _, _ in Answer.json(.ok, .object([("status", .string("ok"))])) }
         router.get("/openapi.json") { _, _ in
             var headers = HTTPFields()
@@ -41,7 +41,7 @@ struct Routes: Sendable {
 
     // MARK: Configurations and schemas
 
-    func config(_ request: Request, _ context: BasicRequestContext) -> Response {
+    func config(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let state = store.current
         let outcome = ConfigLookup.resolve(
             bundleID: context.parameters.get("bundleId"), device: request.uri.queryParameters.get("device"),
@@ -49,16 +49,16 @@ struct Routes: Sendable {
             accept: request.headers[.accept],
             ifNoneMatch: request.headers[.ifNoneMatch], state: state)
         switch outcome {
-        case .refuse(let refusal): return refusal.response
+        case .refuse(let refusal): throw refusal
         case .serve(let served):
             let body = served.notModified ? ByteBuffer() : ByteBuffer(bytes: served.representation.bytes)
             return Response(status: served.status, headers: served.headers(), body: .init(byteBuffer: body))
         }
     }
 
-    func schema(_ request: Request, _ context: BasicRequestContext) -> Response {
+    func schema(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let state = store.current
-        if case .failure(let refusal) = Caller.authorize(request, catalog: state.catalog) { return refusal.response }
+        _ = try Caller.authorize(request, catalog: state.catalog).get()
         guard let id = context.parameters.get("bundleId"), BundleID.isWellFormed(id) else {
             return Answer.error(.badRequest, CatalogCode.badRequest, "the app id in the path is not a bundle id")
         }
@@ -76,22 +76,18 @@ struct Routes: Sendable {
 
     // MARK: Update checks
 
-    func updateCheck(_ request: Request, _ context: BasicRequestContext) async -> Response {
+    func updateCheck(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let state = store.current
-        let body: [UInt8]
-        switch await authorizedBody(of: request, state: state) {
-        case .success(let bytes): body = bytes
-        case .failure(let refusal): return refusal.response
-        }
+        let body = try await authorizedBody(of: request, state: state).get()
         switch MalformedRequest.json(body, options: readerOptions) {
         case .success(let root): return decide(UpdateRequest.parse(root), state: state)
         case .failure(let error): return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
         }
     }
 
-    func updateCheck(query request: Request) -> Response {
+    func updateCheck(query request: Request) throws -> Response {
         let state = store.current
-        if case .failure(let refusal) = Caller.authorize(request, catalog: state.catalog) { return refusal.response }
+        _ = try Caller.authorize(request, catalog: state.catalog).get()
         var values: [String: String] = [:]
         for (key, value) in request.uri.queryParameters where UpdateRequest.fields.contains(String(key)) {
             values[String(key)] = String(value)
@@ -106,17 +102,13 @@ struct Routes: Sendable {
 
     // MARK: Device policy and validation
 
-    func evaluate(_ request: Request, _ context: BasicRequestContext) async -> Response {
+    func evaluate(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         var state = store.current
         // A device token is answered from the generation its device is served.
         if case .success(.device(let own)) = Caller.authorize(request, catalog: state.catalog) {
             state = state.serving(device: own)
         }
-        let body: [UInt8]
-        switch await authorizedBody(of: request, state: state) {
-        case .success(let bytes): body = bytes
-        case .failure(let refusal): return refusal.response
-        }
+        let body = try await authorizedBody(of: request, state: state).get()
         let parsed: PolicyEvaluationRequest
         switch PolicyEvaluationRequest.parse(body, now: .now, options: readerOptions) {
         case .success(let request): parsed = request
@@ -148,13 +140,12 @@ struct Routes: Sendable {
         return Answer.json(.ok, engine.evaluate(parsed.query).json, generation: state.generation)
     }
 
-    func validateUpload(_ request: Request, _ context: BasicRequestContext) async -> Response {
+    func validateUpload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let state = store.current
-        switch Caller.authorize(request, catalog: state.catalog) {
-        case .failure(let refusal): return refusal.response
-        case .success(.device), .success(.mdm):
+        switch try Caller.authorize(request, catalog: state.catalog).get() {
+        case .device, .mdm:
             return Answer.error(.forbidden, CatalogCode.forbidden, "a device or MDM token cannot use /v1/validate")
-        case .success: break
+        case .admin, .open: break
         }
         guard let id = request.uri.queryParameters.get("app"), BundleID.isWellFormed(id) else {
             return Answer.error(.badRequest, CatalogCode.badRequest, "?app= must name an app by its bundle id")
@@ -162,11 +153,7 @@ struct Routes: Sendable {
         guard let app = state.catalog.apps[id] else {
             return Answer.error(.notFound, CatalogCode.notFound, "no app '\(id)' in the catalog")
         }
-        let body: [UInt8]
-        switch await Answer.body(of: request, limit: state.catalog.settings.maxBodySize) {
-        case .success(let bytes): body = bytes
-        case .failure(let refusal): return refusal.response
-        }
+        let body = try await Answer.body(of: request, limit: state.catalog.settings.maxBodySize).get()
         let checked = ConfigValidation.check(
             body, file: "\(id).plist", against: app.schema, readerOptions: readerOptions)
         let report = DiagnosticReport(files: [checked.report])
