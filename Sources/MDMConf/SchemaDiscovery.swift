@@ -12,10 +12,30 @@ import PropertyList
 
 /// Finds the schema of a configuration by the id the schema declares (specfile `bundleId`, manifest
 /// `pfm_domain`, Apple's `payloadtype`, an Android app's package name), searching, in order: the folders of `MDMCONF_SCHEMA_PATH`, `./Schemas`, then the
-/// project's bundled `Schemas/` folder. The earliest schema with an id wins.
+/// project's bundled `Schemas/` folder. The earliest schema with an id wins, unless `source` prefers Apple's YAML or
+/// a ProfileManifest for an id both describe.
 public struct SchemaDiscovery: Sendable {
     /// The folders searched, in order.
     public var folders: [String]
+    /// Which kind of schema wins when Apple's YAML and a ProfileManifest both describe an id (`--schema-source`);
+    /// nil: the earliest on the search path.
+    public var source: SchemaSource?
+
+    /// Apple's device-management YAML or a community ProfileManifest.
+    public enum SchemaSource: String, Sendable, CaseIterable {
+        /// Apple's YAML (`.yaml`): OS versions, enrollment and supervision for every key.
+        case apple
+        /// A ProfileManifest (`.plist`): titles, hints and conditions written by the community.
+        case manifest
+
+        /// Whether the schema at `path` is of this kind.
+        func holds(_ path: String) -> Bool {
+            switch self {
+            case .apple: path.hasSuffix(".yaml") || path.hasSuffix(".yml")
+            case .manifest: path.hasSuffix(".plist")
+            }
+        }
+    }
 
     /// A search of `folders`.
     public init(folders: [String]) { self.folders = folders }
@@ -103,7 +123,8 @@ public struct SchemaDiscovery: Sendable {
             let trimmed = line.drop { $0 == " " }
             for field in ["payloadtype:", "declarationtype:"] where trimmed.hasPrefix(field) {
                 let value = String(trimmed.dropFirst(field.count)).trimmingWhitespace()
-                let unquoted = value.hasPrefix("'") || value.hasPrefix("\"") ? String(value.dropFirst().dropLast()) : value
+                let unquoted =
+                    value.hasPrefix("'") || value.hasPrefix("\"") ? String(value.dropFirst().dropLast()) : value
                 return unquoted.isEmpty ? nil : unquoted
             }
         }
@@ -117,11 +138,14 @@ public struct SchemaDiscovery: Sendable {
         return String(cString: resolved)
     }
 
-    /// The first schema declaring `id`, and the later ones that declare it too.
+    /// The first schema declaring `id` (of the kind `source` prefers, when one is), and the others that declare it
+    /// too.
     public func find(_ id: String, in candidates: [Candidate]) -> (schema: Candidate, shadowed: [Candidate])? {
-        let matches = candidates.filter { $0.id == id }
-        guard let first = matches.first else { return nil }
-        return (first, Array(matches.dropFirst()))
+        var matches = candidates.filter { $0.id == id }
+        guard !matches.isEmpty else { return nil }
+        let chosen = source.flatMap { source in matches.firstIndex { source.holds($0.path) } } ?? 0
+        let schema = matches.remove(at: chosen)
+        return (schema, matches)
     }
 
     /// The id a schema file declares, read cheaply from its text: `<bundleId>` of a specfile, or the string

@@ -98,6 +98,7 @@ struct QuickArguments {
             [
                 "schema": .value, "app": .value, "mdm": .value, "resolve": .value, "platform": .value,
                 "os-version": .value, "enrollment": .value, "payload-type": .value, "res": .value, "ca": .value,
+                "schema-source": .value,
             ], uniquingKeysWith: { first, _ in first })
         guard let quick = QuickArguments(arguments, options: options), !quick.positional.isEmpty,
             let (report, maxSize) = quick.common()
@@ -115,11 +116,16 @@ struct QuickArguments {
             guard let parsed = Enrollment(rawValue: text) else { return nil }
             enrollment = parsed
         }
+        var source: SchemaDiscovery.SchemaSource?
+        if let text = values["schema-source"] {
+            guard let parsed = SchemaDiscovery.SchemaSource(rawValue: text) else { return nil }
+            source = parsed
+        }
         return Validate(
             configs: quick.positional, schema: values["schema"], app: values["app"], mdm: mdm,
             resolve: values["resolve"], platform: values["platform"], osVersion: values["os-version"],
-            enrollment: enrollment, payloadType: values["payload-type"], res: values["res"], ca: values["ca"], report: report,
-            maxSize: maxSize)
+            enrollment: enrollment, payloadType: values["payload-type"], res: values["res"], ca: values["ca"],
+            schemaSource: source, report: report, maxSize: maxSize)
     }
 
     /// The request flags of `update-check`, by option name, and the JSON field each sets.

@@ -9,6 +9,8 @@ import PropertyList
 extension MDM: ExpressibleByArgument {}
 /// `--enrollment supervised|device|user|shared-ipad|dep`.
 extension Enrollment: ExpressibleByArgument {}
+/// `--schema-source apple|manifest`.
+extension SchemaDiscovery.SchemaSource: ExpressibleByArgument {}
 
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -93,6 +95,11 @@ struct ValidateCommand: ParsableCommand {
             valueName: "file"))
     var ca: String?
 
+    @Option(
+        name: .customLong("schema-source"),
+        help: "When Apple's YAML and a ProfileManifest on the search path both describe a payload type: apple or manifest (default: the earlier on the path).")
+    var schemaSource: SchemaDiscovery.SchemaSource?
+
     @OptionGroup var report: ReportOptions
     @OptionGroup var limits: ReaderLimitOptions
 
@@ -108,8 +115,8 @@ struct ValidateCommand: ParsableCommand {
     var settings: Validate {
         Validate(
             configs: configs, schema: schema, app: app, mdm: mdm, resolve: resolve, platform: platform,
-            osVersion: osVersion, enrollment: enrollment, payloadType: payloadType, res: res, ca: ca, report: report.settings,
-            maxSize: limits.maxSize.bytes)
+            osVersion: osVersion, enrollment: enrollment, payloadType: payloadType, res: res, ca: ca,
+            schemaSource: schemaSource, report: report.settings, maxSize: limits.maxSize.bytes)
     }
 
     func run() throws { try settings.run() }
@@ -128,6 +135,7 @@ struct Validate: Equatable {
     var payloadType: String?
     var res: String?
     var ca: String?
+    var schemaSource: SchemaDiscovery.SchemaSource?
     var report: ReportSettings
     var maxSize: Int
 
@@ -136,8 +144,10 @@ struct Validate: Equatable {
     func run() throws {
         var options = ValidationOptions(mdm: mdm, platform: platform, osVersion: osVersion, enrollment: enrollment)
         if let resolve { options.resolvedVariables = try loadValues(resolve) }
+        var discovery = SchemaDiscovery.standard()
+        discovery.source = schemaSource
         var validation = ConfigValidation(
-            readerOptions: readerOptions, options: options, schemaPath: schema, appID: app)
+            readerOptions: readerOptions, options: options, schemaPath: schema, appID: app, discovery: discovery)
         validation.payloadType = payloadType
         validation.androidResources = res
         if let ca {

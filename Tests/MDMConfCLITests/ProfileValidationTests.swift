@@ -62,16 +62,43 @@ struct ProfileValidationTests {
         #expect(found == testCase.findings, "\(diagnostics.map { $0["message"] ?? "" })")
         // Each finding names the payload it is in.
         let paths = diagnostics.compactMap { $0["keyPath"] as? String }
-        #expect(paths.contains("PayloadContent[3].EAPClientConfiguration.TLSAllowTrustExceptions") == found.contains("MC2031 81"))
+        #expect(
+            paths.contains("PayloadContent[3].EAPClientConfiguration.TLSAllowTrustExceptions")
+                == found.contains("MC2031 81"))
     }
 
     /// The example catalog's kiosk profiles, as a supervised iOS 17 device receives them. Two keys are not in
     /// Apple's YAML: mdmconf's own schedule extension, and the always-on VPN tunnel's `RemoteAddress`, an IKEv2 key
     /// that Apple's documentation allows there in prose only.
+    /// The corpus's ProfileManifests, which describe the same Apple payload types without OS or enrollment facts.
+    static let manifests = CLIProcess.packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/corpus/manifests").path
+
+    /// Apple's YAML and a ProfileManifest both describe `com.apple.app.lock`: the earlier on the search path wins,
+    /// unless `--schema-source` says which. Only Apple's knows the payload needs a supervised device (MC2054).
+    @Test(
+        arguments: [
+            ("manifests first", nil, false), ("manifests first", "apple", true), ("apple first", nil, true),
+            ("apple first", "manifest", false),
+        ] as [(String, String?, Bool)])
+    func schemaSourceChoosesBetweenAppleAndAManifest(order: String, source: String?, apple: Bool) throws {
+        let folders =
+            order == "manifests first"
+            ? [Self.manifests, Self.appleRepository] : [Self.appleRepository, Self.manifests]
+        let result = try CLIProcess.run(
+            ["validate", Self.fixture, "--platform", "iOS", "--os-version", "17.4", "--enrollment", "user"]
+                + (source.map { ["--schema-source", $0] } ?? []),
+            environment: ["MDMCONF_SCHEMA_PATH": folders.joined(separator: ":")])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("[MC2054 needs-supervision]") == apple, "\(result.stdout)")
+    }
+
     @Test func theExampleProfilesOnASupervisedIPhone() throws {
         let result = try CLIProcess.run(
-            ["validate", "Examples/catalog/profiles", "--platform", "iOS", "--os-version", "17.4", "--enrollment",
-             "supervised"],
+            [
+                "validate", "Examples/catalog/profiles", "--platform", "iOS", "--os-version", "17.4", "--enrollment",
+                "supervised",
+            ],
             environment: ["MDMCONF_SCHEMA_PATH": Self.appleRepository])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let said = result.stdout + result.stderr
@@ -91,9 +118,18 @@ struct ProfileValidationTests {
                 "passcode.json", ["--platform", "tvOS", "--os-version", "17.0"],
                 ["MC2003 7", "MC2006 8", "MC2031 9", "MC2002 10", "MC2057 1"]
             ),
-            ("safari-extensions.json", ["--platform", "iOS", "--os-version", "18.1", "--enrollment", "supervised"], []),
-            ("safari-extensions.json", ["--platform", "iOS", "--os-version", "18.1", "--enrollment", "device"], ["MC2055 1"]),
-            ("safari-extensions.json", ["--platform", "iOS", "--os-version", "17.4", "--enrollment", "supervised"], ["MC2057 1"]),
+            (
+                "safari-extensions.json", ["--platform", "iOS", "--os-version", "18.1", "--enrollment", "supervised"],
+                []
+            ),
+            (
+                "safari-extensions.json", ["--platform", "iOS", "--os-version", "18.1", "--enrollment", "device"],
+                ["MC2055 1"]
+            ),
+            (
+                "safari-extensions.json", ["--platform", "iOS", "--os-version", "17.4", "--enrollment", "supervised"],
+                ["MC2057 1"]
+            ),
             ("unknown.json", [], ["MC2004 1", "MC2050 1"]),
             ("app-two-names.json", [], ["MC2060 5", "MC2060 5"]),
             ("data-http.json", [], ["MC2060 7"]),
@@ -141,13 +177,18 @@ struct ProfileValidationTests {
             ("com.apple.wifi.managed", [String](), ["MC2005 9"]),
             ("com.apple.wifi.managed", ["--platform", "visionOS", "--os-version", "1.0"], ["MC2005 9", "MC2031 16"]),
             ("com.apple.wifi.managed", ["--platform", "iOS", "--os-version", "7.0"], ["MC2005 9"]),
-            ("com.apple.app.lock", ["--platform", "macOS"], ["MC2002 6", "MC2002 8", "MC2002 10", "MC2004 5", "MC2057 5"]),
+            (
+                "com.apple.app.lock", ["--platform", "macOS"],
+                ["MC2002 6", "MC2002 8", "MC2002 10", "MC2004 5", "MC2057 5"]
+            ),
             ("com.example.nope", [String](), ["MC2050 5"]),
         ] as [(String, [String], [String])])
     func aBarePayload(type: String, arguments: [String], expected: [String]) throws {
         let result = try CLIProcess.run(
-            ["validate", "Tests/MDMConfTests/ProfileFixtures/wifi-payload.plist", "--payload-type", type, "--format",
-             "json"] + arguments,
+            [
+                "validate", "Tests/MDMConfTests/ProfileFixtures/wifi-payload.plist", "--payload-type", type, "--format",
+                "json",
+            ] + arguments,
             environment: ["MDMCONF_SCHEMA_PATH": Self.appleRepository])
         let files = try #require(try CLIProcess.json(result.stdout)["files"] as? [[String: Any]])
         #expect(files.first?["shape"] as? String == "payload")
