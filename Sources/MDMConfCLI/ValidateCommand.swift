@@ -97,7 +97,10 @@ struct ValidateCommand: ParsableCommand {
 
     @Option(
         name: .customLong("schema-source"),
-        help: "When Apple's YAML and a ProfileManifest on the search path both describe a payload type: apple or manifest (default: the earlier on the path).")
+        help: ArgumentHelp(
+            "When Apple's YAML and a ProfileManifest on the search path both describe a payload type, use this one "
+                + "(default: the earlier on the path).",
+            valueName: "apple|manifest"))
     var schemaSource: SchemaDiscovery.SchemaSource?
 
     @OptionGroup var report: ReportOptions
