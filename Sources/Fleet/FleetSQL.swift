@@ -350,7 +350,8 @@ public enum FleetSQL {
 
     /// The array types of `watchedColumns`, in order.
     private static let watchedTypes = [
-        "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]", "TEXT[]",
+        "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]",
+        "TEXT[]",
         "TEXT[]",
     ]
 
@@ -676,6 +677,23 @@ public enum FleetSQL {
                     configETag: columns[5].text, configError: columns[6].text, deferralsUsed: columns[7].integer),
                 lastCheckIn: Instant(seconds: last))
         )
+    }
+
+    /// A check-in history row in the column order of `checkIns(dialect:)`.
+    public static func storedCheckIn(_ columns: [Value]) -> StoredCheckIn? {
+        guard columns.count == 5, let id = columns[0].integer, let device = columns[1].text,
+            let received = columns[2].integer, let replica = columns[3].text, let body = columns[4].text
+        else { return nil }
+        return StoredCheckIn(
+            id: id, device: device, receivedAt: Instant(seconds: received), replica: replica, body: body)
+    }
+
+    /// A roll-up row in the column order of `rollups(app:dialect:)`.
+    public static func rollupRow(_ columns: [Value]) -> RollupRow? {
+        guard columns.count == 5, let day = columns[0].text, let app = columns[1].text,
+            let dimension = columns[2].text, let value = columns[3].text, let devices = columns[4].integer
+        else { return nil }
+        return RollupRow(day: day, app: app, dimension: dimension, value: value, devices: Int(devices))
     }
 
     /// Attaches app rows (ordered by device) to their devices (ordered by device).

@@ -223,25 +223,14 @@ public final class SQLiteFleetStore: FleetStore {
 
     public func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn] {
         let rows = try await read(FleetSQL.checkIns(dialect: .sqlite), [.text(device), .integer(Int64(limit))])
-        return rows.compactMap { columns in
-            guard columns.count == 5, let id = columns[0].integer, let device = columns[1].text,
-                let received = columns[2].integer, let replica = columns[3].text, let body = columns[4].text
-            else { return nil }
-            return StoredCheckIn(
-                id: id, device: device, receivedAt: Instant(seconds: received), replica: replica, body: body)
-        }
+        return rows.compactMap(FleetSQL.storedCheckIn)
     }
 
     public func rollups(app: String?, sinceDay: String) async throws -> [RollupRow] {
         var values: [FleetSQL.Value] = [.text(sinceDay)]
         if let app { values.append(.text(app)) }
         let rows = try await read(FleetSQL.rollups(app: app != nil, dialect: .sqlite), values)
-        return rows.compactMap { columns in
-            guard columns.count == 5, let day = columns[0].text, let app = columns[1].text,
-                let dimension = columns[2].text, let value = columns[3].text, let devices = columns[4].integer
-            else { return nil }
-            return RollupRow(day: day, app: app, dimension: dimension, value: value, devices: Int(devices))
-        }
+        return rows.compactMap(FleetSQL.rollupRow)
     }
 
     public func counts() async throws -> StoreCounts {
