@@ -44,6 +44,8 @@ public struct RolloutHealth: Sendable, Equatable {
         let before = ComplianceEvaluator(catalog: base, now: now)
         let after = ComplianceEvaluator(catalog: new, now: now)
         let cache = ParseCache()
+        // Most devices report the same few versions: their decisions are looked up, not made again.
+        let (memoBefore, memoAfter) = (DecisionMemo(), DecisionMemo())
         var cursor: String?
         while true {
             let states = try await store.devices(after: cursor, limit: 2_500)
@@ -62,8 +64,8 @@ public struct RolloutHealth: Sendable, Equatable {
                         ))
                     continue
                 }
-                let problems = Self.problems(after.evaluate(state, cache: cache))
-                if !problems.isEmpty, Self.problems(before.evaluate(state, cache: cache)).isEmpty {
+                let problems = Self.problems(after.evaluate(state, cache: cache, memo: memoAfter))
+                if !problems.isEmpty, Self.problems(before.evaluate(state, cache: cache, memo: memoBefore)).isEmpty {
                     health.newlyNoncompliant.append(
                         Finding(device: state.device, reason: problems.joined(separator: "; ")))
                 }
