@@ -14,7 +14,7 @@ extension AdminSite {
     /// with the reasons compliance gives.
     public func fleet(
         query: FleetQuery, filter: FleetFilter, after: String?, counts: FleetCounts, _ snapshot: CatalogSnapshot,
-        chrome: AdminChrome
+        chrome: AdminChrome, generations: [Int] = []
     ) async -> String {
         struct Option {
             var value: String
@@ -37,6 +37,9 @@ extension AdminSite {
             var apps: [Option]
             var statuses: [Option]
             var decisions: [Option]
+            /// The two generations a rollout splits the fleet between, when one does.
+            var generations: [Option]
+            var hasGenerations: Bool
             var summary: FleetCounts.View?
             var charts: [Chart]
             var rows: [Row]
@@ -61,6 +64,7 @@ extension AdminSite {
                 if let app = filter.app { parameters.append(("app", app)) }
                 if let status = filter.status { parameters.append(("status", status.rawValue)) }
                 if let decision = filter.decision { parameters.append(("decision", decision.rawValue)) }
+                if let generation = filter.generation { parameters.append(("generation", String(generation))) }
                 next =
                     "/admin/fleet?" + parameters.map { "\($0.0)=\(FormEncoding.escape($0.1))" }.joined(separator: "&")
             }
@@ -82,7 +86,8 @@ extension AdminSite {
             apps: snapshot.catalog.appIDs.map { Option(value: $0, selected: $0 == filter.app) },
             statuses: FleetFilter.Status.allCases.map { Option(value: $0.rawValue, selected: $0 == filter.status) },
             decisions: Outcome.allCases.map { Option(value: $0.rawValue, selected: $0 == filter.decision) },
-            summary: counts.summary == nil ? nil : counts.view, charts: charts, rows: rows, next: next,
+            generations: generations.map { Option(value: String($0), selected: $0 == filter.generation) },
+            hasGenerations: !generations.isEmpty, summary: counts.summary == nil ? nil : counts.view, charts: charts, rows: rows, next: next,
             problem: problem)
         return render("fleet", page, chrome: chrome, title: "Fleet", nav: "fleet")
     }

@@ -250,6 +250,7 @@ enum AdminTemplates {
         <div><label for="app">App</label><select id="app" name="app"><option value="">any</option>{{#apps}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/apps}}</select></div>
         <div><label for="status">Compliance</label><select id="status" name="status"><option value="">any</option>{{#statuses}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/statuses}}</select></div>
         <div><label for="decision">Update decision</label><select id="decision" name="decision"><option value="">any</option>{{#decisions}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/decisions}}</select></div>
+        {{#hasGenerations}}<div><label for="generation">Generation</label><select id="generation" name="generation"><option value="">any</option>{{#generations}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/generations}}</select></div>{{/hasGenerations}}
         <div><button type="submit">Filter</button></div>
         </form>
         {{#summary}}

@@ -415,6 +415,11 @@ def rollout(driver):
         time.sleep(0.3)
         driver.get(ROLLOUT + "/readyz")
     expect('"phase":"paused"' in text(driver).replace(" ", ""), "the server follows the step: " + text(driver)[:400])
+    # The fleet page can show one generation's devices: the warehouse iPad has generation 2.
+    driver.get(ROLLOUT + "/admin/fleet?generation=2")
+    expect(driver.find_elements(By.ID, "generation") and "ipad-0042" in text(driver), text(driver)[:1200])
+    driver.get(ROLLOUT + "/admin/fleet?generation=1")
+    expect("ipad-0042" not in text(driver), text(driver)[:1200])
     driver.get(ROLLOUT + "/admin/rollout")
     shot(driver, "12-rollout")
 

@@ -321,11 +321,18 @@ struct AdminRoutes: Sendable {
                 }
                 filter.decision = parsed
             }
+            if let generation = values["generation"], !generation.isEmpty {
+                guard let number = Int(generation), number >= 1 else {
+                    return problem(.badRequest, "Bad filter", "The generation must be a generation number.", chrome)
+                }
+                filter.generation = number
+            }
             let after = values["page"].flatMap { CatalogDevice.isValidID($0) ? $0 : nil }
             let counts = await counts.counts(query: query, generation: state.generation)
             return html(
                 await site.fleet(
-                    query: query, filter: filter, after: after, counts: counts, snapshot(state), chrome: chrome))
+                    query: query, filter: filter, after: after, counts: counts, snapshot(state), chrome: chrome,
+                    generations: state.rollout.map { [state.generation, $0.state.generation] } ?? []))
         }
     }
 
