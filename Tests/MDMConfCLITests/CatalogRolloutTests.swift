@@ -147,11 +147,19 @@ import WebhookEvents
             #expect(check.header("X-MDMConf-Catalog-Generation") == String(generation), "\(check.text)")
         }
         #expect((30...70).contains(moved.count), "50 % of 100 devices moved \(moved.count)")
-        // The declarative channel too: a moved device's declarations are generation 2's, the others' generation 1's.
+        // The declarative channel and policy answers too: a moved device's are generation 2's, the others' 1's.
         let stayed = try #require(Self.fleet.first { !moved.contains($0) })
         for (device, generation) in [(moved[0], "2"), (stayed, "1")] {
+            let answer = try await http.request(
+                "POST", "/v1/policy/evaluate?device=\(device)", headers: Self.admin,
+                body: #"{"query": {"type": "url", "arg": "https://intranet.example.com/"}}"#)
+            #expect(
+                answer.status == 200 && answer.header("X-MDMConf-Catalog-Generation") == generation, "\(answer.text)")
+        }
+        for (device, generation) in [(moved[0], "2"), (stayed, "1")] {
             let tokens = try await http.request("GET", "/v1/ddm/\(device)/tokens", headers: Self.admin)
-            #expect(tokens.status == 200 && tokens.header("X-MDMConf-Catalog-Generation") == generation, "\(tokens.text)")
+            #expect(
+                tokens.status == 200 && tokens.header("X-MDMConf-Catalog-Generation") == generation, "\(tokens.text)")
         }
         // The served bytes are the generation's: the moved devices sync hourly.
         let answer = try await http.request(
