@@ -24,56 +24,8 @@ extension AdminSite {
         _ rollout: CatalogRollout?, health: RolloutHealth?, done: String?, problem: String?,
         _ snapshot: CatalogSnapshot, chrome: AdminChrome
     ) -> String {
-        struct Ring {
-            var label: String
-            var started: String?
-            var current: Bool
-        }
-        struct Finding {
-            var device: String
-            var kind: String
-            var reason: String
-        }
-        struct Step {
-            var number: Int
-            var action: String
-            var phase: String
-            var ring: String
-            var at: String
-            var author: String
-            var reason: String
-        }
-        struct Action {
-            var name: String
-            var label: String
-            var danger: Bool
-        }
-        struct Page {
-            var any: Bool
-            var generation: Int
-            var base: Int
-            var phase: String
-            var badge: String
-            var ring: String
-            var rings: [Ring]
-            var gate: String
-            var minDevices: Int
-            var every: String?
-            var moved: Int
-            var reporting: Int
-            var configErrors: String
-            var newlyNoncompliant: String
-            var verdict: String?
-            var findings: [Finding]
-            var hasFindings: Bool
-            var steps: [Step]
-            var actions: [Action]
-            var hasActions: Bool
-            var done: String?
-            var problem: String?
-        }
         guard let rollout else {
-            let page = Page(
+            let page = RolloutPanel.Page(
                 any: false, generation: 0, base: 0, phase: "", badge: "", ring: "", rings: [], gate: "", minDevices: 0,
                 every: nil, moved: 0, reporting: 0, configErrors: "", newlyNoncompliant: "", verdict: nil, findings: [],
                 hasFindings: false, steps: [], actions: [], hasActions: false, done: done, problem: problem)
@@ -82,9 +34,11 @@ extension AdminSite {
         let plan = rollout.plan
         let health = health ?? RolloutHealth()
         let findings =
-            health.configErrors.map { Finding(device: $0.device, kind: "configuration error", reason: $0.reason) }
+            health.configErrors.map {
+                RolloutPanel.Finding(device: $0.device, kind: "configuration error", reason: $0.reason)
+            }
             + health.newlyNoncompliant.map {
-                Finding(device: $0.device, kind: "newly non-compliant", reason: $0.reason)
+                RolloutPanel.Finding(device: $0.device, kind: "newly non-compliant", reason: $0.reason)
             }
         let possible: [(String, String, Bool)] = [
             (
@@ -97,14 +51,14 @@ extension AdminSite {
         ]
         let actions = possible.filter { name, _, _ in
             (try? CatalogRollouts.next(rollout, action: name, at: .now, author: "")) != nil
-        }.map { Action(name: $0.0, label: $0.1, danger: $0.2) }
-        let page = Page(
+        }.map { RolloutPanel.Action(name: $0.0, label: $0.1, danger: $0.2) }
+        let page = RolloutPanel.Page(
             any: true, generation: rollout.generation, base: rollout.base, phase: rollout.phase.rawValue,
             badge: rollout.phase == .halted || rollout.phase == .aborted
                 ? "error" : rollout.phase == .completed ? "ok" : "warning",
             ring: "\(rollout.ring + 1) of \(plan.ringCount) (\(plan.label(ofRing: rollout.ring)))",
             rings: (0..<plan.ringCount).map {
-                Ring(
+                RolloutPanel.Ring(
                     label: plan.label(ofRing: $0), started: rollout.startOfRing($0)?.description,
                     current: $0 == rollout.ring && rollout.phase.splitsTheFleet)
             },
@@ -115,12 +69,64 @@ extension AdminSite {
                 "\(health.newlyNoncompliant.count) (\(RolloutHealth.percent(health.newlyNoncompliantShare)))",
             verdict: health.verdict(plan), findings: Array(findings.prefix(200)), hasFindings: !findings.isEmpty,
             steps: rollout.steps.reversed().map {
-                Step(
+                RolloutPanel.Step(
                     number: $0.number, action: $0.action, phase: $0.phase.rawValue, ring: plan.label(ofRing: $0.ring),
                     at: $0.at.description, author: $0.author, reason: $0.reason)
             },
             actions: actions, hasActions: !actions.isEmpty, done: done, problem: problem)
         return render(
             "rollout", page, chrome: chrome, title: "Rollout of generation \(rollout.generation)", nav: "rollout")
+    }
+}
+
+/// What the rollout panel's template reads.
+private enum RolloutPanel {
+    struct Ring {
+        var label: String
+        var started: String?
+        var current: Bool
+    }
+    struct Finding {
+        var device: String
+        var kind: String
+        var reason: String
+    }
+    struct Step {
+        var number: Int
+        var action: String
+        var phase: String
+        var ring: String
+        var at: String
+        var author: String
+        var reason: String
+    }
+    struct Action {
+        var name: String
+        var label: String
+        var danger: Bool
+    }
+    struct Page {
+        var any: Bool
+        var generation: Int
+        var base: Int
+        var phase: String
+        var badge: String
+        var ring: String
+        var rings: [Ring]
+        var gate: String
+        var minDevices: Int
+        var every: String?
+        var moved: Int
+        var reporting: Int
+        var configErrors: String
+        var newlyNoncompliant: String
+        var verdict: String?
+        var findings: [Finding]
+        var hasFindings: Bool
+        var steps: [Step]
+        var actions: [Action]
+        var hasActions: Bool
+        var done: String?
+        var problem: String?
     }
 }

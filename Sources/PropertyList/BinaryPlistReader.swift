@@ -226,20 +226,7 @@ public struct BinaryPlistReader: Sendable {
                 let raw = readUnsigned(at: offset + 1, size: size)
                 let value = size == 4 ? Double(Float(bitPattern: UInt32(raw))) : Double(bitPattern: raw)
                 return PlistNode(.real(value), at: position)
-            case 0x3:
-                guard marker == 0x33, offset + 9 <= trailer.tableOffset else {
-                    throw damaged("malformed date", at: offset)
-                }
-                let seconds = Double(bitPattern: readUnsigned(at: offset + 1, size: 8))
-                // The value model holds whole seconds, what an XML plist can write: a fraction is dropped here, as
-                // Apple's XML writer drops it, so every date read can be written in every format and read back equal.
-                let date = PlistDate(secondsSince1970: (seconds + PlistDate.referenceDateOffset).rounded(.down))
-                guard PlistDate.holds(secondsSince1970: date.secondsSince1970) else {
-                    throw damaged(
-                        "date of \(seconds) seconds after 2001-01-01 is outside the years 1 to 9999", at: offset,
-                        hint: "no plist writer can express it; the file is damaged or was written by a broken tool")
-                }
-                return PlistNode(.date(date), at: position)
+            case 0x3: return PlistNode(.date(try date(marker: marker, at: offset)), at: position)
             case 0x4:
                 let (count, start) = try count(marker: offset)
                 try requireSpace(count, of: 1, at: start, what: "data", marker: offset)
@@ -252,87 +239,119 @@ public struct BinaryPlistReader: Sendable {
                     throw damaged("ASCII string holds a non-ASCII byte", at: offset)
                 }
                 return PlistNode(.string(String(decoding: slice, as: UTF8.self)), at: position)
-            case 0x6:
-                let (count, start) = try count(marker: offset)
-                try requireSpace(count, of: 2, at: start, what: "UTF-16 string", marker: offset)
-                var units: [UInt16] = []
-                units.reserveCapacity(count)
-                for index in 0..<count {
-                    units.append(UInt16(bytes[start + 2 * index]) << 8 | UInt16(bytes[start + 2 * index + 1]))
-                }
-                var text = ""
-                var decoder = UTF16()
-                var iterator = units.makeIterator()
-                loop: while true {
-                    switch decoder.decode(&iterator) {
-                    case .scalarValue(let scalar): text.unicodeScalars.append(scalar)
-                    case .emptyInput: break loop
-                    case .error: throw damaged("UTF-16 string holds an unpaired surrogate", at: offset)
-                    }
-                }
-                return PlistNode(.string(text), at: position)
-            case 0xA:
-                let (count, start) = try count(marker: offset)
-                try requireSpace(count, of: trailer.referenceSize, at: start, what: "array", marker: offset)
-                try enter(reference, at: offset)
-                var items: [PlistNode] = []
-                items.reserveCapacity(count)
-                for index in 0..<count {
-                    let child = objectReference(at: start + index * trailer.referenceSize)
-                    do {
-                        items.append(try object(child, depth: depth + 1))
-                    } catch {
-                        var failure = error
-                        failure.path.append(.index(index))
-                        throw failure
-                    }
-                }
-                onPath[reference] = false
-                return PlistNode(.array(items), at: position)
-            case 0xD:
-                let (count, start) = try count(marker: offset)
-                try requireSpace(count, of: 2 * trailer.referenceSize, at: start, what: "dictionary", marker: offset)
-                try enter(reference, at: offset)
-                var entries: [PlistDictionary.Entry] = []
-                entries.reserveCapacity(count)
-                var keys = Set<String>()
-                for index in 0..<count {
-                    let keyReference = objectReference(at: start + index * trailer.referenceSize)
-                    let valueReference = objectReference(at: start + (count + index) * trailer.referenceSize)
-                    let keyNode = try object(keyReference, depth: depth + 1)
-                    guard case .string(let key) = keyNode.value else {
-                        throw damaged("dictionary key is a \(keyNode.value.typeName), not a string", at: offset)
-                    }
-                    // As the XML and JSON readers: a key twice is an error (no format can write it back, and
-                    // readers disagree which value wins).
-                    guard keys.insert(key).inserted else {
-                        throw Failure(
-                            code: PlistCode.duplicateKey, message: "duplicate key \(quotedKey(key))", offset: offset,
-                            hint: "readers disagree which value wins; the file was written by a broken tool",
-                            path: [.key(key)])
-                    }
-                    do {
-                        let value = try object(valueReference, depth: depth + 1)
-                        entries.append(PlistDictionary.Entry(key: key, keyPosition: keyNode.position, value: value))
-                    } catch {
-                        var failure = error
-                        failure.path.append(.key(key))
-                        throw failure
-                    }
-                }
-                onPath[reference] = false
-                return PlistNode(.dictionary(PlistDictionary(entries)), at: position)
-            default:
-                let kind: String
-                switch marker >> 4 {
-                case 0x8: kind = "UID object (NSKeyedArchiver data)"
-                case 0xC: kind = "set object"
-                default: kind = "unknown object marker 0x\(hex(marker))"
-                }
-                throw Failure(
-                    code: PlistCode.unsupportedBinaryObject, message: "\(kind) has no plist form", offset: offset,
-                    hint: marker >> 4 == 0x8 ? "this is an archive of objects, not a configuration" : nil)
+            case 0x6: return PlistNode(.string(try utf16String(at: offset)), at: position)
+            case 0xA: return PlistNode(.array(try array(reference, at: offset, depth: depth)), at: position)
+            case 0xD: return PlistNode(.dictionary(try dictionary(reference, at: offset, depth: depth)), at: position)
+            default: throw unsupported(marker, at: offset)
             }
+        }
+
+        /// The date object whose marker is at `offset`.
+        func date(marker: UInt8, at offset: Int) throws(Failure) -> PlistDate {
+            guard marker == 0x33, offset + 9 <= trailer.tableOffset else {
+                throw damaged("malformed date", at: offset)
+            }
+            let seconds = Double(bitPattern: readUnsigned(at: offset + 1, size: 8))
+            // The value model holds whole seconds, what an XML plist can write: a fraction is dropped here, as
+            // Apple's XML writer drops it, so every date read can be written in every format and read back equal.
+            let date = PlistDate(secondsSince1970: (seconds + PlistDate.referenceDateOffset).rounded(.down))
+            guard PlistDate.holds(secondsSince1970: date.secondsSince1970) else {
+                throw damaged(
+                    "date of \(seconds) seconds after 2001-01-01 is outside the years 1 to 9999", at: offset,
+                    hint: "no plist writer can express it; the file is damaged or was written by a broken tool")
+            }
+            return date
+        }
+
+        /// The UTF-16 (big-endian) string object whose marker is at `offset`.
+        func utf16String(at offset: Int) throws(Failure) -> String {
+            let (count, start) = try count(marker: offset)
+            try requireSpace(count, of: 2, at: start, what: "UTF-16 string", marker: offset)
+            var units: [UInt16] = []
+            units.reserveCapacity(count)
+            for index in 0..<count {
+                units.append(UInt16(bytes[start + 2 * index]) << 8 | UInt16(bytes[start + 2 * index + 1]))
+            }
+            var text = ""
+            var decoder = UTF16()
+            var iterator = units.makeIterator()
+            while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let scalar): text.unicodeScalars.append(scalar)
+                case .emptyInput: return text
+                case .error: throw damaged("UTF-16 string holds an unpaired surrogate", at: offset)
+                }
+            }
+        }
+
+        /// The items of array object `reference`, whose marker is at `offset`.
+        mutating func array(_ reference: Int, at offset: Int, depth: Int) throws(Failure) -> [PlistNode] {
+            let (count, start) = try count(marker: offset)
+            try requireSpace(count, of: trailer.referenceSize, at: start, what: "array", marker: offset)
+            try enter(reference, at: offset)
+            var items: [PlistNode] = []
+            items.reserveCapacity(count)
+            for index in 0..<count {
+                let child = objectReference(at: start + index * trailer.referenceSize)
+                do {
+                    items.append(try object(child, depth: depth + 1))
+                } catch {
+                    var failure = error
+                    failure.path.append(.index(index))
+                    throw failure
+                }
+            }
+            onPath[reference] = false
+            return items
+        }
+
+        /// The entries of dictionary object `reference`, whose marker is at `offset`.
+        mutating func dictionary(_ reference: Int, at offset: Int, depth: Int) throws(Failure) -> PlistDictionary {
+            let (count, start) = try count(marker: offset)
+            try requireSpace(count, of: 2 * trailer.referenceSize, at: start, what: "dictionary", marker: offset)
+            try enter(reference, at: offset)
+            var entries: [PlistDictionary.Entry] = []
+            entries.reserveCapacity(count)
+            var keys = Set<String>()
+            for index in 0..<count {
+                let keyReference = objectReference(at: start + index * trailer.referenceSize)
+                let valueReference = objectReference(at: start + (count + index) * trailer.referenceSize)
+                let keyNode = try object(keyReference, depth: depth + 1)
+                guard case .string(let key) = keyNode.value else {
+                    throw damaged("dictionary key is a \(keyNode.value.typeName), not a string", at: offset)
+                }
+                // As the XML and JSON readers: a key twice is an error (no format can write it back, and
+                // readers disagree which value wins).
+                guard keys.insert(key).inserted else {
+                    throw Failure(
+                        code: PlistCode.duplicateKey, message: "duplicate key \(quotedKey(key))", offset: offset,
+                        hint: "readers disagree which value wins; the file was written by a broken tool",
+                        path: [.key(key)])
+                }
+                do {
+                    let value = try object(valueReference, depth: depth + 1)
+                    entries.append(PlistDictionary.Entry(key: key, keyPosition: keyNode.position, value: value))
+                } catch {
+                    var failure = error
+                    failure.path.append(.key(key))
+                    throw failure
+                }
+            }
+            onPath[reference] = false
+            return PlistDictionary(entries)
+        }
+
+        /// The failure of an object kind a plist cannot hold (UIDs, sets) or an unknown marker.
+        func unsupported(_ marker: UInt8, at offset: Int) -> Failure {
+            let kind: String
+            switch marker >> 4 {
+            case 0x8: kind = "UID object (NSKeyedArchiver data)"
+            case 0xC: kind = "set object"
+            default: kind = "unknown object marker 0x\(hex(marker))"
+            }
+            return Failure(
+                code: PlistCode.unsupportedBinaryObject, message: "\(kind) has no plist form", offset: offset,
+                hint: marker >> 4 == 0x8 ? "this is an archive of objects, not a configuration" : nil)
         }
 
         mutating func enter(_ reference: Int, at offset: Int) throws(Failure) {
