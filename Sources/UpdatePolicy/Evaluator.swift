@@ -145,54 +145,8 @@ public struct Evaluator: Sendable {
         func order(_ bound: VersionKey) -> Int { compiled.order(subject.version, request.version, bound) }
 
         // 5.2 Targeting, first failure skips.
-        if let span = rule.pointee.platforms {
-            let passed = compiled.list(span, contains: subject.platform)
-            check("platforms", passed, "\(request.platform) in \(policies[index].platforms ?? [])")
-            if !passed { return skip(.platformMismatch) }
-        }
-        if let span = rule.pointee.channels {
-            let passed = compiled.list(span, contains: subject.channel)
-            check("channels", passed, "\(request.channel) in \(policies[index].channels ?? [])")
-            if !passed { return skip(.channelMismatch) }
-        }
-        if let span = rule.pointee.osRange {
-            guard let os = subject.os else {
-                check("osVersion", false, "request has no osVersion")
-                return skip(.missingOSVersion)
-            }
-            let passed = compiled.contains(span, os)
-            check(
-                "osVersion", passed, "\(request.osVersion?.text ?? "") in \(policies[index].osVersion?.text ?? "")")
-            if !passed { return skip(.osVersionMismatch) }
-        }
-        if let span = rule.pointee.appRange {
-            let passed = compiled.contains(span, subject.version, request.version)
-            check("appVersion", passed, "\(request.version) in \(policies[index].appVersion?.text ?? "")")
-            if !passed { return skip(.appVersionMismatch) }
-        }
-        if let span = rule.pointee.deviceModels {
-            guard request.deviceModel != nil else {
-                check("deviceModels", false, "request has no deviceModel")
-                return skip(.missingDeviceModel)
-            }
-            let passed = compiled.matches(span, model: subject.model)
-            check(
-                "deviceModels", passed,
-                "\(request.deviceModel ?? "") against \((policies[index].deviceModels ?? []).map(\.text))")
-            if !passed { return skip(.deviceModelMismatch) }
-        }
-        if let notBefore = rule.pointee.notBefore {
-            let instant = notBefore.resolved(for: request)
-            let passed = now >= instant
-            check("notBefore", passed, "now \(now), notBefore \(instant)")
-            if !passed { return skip(.notYetActive) }
-        }
-        if let hundredths = rule.pointee.rolloutHundredths {
-            let passed = Rollout.includes(hundredths: hundredths, hasID: !subject.rolloutID.isEmpty) {
-                compiled.bucket(rule.pointee.seed, id: subject.rolloutID)
-            }
-            check("rollout", passed, rolloutDetail(policies[index], request))
-            if !passed { return skip(.notInRollout) }
+        if let code = targetingSkip(rule, policies[index], request, subject, now: now, checks: &checks) {
+            return skip(code)
         }
 
         // 5.3 Hard requirement.
@@ -250,6 +204,77 @@ public struct Evaluator: Sendable {
         }
 
         // 5.7 Soft requirement.
+        softOutcome(rule, subject, order: order, into: &result, checks: &checks)
+        return result
+    }
+
+    /// 5.2 Targeting: the first test `request` fails, or nil when `policy` applies to it.
+    @inline(__always)
+    private func targetingSkip(
+        _ rule: UnsafePointer<CompiledPolicy>, _ policy: Policy, _ request: UpdateRequest, _ subject: Subject,
+        now: Instant, checks: inout some CheckRecorder
+    ) -> SkipCode? {
+        func check(_ name: String, _ passed: Bool?, _ detail: @autoclosure () -> String?) {
+            checks.record(name, passed, detail())
+        }
+        if let span = rule.pointee.platforms {
+            let passed = compiled.list(span, contains: subject.platform)
+            check("platforms", passed, "\(request.platform) in \(policy.platforms ?? [])")
+            if !passed { return .platformMismatch }
+        }
+        if let span = rule.pointee.channels {
+            let passed = compiled.list(span, contains: subject.channel)
+            check("channels", passed, "\(request.channel) in \(policy.channels ?? [])")
+            if !passed { return .channelMismatch }
+        }
+        if let span = rule.pointee.osRange {
+            guard let os = subject.os else {
+                check("osVersion", false, "request has no osVersion")
+                return .missingOSVersion
+            }
+            let passed = compiled.contains(span, os)
+            check(
+                "osVersion", passed, "\(request.osVersion?.text ?? "") in \(policy.osVersion?.text ?? "")")
+            if !passed { return .osVersionMismatch }
+        }
+        if let span = rule.pointee.appRange {
+            let passed = compiled.contains(span, subject.version, request.version)
+            check("appVersion", passed, "\(request.version) in \(policy.appVersion?.text ?? "")")
+            if !passed { return .appVersionMismatch }
+        }
+        if let span = rule.pointee.deviceModels {
+            guard request.deviceModel != nil else {
+                check("deviceModels", false, "request has no deviceModel")
+                return .missingDeviceModel
+            }
+            let passed = compiled.matches(span, model: subject.model)
+            check(
+                "deviceModels", passed,
+                "\(request.deviceModel ?? "") against \((policy.deviceModels ?? []).map(\.text))")
+            if !passed { return .deviceModelMismatch }
+        }
+        if let notBefore = rule.pointee.notBefore {
+            let instant = notBefore.resolved(for: request)
+            let passed = now >= instant
+            check("notBefore", passed, "now \(now), notBefore \(instant)")
+            if !passed { return .notYetActive }
+        }
+        if let hundredths = rule.pointee.rolloutHundredths {
+            let passed = Rollout.includes(hundredths: hundredths, hasID: !subject.rolloutID.isEmpty) {
+                compiled.bucket(rule.pointee.seed, id: subject.rolloutID)
+            }
+            check("rollout", passed, rolloutDetail(policy, request))
+            if !passed { return .notInRollout }
+        }
+        return nil
+    }
+
+    /// 5.7: the soft requirement of a policy whose hard requirement is met: `ok` or `recommended`, into `result`.
+    @inline(__always)
+    private func softOutcome(
+        _ rule: UnsafePointer<CompiledPolicy>, _ subject: Subject, order: (VersionKey) -> Int,
+        into result: inout PolicyResult, checks: inout some CheckRecorder
+    ) {
         var softUnmet = false
         if let recommended = rule.pointee.recommendedVersion, order(recommended) < 0 {
             result.reasons.insert(.belowRecommendedVersion)
@@ -261,23 +286,22 @@ public struct Evaluator: Sendable {
             result.reasons.insert(.belowRecommendedBuild)
             softUnmet = true
         }
-        check(
+        checks.record(
             "recommended",
             (rule.pointee.recommendedVersion == nil && rule.pointee.recommendedBuild == nil) ? nil : !softUnmet, nil)
         guard softUnmet else {
             result.outcome = .ok
-            return result
+            return
         }
         if let requiresOS = rule.pointee.requiresOS, let os = subject.os, os < requiresOS {
             result.reasons = [.osTooOldForRecommended]
             result.outcome = .ok
-            return result
+            return
         }
         if rule.pointee.requiresOS != nil && subject.os == nil { result.reasons.insert(.osUnknownAssumedSupported) }
         result.outcome = .recommended
         result.urgency = .low
         result.target = rule.pointee.latestVersion ?? rule.pointee.recommendedVersion
-        return result
     }
 
     /// 5.4 and 5.5: deadline, grace, deferrals, then OS support, for an unmet hard requirement.
