@@ -13,6 +13,31 @@ extension PolicyReader {
         checkKeys(dict, known: Self.policyKeys, path: path)
         func at(_ key: String) -> KeyPath { path.appending(key: key) }
 
+        let (id, app) = identity(dict, of: node, path: path)
+        var policy = Policy(id: id, app: app)
+        targeting(dict, path: path, into: &policy)
+        requirements(dict, path: path, into: &policy)
+        schedule(dict, of: node, path: path, into: &policy)
+        if let value = dict["defaultLocale"] { policy.defaultLocale = locale(value, path: at("defaultLocale")) }
+        if let value = dict["messages"] { policy.messages = messages(value, path: at("messages")) }
+        if let value = dict["updateUrl"] { updateURL(value, path: at("updateUrl"), into: &policy) }
+
+        // Presence, not parsed values, decides: an invalid minVersion is still a requirement (no cascade).
+        let requirementKeys = ["minVersion", "minBuild", "blockedVersions", "recommendedVersion", "recommendedBuild"]
+        if !requirementKeys.contains(where: { dict[$0] != nil }) {
+            error(
+                UpdatePolicyCode.noRequirement, "the policy requires nothing", at: node.position, path: path,
+                hint: "set minVersion, minBuild, blockedVersions, recommendedVersion or recommendedBuild")
+        }
+        lint(policy, dict: dict, at: node.position, path: path, defaults: defaults, hasDefaultZone: hasDefaultZone)
+        return policy
+    }
+
+    /// The policy's `id` and `app`, each reported when missing or invalid (empty then).
+    private mutating func identity(_ dict: PlistDictionary, of node: PlistNode, path: KeyPath) -> (
+        id: String, app: String
+    ) {
+        func at(_ key: String) -> KeyPath { path.appending(key: key) }
         var id = ""
         if let idNode = dict["id"], let text = string(idNode, path: at("id")) {
             if Self.isValidID(text) {
@@ -43,8 +68,12 @@ extension PolicyReader {
                 UpdatePolicyCode.missingKey, "the policy has no app", at: node.position, path: path,
                 hint: "add app with the app's bundle id or package name, or *")
         }
-        var policy = Policy(id: id, app: app)
+        return (id, app)
+    }
 
+    /// 5.2's keys: who the policy is for (priority, platforms, channels, OS and app versions, models, start, rollout).
+    private mutating func targeting(_ dict: PlistDictionary, path: KeyPath, into policy: inout Policy) {
+        func at(_ key: String) -> KeyPath { path.appending(key: key) }
         if let value = dict["priority"] { policy.priority = integer(value, path: at("priority")) ?? 0 }
         if let value = dict["platforms"] {
             policy.platforms = list(value, path: at("platforms")) { $0.token($1, path: $2) }
@@ -79,7 +108,12 @@ extension PolicyReader {
             }
         }
         if let value = dict["notBefore"] { policy.notBefore = dateTime(value, path: at("notBefore")) }
-        if let value = dict["rollout"] { policy.rollout = rollout(value, path: at("rollout"), defaultSeed: id) }
+        if let value = dict["rollout"] { policy.rollout = rollout(value, path: at("rollout"), defaultSeed: policy.id) }
+    }
+
+    /// The hard and soft requirements: minimum and recommended versions and builds, blocked and latest versions.
+    private mutating func requirements(_ dict: PlistDictionary, path: KeyPath, into policy: inout Policy) {
+        func at(_ key: String) -> KeyPath { path.appending(key: key) }
         if let value = dict["minVersion"] {
             policy.minVersion = parsed(
                 value, path: at("minVersion"), code: UpdatePolicyCode.invalidVersion, what: "an app version"
@@ -118,6 +152,13 @@ extension PolicyReader {
                 AppVersion($0)
             }
         }
+    }
+
+    /// When and how an unmet requirement presses: deadline, zone, windows, deferrals, grace, OS, indeterminate builds.
+    private mutating func schedule(
+        _ dict: PlistDictionary, of node: PlistNode, path: KeyPath, into policy: inout Policy
+    ) {
+        func at(_ key: String) -> KeyPath { path.appending(key: key) }
         if let value = dict["deadline"] { policy.deadline = dateTime(value, path: at("deadline")) }
         if let value = dict["timeZone"], let name = string(value, path: at("timeZone")) {
             policy.timeZone = zone(named: name, at: value.position, path: at("timeZone"))
@@ -160,19 +201,6 @@ extension PolicyReader {
                     at: value.position, path: at("onIndeterminate"))
             }
         }
-        if let value = dict["defaultLocale"] { policy.defaultLocale = locale(value, path: at("defaultLocale")) }
-        if let value = dict["messages"] { policy.messages = messages(value, path: at("messages")) }
-        if let value = dict["updateUrl"] { updateURL(value, path: at("updateUrl"), into: &policy) }
-
-        // Presence, not parsed values, decides: an invalid minVersion is still a requirement (no cascade).
-        let requirementKeys = ["minVersion", "minBuild", "blockedVersions", "recommendedVersion", "recommendedBuild"]
-        if !requirementKeys.contains(where: { dict[$0] != nil }) {
-            error(
-                UpdatePolicyCode.noRequirement, "the policy requires nothing", at: node.position, path: path,
-                hint: "set minVersion, minBuild, blockedVersions, recommendedVersion or recommendedBuild")
-        }
-        lint(policy, dict: dict, at: node.position, path: path, defaults: defaults, hasDefaultZone: hasDefaultZone)
-        return policy
     }
 
     static func isValidID(_ text: String) -> Bool {
