@@ -166,13 +166,17 @@ struct HistoryCommand: ParsableCommand {
         let code = try BlockingTask.run {
             try await StoredCatalogs.withStore(store) { history in
                 let generations = try await history.generations(limit: limit)
+                let rollouts = try await StoredCatalogs.rollouts(of: generations, in: history.store)
                 switch format {
-                case .json: Console.out(JSONValue.array(generations.map(StoredCatalogs.json)).serialized())
+                case .json:
+                    Console.out(
+                        JSONValue.array(generations.map { StoredCatalogs.json($0, rollout: rollouts[$0.number]) })
+                            .serialized())
                 case .text:
                     Console.out(
                         generations.isEmpty
                             ? "no generations: publish one with mdmconf publish CATALOG --store …\n"
-                            : StoredCatalogs.table(generations))
+                            : StoredCatalogs.table(generations, rollouts: rollouts))
                 }
                 return 0
             }

@@ -92,7 +92,9 @@ enum StoredCatalogs {
     static func changes(
         to files: CatalogFiles, catalog: Catalog, _ history: CatalogHistory, for subscriptions: EventSubscriptions
     ) async throws -> ChangeCounts {
-        guard !subscriptions.subscribers(.catalogPublished).isEmpty || !subscriptions.subscribers(.catalogRolledBack).isEmpty,
+        guard
+            !subscriptions.subscribers(.catalogPublished).isEmpty
+                || !subscriptions.subscribers(.catalogRolledBack).isEmpty,
             let newest = try await history.latest(), let before = try await history.files(of: newest.number)
         else { return ChangeCounts(against: nil, json: .null) }
         let diff = CatalogDiff.compare(before, files, oldCatalog: load(before), newCatalog: catalog)
@@ -110,11 +112,31 @@ enum StoredCatalogs {
         return try await FleetImpact.compare(store: store, old: old, new: new, now: .now)
     }
 
-    /// `2026-11-25T12:00:00Z  alice  publish  "message"`-style table of generations.
-    static func table(_ generations: [CatalogGeneration]) -> String {
+    /// The rollouts of `generations` that have one, by generation number.
+    static func rollouts(of generations: [CatalogGeneration], in store: any FleetStore) async throws
+        -> [Int: CatalogRollout]
+    {
+        let rollouts = CatalogRollouts(store: store)
+        var found: [Int: CatalogRollout] = [:]
+        for generation in generations where generation.kind == "publish" {
+            if let rollout = try await rollouts.rollout(of: generation.number) { found[generation.number] = rollout }
+        }
+        return found
+    }
+
+    /// A rollout's standing in a history row: `rolling at 10%`, `halted at 50%`, `rollout completed`.
+    static func standing(_ rollout: CatalogRollout) -> String {
+        rollout.phase.splitsTheFleet
+            ? "\(rollout.phase.rawValue) at \(rollout.plan.label(ofRing: rollout.ring))"
+            : "rollout \(rollout.phase.rawValue)"
+    }
+
+    /// `2026-11-25T12:00:00Z  alice  publish  "message"`-style table of generations (with each rollout's standing).
+    static func table(_ generations: [CatalogGeneration], rollouts: [Int: CatalogRollout] = [:]) -> String {
         var rows = [["GEN", "PUBLISHED", "AUTHOR", "KIND", "FILES", "CONTENT", "MESSAGE"]]
         for generation in generations {
-            let kind = generation.source.map { "\(generation.kind) of \($0)" } ?? generation.kind
+            var kind = generation.source.map { "\(generation.kind) of \($0)" } ?? generation.kind
+            if let rollout = rollouts[generation.number] { kind += " (\(standing(rollout)))" }
             rows.append([
                 String(generation.number), generation.createdAt.description, generation.author, kind,
                 String(generation.files), String(generation.contentHash.prefix(12)), generation.message,
@@ -133,12 +155,21 @@ enum StoredCatalogs {
         }.joined(separator: "\n") + "\n"
     }
 
-    static func json(_ generation: CatalogGeneration) -> JSONValue {
+    static func json(_ generation: CatalogGeneration, rollout: CatalogRollout? = nil) -> JSONValue {
         .object([
             ("generation", .integer(generation.number)), ("contentHash", .string(generation.contentHash)),
             ("author", .string(generation.author)), ("message", .string(generation.message)),
             ("createdAt", .string(generation.createdAt.description)), ("kind", .string(generation.kind)),
             ("source", .optional(generation.source)), ("files", .integer(generation.files)),
+            (
+                "rollout",
+                rollout.map {
+                    .object([
+                        ("phase", .string($0.phase.rawValue)), ("ring", .string($0.plan.label(ofRing: $0.ring))),
+                        ("rings", .string($0.plan.rings)),
+                    ])
+                } ?? .null
+            ),
         ])
     }
 }

@@ -244,6 +244,12 @@ import WebhookEvents
             $0["kind"] as? String ?? ""
         }
         #expect(kinds == ["abort", "publish", "publish"], "\(kinds)")
+        let generations = try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(
+            (generations.first { $0["generation"] as? Int == 2 }?["rollout"] as? [String: Any])?["phase"] as? String
+                == "aborted")
+        let table = try await Self.run(["history", "--store", store])
+        #expect(table.stdout.contains("publish (rollout aborted)"), "\(table.stdout)")
         #expect(try await Self.events(store).contains(EventType.catalogRolledBack.rawValue))
         let after = try await Self.run(["rollout", "resume", "--store", store, "2"])
         #expect(after.status == 1 && after.stderr.contains("aborted"), "\(after.stderr)")
