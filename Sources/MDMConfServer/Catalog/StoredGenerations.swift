@@ -37,27 +37,33 @@ public struct StoredGenerations: Sendable {
         }
         let key = Key(generation: latest.number, steps: rollout?.steps.count ?? 0)
         guard key != installed, key != failed else { return (installed, failed) }
-        if let rollout, rollout.phase.splitsTheFleet {
-            guard let base = await load(rollout.base), let rolled = await load(latest.number) else {
-                return (installed, key)
+        // A store that cannot be read now is read again at the next check; a generation that does not load is
+        // not tried again until the store changes.
+        do {
+            if let rollout, rollout.phase.splitsTheFleet {
+                guard let base = try await load(rollout.base), let rolled = try await load(latest.number) else {
+                    return (installed, key)
+                }
+                catalogs.install(base: base, rolledOut: (rollout, rolled))
+            } else {
+                guard let newest = try await load(latest.number) else { return (installed, key) }
+                catalogs.install(base: newest, rolledOut: nil)
             }
-            catalogs.install(base: base, rolledOut: (rollout, rolled))
-        } else {
-            guard let newest = await load(latest.number) else { return (installed, key) }
-            catalogs.install(base: newest, rolledOut: nil)
+        } catch {
+            return (installed, failed)
         }
         return (key, nil)
     }
 
-    /// Generation `number`: the catalog already served when it is, else loaded from its stored files.
-    private func load(_ number: Int) async -> StoredCatalog? {
+    /// Generation `number`: the catalog already served when it is, else loaded from its stored files; nil when it
+    /// does not load (logged and kept for `/readyz`). Throws when the store cannot be read.
+    private func load(_ number: Int) async throws -> StoredCatalog? {
         let current = catalogs.current
         for served in [current, current.rollout?.state].compactMap({ $0 }) where served.generation == number {
             return StoredCatalog(catalog: served.catalog, generation: number, publishedAt: served.changedAt)
         }
-        guard let generation = try? await history.generation(number),
-            let files = try? await history.files(of: number)
-        else { return nil }
+        guard let generation = try await history.generation(number), let files = try await history.files(of: number)
+        else { throw FleetStoreError(.unusable, "generation \(number) is not in the store") }
         logger.info("stored generation \(number) published by \(generation.author): loading")
         switch loader.load(files: files) {
         case .success(let catalog):
