@@ -61,29 +61,10 @@ public actor MDMConfClient {
         let configError = managedConfiguration?.configError
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(timeout * 1000)))
 
-        var entry: [(String, JSONValue)] = [("app", .string(app)), ("version", .string(version))]
-        var body: [(String, JSONValue)] = [
-            ("platform", .string(platform)),
-            ("at", .string(PlistDate(secondsSince1970: now.timeIntervalSince1970.rounded(.down)).iso8601)),
-        ]
-        func add(_ key: String, _ value: String?, to object: inout [(String, JSONValue)]) {
-            if let value { object.append((key, .string(value))) }
-        }
-        add("build", build, to: &entry)
-        add("channel", channel, to: &entry)
-        add("configETag", state.config?.etag, to: &entry)
-        add("configError", configError, to: &entry)
-        if let deferralsUsed { entry.append(("deferralsUsed", .integer(deferralsUsed))) }
-        body.append(("apps", .array([.object(entry)])))
-        add("device", device, to: &body)
-        add("osVersion", osVersion, to: &body)
-        add("deviceModel", deviceModel, to: &body)
-        add("locale", locale, to: &body)
-        add("timeZone", timeZone, to: &body)
-        let checkIn = ClientRequest(
-            method: "POST", url: endpoint("v1/checkin"),
-            headers: headers(["Content-Type": "application/json", "Accept": "application/json"]),
-            body: Array(JSONValue.object(body).serialized(pretty: false).utf8))
+        let checkIn = checkInRequest(
+            version: version, build: build, platform: platform, osVersion: osVersion, deviceModel: deviceModel,
+            locale: locale, timeZone: timeZone, channel: channel, deferralsUsed: deferralsUsed,
+            configETag: state.config?.etag, configError: configError, now: now)
 
         func offline(_ problem: LaunchProblem) -> LaunchResult {
             LaunchResult(
@@ -133,7 +114,51 @@ public actor MDMConfClient {
             state.decision = nil
         }
 
-        switch answer.configStatus {
+        await resolveConfiguration(answer.configStatus, state: &state, into: &result, before: deadline, now: now)
+        if state != loaded.state || loaded.discarded {
+            do { try cache.store(state) } catch { result.cacheError = "\(error)" }
+        }
+        return result
+    }
+
+    /// The check-in of one launch: the app as it runs, with the configuration it holds and any error applying it.
+    private func checkInRequest(
+        version: String, build: String?, platform: String, osVersion: String?, deviceModel: String?,
+        locale: String?, timeZone: String?, channel: String?, deferralsUsed: Int?, configETag: String?,
+        configError: String?, now: Date
+    ) -> ClientRequest {
+        var entry: [(String, JSONValue)] = [("app", .string(app)), ("version", .string(version))]
+        var body: [(String, JSONValue)] = [
+            ("platform", .string(platform)),
+            ("at", .string(PlistDate(secondsSince1970: now.timeIntervalSince1970.rounded(.down)).iso8601)),
+        ]
+        func add(_ key: String, _ value: String?, to object: inout [(String, JSONValue)]) {
+            if let value { object.append((key, .string(value))) }
+        }
+        add("build", build, to: &entry)
+        add("channel", channel, to: &entry)
+        add("configETag", configETag, to: &entry)
+        add("configError", configError, to: &entry)
+        if let deferralsUsed { entry.append(("deferralsUsed", .integer(deferralsUsed))) }
+        body.append(("apps", .array([.object(entry)])))
+        add("device", device, to: &body)
+        add("osVersion", osVersion, to: &body)
+        add("deviceModel", deviceModel, to: &body)
+        add("locale", locale, to: &body)
+        add("timeZone", timeZone, to: &body)
+        return ClientRequest(
+            method: "POST", url: endpoint("v1/checkin"),
+            headers: headers(["Content-Type": "application/json", "Accept": "application/json"]),
+            body: Array(JSONValue.object(body).serialized(pretty: false).utf8))
+    }
+
+    /// The configuration a check-in answer's status calls for: none, the cached one when it is current, else
+    /// fetched (`If-None-Match` with the cached ETag), with the cache as the fallback.
+    private func resolveConfiguration(
+        _ status: String, state: inout CachedState, into result: inout LaunchResult,
+        before deadline: ContinuousClock.Instant, now: Date
+    ) async {
+        switch status {
         case "none":
             state.config = nil
         case "current" where state.config != nil:
@@ -157,10 +182,6 @@ public actor MDMConfClient {
                 }
             }
         }
-        if state != loaded.state || loaded.discarded {
-            do { try cache.store(state) } catch { result.cacheError = "\(error)" }
-        }
-        return result
     }
 
     /// A foreground refresh without a check-in: `GET /v1/apps/{app}/config` with `If-None-Match`, the cache
