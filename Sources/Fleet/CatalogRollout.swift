@@ -248,6 +248,21 @@ public struct CatalogRollout: Sendable, Equatable {
         ring(of: device, groups: groups).flatMap(startOfRing)
     }
 
+    /// Whether `device` is served this rollout's generation, its groups as `new` (the rolled-out generation's
+    /// inventory) lists them, else `base`.
+    public func includes(_ device: String, new: Catalog, base: Catalog) -> Bool {
+        includes(device, groups: Self.groups(of: device, new: new, base: base))
+    }
+
+    /// When `device` was moved, its groups as in ``includes(_:new:base:)``.
+    public func movedAt(_ device: String, new: Catalog, base: Catalog) -> Instant? {
+        movedAt(device, groups: Self.groups(of: device, new: new, base: base))
+    }
+
+    private static func groups(of device: String, new: Catalog, base: Catalog) -> [String] {
+        new.devices[device]?.groups ?? base.devices[device]?.groups ?? []
+    }
+
     /// The rollout as JSON: plan, phase, ring and steps.
     public var json: JSONValue {
         .object([

@@ -116,8 +116,8 @@ public struct ComplianceEvaluator: Sendable {
     /// The evaluator of `device`: the rolled-out generation's when the rollout reached it, else this one.
     public func evaluator(for device: String) -> ComplianceEvaluator {
         guard let rolledOut else { return self }
-        let groups = rolledOut.evaluator.catalog.devices[device]?.groups ?? catalog.devices[device]?.groups ?? []
-        return rolledOut.rollout.includes(device, groups: groups) ? rolledOut.evaluator : self
+        return rolledOut.rollout.includes(device, new: rolledOut.evaluator.catalog, base: catalog)
+            ? rolledOut.evaluator : self
     }
 
     /// The apps the catalog assigns to a device: every app of the catalog serves every inventory device a
@@ -129,7 +129,9 @@ public struct ComplianceEvaluator: Sendable {
     /// A stored device's compliance. `cache` is shared across one pass over the fleet; `memo`, when given, holds
     /// this evaluator's decisions for reuse (one per thread: it is not locked).
     public func evaluate(_ state: DeviceState, cache: ParseCache, memo: DecisionMemo? = nil) -> DeviceCompliance {
-        if let rolledOut, case let judge = evaluator(for: state.device), judge.generation == rolledOut.rollout.generation {
+        if let rolledOut, case let judge = evaluator(for: state.device),
+            judge.generation == rolledOut.rollout.generation
+        {
             // The other generation's decisions are memoised apart.
             return judge.evaluate(state, cache: cache, memo: memo?.rolledOut)
         }

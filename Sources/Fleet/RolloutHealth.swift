@@ -50,8 +50,7 @@ public struct RolloutHealth: Sendable, Equatable {
         while true {
             let states = try await store.devices(after: cursor, limit: 2_500)
             for state in states {
-                let groups = new.devices[state.device]?.groups ?? base.devices[state.device]?.groups ?? []
-                guard let movedAt = rollout.movedAt(state.device, groups: groups) else { continue }
+                guard let movedAt = rollout.movedAt(state.device, new: new, base: base) else { continue }
                 health.moved += 1
                 guard state.lastCheckIn >= movedAt else { continue }
                 health.reporting += 1

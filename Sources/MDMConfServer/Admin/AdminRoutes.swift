@@ -385,14 +385,14 @@ struct AdminRoutes: Sendable {
         done: String? = nil, problem: String? = nil
     ) async throws -> String {
         var health: RolloutHealth?
-        if let rollout, let (base, new) = try await catalogs(of: rollout, history: history, state: state) {
+        if let rollout, let (base, new) = try await rolloutCatalogs(rollout, history: history, state: state) {
             health = try await RolloutHealth.measure(rollout, store: history.store, base: base, new: new, now: .now)
         }
         return site.rollout(rollout, health: health, done: done, problem: problem, snapshot(state), chrome: chrome)
     }
 
     /// The base and new catalogs of `rollout`: those served when this server serves it, else loaded from the store.
-    private func catalogs(of rollout: CatalogRollout, history: CatalogHistory, state: CatalogState) async throws
+    private func rolloutCatalogs(_ rollout: CatalogRollout, history: CatalogHistory, state: CatalogState) async throws
         -> (Catalog, Catalog)?
     {
         if let served = state.rollout, served.state.generation == rollout.generation,
@@ -417,7 +417,7 @@ struct AdminRoutes: Sendable {
             var problem: String?
             var after: CatalogRollout? = rollout
             do {
-                let new = try await catalogs(of: rollout, history: history, state: state)?.1
+                let new = try await rolloutCatalogs(rollout, history: history, state: state)?.1
                 let change = try await rollouts.perform(
                     action, on: rollout,
                     author: state.catalog.tokens == nil ? "admin page (development mode)" : "admin page",

@@ -40,8 +40,7 @@ public struct CatalogState: Sendable {
     /// else this one. Every answer about a device reads its catalog and generation from here.
     public func serving(device: String?) -> CatalogState {
         guard let rollout, let device else { return self }
-        let groups = rollout.state.catalog.devices[device]?.groups ?? catalog.devices[device]?.groups ?? []
-        return rollout.rollout.includes(device, groups: groups) ? rollout.state : self
+        return rollout.rollout.includes(device, new: rollout.state.catalog, base: catalog) ? rollout.state : self
     }
 
     /// Judges each device against the generation it is served, at `now`.
@@ -125,7 +124,8 @@ public final class CatalogStore: Sendable {
         self.logger = logger
         state = NIOLockedValueBox(
             CatalogState(
-                catalog: catalog, generation: generation, loadedAt: .now, lastReloadError: nil, publishedAt: publishedAt))
+                catalog: catalog, generation: generation, loadedAt: .now, lastReloadError: nil, publishedAt: publishedAt
+            ))
     }
 
     /// The state a request reads once at its start.
@@ -176,7 +176,9 @@ public final class CatalogStore: Sendable {
                         "phase": "\(rollout.phase.rawValue)", "ring": "\(rollout.plan.label(ofRing: rollout.ring))",
                     ])
             } else {
-                logger.info("catalog reloaded", metadata: ["generation": "\(base.generation)", "apps": "\(base.catalog.apps.count)"])
+                logger.info(
+                    "catalog reloaded",
+                    metadata: ["generation": "\(base.generation)", "apps": "\(base.catalog.apps.count)"])
             }
         }
     }

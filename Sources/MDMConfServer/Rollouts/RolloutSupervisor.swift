@@ -16,11 +16,12 @@ struct RolloutSupervisor: Service {
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
-            guard let served = catalogs.current.rollout, served.rollout.phase == .rolling,
-                await rollouts.store.holdsDispatcherLock()
-            else { continue }
+            let state = catalogs.current
+            guard state.rollout?.rollout.phase == .rolling, await rollouts.store.holdsDispatcherLock() else {
+                continue
+            }
             do {
-                try await check(catalogs.current)
+                try await check(state)
             } catch let error as RolloutError {
                 logger.debug("rollout: \(error.message)")
             } catch {
