@@ -31,6 +31,8 @@ extension AdminSite {
             var seen: String
             var lastCheckIn: String
             var platform: String
+            /// The channels its apps reported by (`http`, `ddm`, or both).
+            var channel: String
             var why: [String]
         }
         struct Page {
@@ -57,7 +59,7 @@ extension AdminSite {
                     badgeClass: row.compliant ? "yes" : "no",
                     seen: row.seen.rawValue, lastCheckIn: row.state?.lastCheckIn.description ?? "never",
                     platform: [row.state?.platform, row.state?.osVersion].compactMap { $0 }.joined(separator: " "),
-                    why: row.why)
+                    channel: Self.channels(row), why: row.why)
             }
             if let cursor = page.next {
                 var parameters = [("page", cursor)]
@@ -87,7 +89,8 @@ extension AdminSite {
             statuses: FleetFilter.Status.allCases.map { Option(value: $0.rawValue, selected: $0 == filter.status) },
             decisions: Outcome.allCases.map { Option(value: $0.rawValue, selected: $0 == filter.decision) },
             generations: generations.map { Option(value: String($0), selected: $0 == filter.generation) },
-            hasGenerations: !generations.isEmpty, summary: counts.summary == nil ? nil : counts.view, charts: charts, rows: rows, next: next,
+            hasGenerations: !generations.isEmpty, summary: counts.summary == nil ? nil : counts.view, charts: charts,
+            rows: rows, next: next,
             problem: problem)
         return render("fleet", page, chrome: chrome, title: "Fleet", nav: "fleet")
     }
@@ -104,6 +107,8 @@ extension AdminSite {
             var reasons: String
             var config: String
             var configError: String?
+            /// `http` or `ddm`, with the device's states for an app a status report gave.
+            var channel: String
             var compliant: String
         }
         struct CheckInRow {
@@ -149,13 +154,28 @@ extension AdminSite {
                     decision: app.decision?.decision.rawValue ?? "unreported",
                     reasons: app.decision?.reasons.map(\.code).joined(separator: ", ") ?? "",
                     config: app.config.rawValue, configError: app.reported?.configError,
-                    compliant: app.compliant ? "yes" : "no")
+                    channel: Self.channel(of: app.reported), compliant: app.compliant ? "yes" : "no")
             },
             checkIns: history.map {
                 CheckInRow(receivedAt: $0.receivedAt.description, replica: $0.replica, body: $0.body)
             },
             hasCheckIns: !history.isEmpty)
         return render("device", page, chrome: chrome, title: "Device \(id)", nav: "fleet")
+    }
+
+    /// The channels a device's apps reported by, in a fixed order (`http, ddm`); `-` before any report.
+    static func channels(_ row: DeviceCompliance) -> String {
+        let used = Set(row.apps.compactMap { $0.reported?.delivery })
+        let names = CheckIn.Delivery.allCases.filter(used.contains).map(\.rawValue)
+        return names.isEmpty ? "-" : names.joined(separator: ", ")
+    }
+
+    /// An app's channel as the device page shows it: `ddm (state managed, config valid)`, `http`, or `-`.
+    static func channel(of app: CheckIn.App?) -> String {
+        guard let app else { return "-" }
+        guard let ddm = app.ddm else { return app.delivery.rawValue }
+        let states = [ddm.state.map { "state \($0)" }, ddm.configState.map { "config \($0)" }].compactMap { $0 }
+        return states.isEmpty ? "ddm" : "ddm (\(states.joined(separator: ", ")))"
     }
 
     // MARK: History
@@ -280,7 +300,8 @@ extension AdminSite {
     ) async throws -> RollbackOutcome {
         if let active = try await CatalogRollouts(store: history.store).active() {
             return .refused(
-                "generation \(active.generation) is being rolled out (\(active.phase.rawValue)): complete or abort it on the Rollout page first; nothing was published")
+                "generation \(active.generation) is being rolled out (\(active.phase.rawValue)): complete or abort it on the Rollout page first; nothing was published"
+            )
         }
         guard let files = try await history.files(of: number) else {
             return .refused("generation \(number) is not in the store")

@@ -267,9 +267,9 @@ enum AdminTemplates {
         <section aria-labelledby="devices">
         <h2 id="devices">Devices</h2>
         <div class="scroll"><table>
-        <thead><tr><th scope="col">Device</th><th scope="col">Compliant</th><th scope="col">Seen</th><th scope="col">Last check-in</th><th scope="col">Platform</th><th scope="col">Why</th></tr></thead>
+        <thead><tr><th scope="col">Device</th><th scope="col">Compliant</th><th scope="col">Seen</th><th scope="col">Last check-in</th><th scope="col">Platform</th><th scope="col">Channel</th><th scope="col">Why</th></tr></thead>
         <tbody>
-        {{#rows}}<tr><td><a href="/admin/fleet/devices/{{device}}">{{device}}</a></td><td><span class="badge {{badgeClass}}">{{compliant}}</span></td><td>{{seen}}</td><td>{{lastCheckIn}}</td><td>{{platform}}</td><td>{{#why}}<span class="why">{{.}}</span> {{/why}}</td></tr>
+        {{#rows}}<tr><td><a href="/admin/fleet/devices/{{device}}">{{device}}</a></td><td><span class="badge {{badgeClass}}">{{compliant}}</span></td><td>{{seen}}</td><td>{{lastCheckIn}}</td><td>{{platform}}</td><td>{{channel}}</td><td>{{#why}}<span class="why">{{.}}</span> {{/why}}</td></tr>
         {{/rows}}
         </tbody>
         </table></div>
@@ -287,8 +287,8 @@ enum AdminTemplates {
         {{#hasWhy}}<ul class="why">{{#why}}<li>{{.}}</li>{{/why}}</ul>{{/hasWhy}}
         <dl class="facts">{{#platform}}<dt>Platform</dt><dd>{{platform}} {{osVersion}}</dd>{{/platform}}{{#model}}<dt>Model</dt><dd>{{model}}</dd>{{/model}}{{#groups}}<dt>Groups</dt><dd>{{groups}}</dd>{{/groups}}</dl>
         <h2>Apps</h2>
-        <div class="scroll"><table><thead><tr><th scope="col">App</th><th scope="col">Version</th><th scope="col">Decision</th><th scope="col">Config</th><th scope="col">Compliant</th></tr></thead><tbody>
-        {{#apps}}<tr><td><a href="/admin/apps/{{app}}">{{app}}</a></td><td>{{version}}</td><td><span class="badge {{decision}}">{{decision}}</span> {{reasons}}</td><td>{{config}}{{#configError}}: {{configError}}{{/configError}}</td><td>{{compliant}}</td></tr>{{/apps}}
+        <div class="scroll"><table><thead><tr><th scope="col">App</th><th scope="col">Version</th><th scope="col">Decision</th><th scope="col">Config</th><th scope="col">Channel</th><th scope="col">Compliant</th></tr></thead><tbody>
+        {{#apps}}<tr><td><a href="/admin/apps/{{app}}">{{app}}</a></td><td>{{version}}</td><td><span class="badge {{decision}}">{{decision}}</span> {{reasons}}</td><td>{{config}}{{#configError}}: {{configError}}{{/configError}}</td><td>{{channel}}</td><td>{{compliant}}</td></tr>{{/apps}}
         </tbody></table></div>
         <h2>Recent check-ins</h2>
         {{#hasCheckIns}}<div class="scroll"><table><thead><tr><th scope="col">Received</th><th scope="col">Replica</th><th scope="col">Reported</th></tr></thead><tbody>

@@ -19,14 +19,24 @@ extension CheckIn {
 
 /// An app of a check-in as JSON.
 extension CheckIn.App {
-    /// The app as stored in the history: every field, `null` where absent.
+    /// The app as stored in the history: every field, `null` where absent, and the `ddm` states when a status
+    /// report gave them.
     public var json: JSONValue {
-        .object([
+        var members: [(String, JSONValue)] = [
             ("app", .string(app)), ("version", .string(version)), ("build", .optional(build)),
             ("channel", .optional(channel)), ("configETag", .optional(configETag)),
             ("configError", .optional(configError)),
             ("deferralsUsed", deferralsUsed.map { .integer($0) } ?? .null),
-        ])
+        ]
+        if let ddm { members.append(("ddm", ddm.json)) }
+        return .object(members)
+    }
+}
+
+extension CheckIn.DDMAppState {
+    /// `{"state", "configState"}`, `null` where the device did not say.
+    public var json: JSONValue {
+        .object([("state", .optional(state)), ("configState", .optional(configState))])
     }
 }
 

@@ -23,11 +23,14 @@ public struct CheckIn: Sendable, Equatable {
         public var configError: String?
         /// How many times the user has put an update off, when sent.
         public var deferralsUsed: Int64?
+        /// The app's states as a declarative-management status report gave them; nil when the app was reported by
+        /// a check-in.
+        public var ddm: DDMAppState?
 
         /// An app as the device reports it.
         public init(
             app: String, version: String, build: String? = nil, channel: String? = nil, configETag: String? = nil,
-            configError: String? = nil, deferralsUsed: Int64? = nil
+            configError: String? = nil, deferralsUsed: Int64? = nil, ddm: DDMAppState? = nil
         ) {
             self.app = app
             self.version = version
@@ -36,6 +39,35 @@ public struct CheckIn: Sendable, Equatable {
             self.configETag = configETag
             self.configError = configError
             self.deferralsUsed = deferralsUsed
+            self.ddm = ddm
+        }
+
+        /// How the app's state reached the server: `ddm` for a status report, `http` for a check-in.
+        public var delivery: Delivery { ddm == nil ? .http : .ddm }
+    }
+
+    /// The channel an app's configuration and state travel by.
+    public enum Delivery: String, Sendable, CaseIterable {
+        /// mdmconf's own protocol: `GET /v1/apps/{app}/config` and check-ins.
+        case http
+        /// Declarative device management: a data asset, and status reports.
+        case ddm
+    }
+
+    /// An app's states in a declarative-management status report (`app.managed.list`).
+    public struct DDMAppState: Sendable, Equatable {
+        /// The app's management state as the device words it (`managed`, `failed`, `installing`…).
+        public var state: String?
+        /// Whether the device took the configuration: `valid`, `invalid` or `unknown`.
+        public var configState: String?
+
+        /// At most this many bytes in each state: the device's words are stored as they are.
+        public static let maxLength = 64
+
+        /// States as the device reported them.
+        public init(state: String?, configState: String?) {
+            self.state = state
+            self.configState = configState
         }
     }
 
@@ -208,138 +240,56 @@ extension CheckIn {
         parseWithRequests(root).map(\.checkIn)
     }
 
+    /// Reads a check-in as the history stored it: `parse`, and an app may also hold the `ddm` states a status
+    /// report gave it (a device's own check-in may not claim them).
+    public static func parseStored(_ root: PlistNode) -> Result<CheckIn, CheckInErrors> {
+        parseWithRequests(root, stored: true).map(\.checkIn)
+    }
+
     /// `parse`, and the update request of each app (in the check-in's order) as that parse read it, for the answer.
     /// The requests' rollout id is the body's `device`; whoever names the device afterwards sets it on both. A server
     /// passes one `cache` for all its check-ins: a fleet reports the same few versions and models again and again.
-    public static func parseWithRequests(_ root: PlistNode, cache: ParseCache? = nil) -> Result<
+    public static func parseWithRequests(_ root: PlistNode, cache: ParseCache? = nil, stored: Bool = false) -> Result<
         (checkIn: CheckIn, requests: [UpdateRequest]), CheckInErrors
     > {
         guard case .dictionary(let dict) = root.value else {
             return .failure(
                 CheckInErrors(reasons: [.init(field: "(body)", code: "malformed_request")], malformed: true))
         }
-        var reasons: [CheckInErrors.Reason] = []
-        func fail(_ field: String, _ code: String) { reasons.append(.init(field: field, code: code)) }
-        for key in dict.keys where !topLevelKeys.contains(key) { fail(key, "unknown_field") }
-
-        func string(_ node: PlistNode?, _ field: String, code: String) -> String? {
-            guard let node else { return nil }
-            guard case .string(let text) = node.value else {
-                fail(field, code)
-                return nil
-            }
-            return String(text.trimmingASCIIWhitespace())
-        }
-        let device = string(dict["device"], "device", code: "invalid_device")
-        if let device, !CatalogDevice.isValidID(device) { fail("device", "invalid_device") }
-        var at: Instant?
-        if let text = string(dict["at"], "at", code: "invalid_at") {
-            at = Self.instant(text)
-            if at == nil { fail("at", "invalid_at") }
-        }
-        var enrolledAt: Instant?
-        if let text = string(dict["enrolledAt"], "enrolledAt", code: "invalid_enrolled_at") {
-            enrolledAt = Self.instant(text)
-            if enrolledAt == nil { fail("enrolledAt", "invalid_enrolled_at") }
-        }
-        let platform = string(dict["platform"], "platform", code: "invalid_platform")
-        if platform == nil, dict["platform"] == nil { fail("platform", "invalid_platform") }
-        let osVersion = string(dict["osVersion"], "osVersion", code: "invalid_os_version")
-        let deviceModel = string(dict["deviceModel"], "deviceModel", code: "invalid_device_model")
-        let locale = string(dict["locale"], "locale", code: "invalid_locale")
-        let timeZone = string(dict["timeZone"], "timeZone", code: "invalid_time_zone")
-
-        var apps: [App] = []
-        switch dict["apps"]?.value {
-        case nil: fail("apps", "invalid_apps")
-        case .array(let items)?:
-            if items.count > maxApps { fail("apps", "too_many_apps") }
-            var seen = Set<String>()
-            for (index, item) in items.prefix(maxApps).enumerated() {
-                let path = "apps[\(index)]"
-                guard case .dictionary(let entry) = item.value else {
-                    fail(path, "invalid_app_entry")
-                    continue
-                }
-                for key in entry.keys where !appKeys.contains(key) { fail("\(path).\(key)", "unknown_field") }
-                let app = string(entry["app"], "\(path).app", code: "invalid_app")
-                let version = string(entry["version"], "\(path).version", code: "invalid_version")
-                if entry["app"] == nil { fail("\(path).app", "invalid_app") }
-                if entry["version"] == nil { fail("\(path).version", "invalid_version") }
-                var deferrals: Int64?
-                switch entry["deferralsUsed"]?.value {
-                case nil: break
-                case .integer(let number)? where number >= 0: deferrals = number
-                default: fail("\(path).deferralsUsed", "invalid_deferrals")
-                }
-                if let app, !BundleID.isWellFormed(app) { fail("\(path).app", "invalid_app") }
-                if let app {
-                    if seen.contains(app) { fail("\(path).app", "duplicate_app") }
-                    seen.insert(app)
-                }
-                apps.append(
-                    App(
-                        app: app ?? "", version: version ?? "",
-                        build: string(entry["build"], "\(path).build", code: "invalid_build"),
-                        channel: string(entry["channel"], "\(path).channel", code: "invalid_channel"),
-                        configETag: string(entry["configETag"], "\(path).configETag", code: "invalid_config_etag"),
-                        configError: string(entry["configError"], "\(path).configError", code: "invalid_config_error"),
-                        deferralsUsed: deferrals))
-            }
-        default: fail("apps", "invalid_apps")
-        }
-        if let etagIssues = apps.enumerated().first(where: { ($0.element.configETag?.utf8.count ?? 0) > 256 }) {
-            fail("apps[\(etagIssues.offset)].configETag", "invalid_config_etag")
-        }
-        for (index, app) in apps.enumerated() where (app.configError?.utf8.count ?? 0) > 4096 {
-            fail("apps[\(index)].configError", "invalid_config_error")
-        }
+        var fields = FieldReader()
+        for key in dict.keys where !topLevelKeys.contains(key) { fields.fail(key, "unknown_field") }
+        let device = fields.string(dict["device"], "device", code: "invalid_device")
+        if let device, !CatalogDevice.isValidID(device) { fields.fail("device", "invalid_device") }
+        let at = fields.instant(dict["at"], "at", code: "invalid_at")
+        let enrolledAt = fields.instant(dict["enrolledAt"], "enrolledAt", code: "invalid_enrolled_at")
+        let platform = fields.string(dict["platform"], "platform", code: "invalid_platform")
+        if platform == nil, dict["platform"] == nil { fields.fail("platform", "invalid_platform") }
+        var checkIn = CheckIn(
+            device: device ?? "", at: at, platform: platform ?? "ios",
+            osVersion: fields.string(dict["osVersion"], "osVersion", code: "invalid_os_version"),
+            deviceModel: fields.string(dict["deviceModel"], "deviceModel", code: "invalid_device_model"),
+            locale: fields.string(dict["locale"], "locale", code: "invalid_locale"),
+            timeZone: fields.string(dict["timeZone"], "timeZone", code: "invalid_time_zone"), enrolledAt: enrolledAt,
+            apps: fields.apps(dict["apps"], stored: stored))
 
         // Every field through the update-request grammar. The usual case, a valid check-in with apps, takes one
         // parse per app, and the answer reuses those requests; when one fails, or there is no app, probes find
-        // which field is wrong: the top-level fields once (with a probe app), then each app's own fields.
-        var checkIn = CheckIn(
-            device: device ?? "", at: at, platform: platform ?? "ios", osVersion: osVersion, deviceModel: deviceModel,
-            locale: locale, timeZone: timeZone, enrolledAt: enrolledAt, apps: apps)
-        if reasons.isEmpty, platform != nil, !apps.isEmpty {
+        // which field is wrong.
+        if fields.reasons.isEmpty, platform != nil, !checkIn.apps.isEmpty {
             var requests: [UpdateRequest] = []
-            for app in apps {
+            for app in checkIn.apps {
                 // Through a cache the device's own fields (zone, deferrals, enrolment) are not parsed again: a zone
                 // that does not resolve goes the slow way below, which names the field.
                 guard case .success(let request) = checkIn.updateRequest(for: app, cache: cache),
-                    timeZone == nil || request.timeZone != nil
+                    checkIn.timeZone == nil || request.timeZone != nil
                 else { break }
                 requests.append(request)
             }
-            if requests.count == apps.count { return .success((checkIn, requests)) }
-        }
-        let failed = Set(reasons.map(\.field))
-        let probe = App(app: "probe", version: "1")
-        if case .failure(let errors) = checkIn.updateRequest(for: probe) {
-            for code in errors.reasons {
-                guard let field = Self.field(ofReason: code), !failed.contains(field) else { continue }
-                if field == "platform", platform == nil { continue }
-                fail(field, code)
-            }
+            if requests.count == checkIn.apps.count { return .success((checkIn, requests)) }
         }
         if platform == nil { checkIn.platform = "" }
-        let topFields: Set<String> = ["platform", "osVersion", "deviceModel", "locale", "timeZone", "enrolledAt"]
-        for (index, app) in apps.enumerated() where !app.app.isEmpty && !app.version.isEmpty {
-            var probeCheckIn = checkIn
-            probeCheckIn.platform = "ios"
-            probeCheckIn.osVersion = nil
-            probeCheckIn.deviceModel = nil
-            probeCheckIn.locale = nil
-            probeCheckIn.timeZone = nil
-            probeCheckIn.enrolledAt = nil
-            guard case .failure(let errors) = probeCheckIn.updateRequest(for: app) else { continue }
-            for code in errors.reasons {
-                guard let field = Self.field(ofReason: code), !topFields.contains(field) else { continue }
-                let path = "apps[\(index)].\(field)"
-                if !failed.contains(path) { fail(path, code) }
-            }
-        }
-        guard reasons.isEmpty else { return .failure(CheckInErrors(reasons: reasons, malformed: false)) }
+        fields.probe(checkIn, platformSent: platform != nil)
+        guard fields.reasons.isEmpty else { return .failure(CheckInErrors(reasons: fields.reasons, malformed: false)) }
         var requests: [UpdateRequest] = []
         for (index, app) in checkIn.apps.enumerated() {
             switch checkIn.updateRequest(for: app) {
@@ -351,6 +301,117 @@ extension CheckIn {
             }
         }
         return .success((checkIn, requests))
+    }
+
+    /// Reads a check-in's fields, collecting one reason per bad field.
+    private struct FieldReader {
+        var reasons: [CheckInErrors.Reason] = []
+
+        mutating func fail(_ field: String, _ code: String) { reasons.append(.init(field: field, code: code)) }
+
+        /// A string field, trimmed; a value of another type is a reason.
+        mutating func string(_ node: PlistNode?, _ field: String, code: String) -> String? {
+            guard let node else { return nil }
+            guard case .string(let text) = node.value else {
+                fail(field, code)
+                return nil
+            }
+            return String(text.trimmingASCIIWhitespace())
+        }
+
+        /// An RFC 3339 time field.
+        mutating func instant(_ node: PlistNode?, _ field: String, code: String) -> Instant? {
+            guard let text = string(node, field, code: code) else { return nil }
+            let instant = CheckIn.instant(text)
+            if instant == nil { fail(field, code) }
+            return instant
+        }
+
+        /// The `apps` array: each entry's own fields checked (the update grammar checks them together later).
+        mutating func apps(_ node: PlistNode?, stored: Bool) -> [App] {
+            guard case .array(let items)? = node?.value else {
+                fail("apps", "invalid_apps")
+                return []
+            }
+            if items.count > maxApps { fail("apps", "too_many_apps") }
+            var apps: [App] = []
+            var seen = Set<String>()
+            for (index, item) in items.prefix(maxApps).enumerated() {
+                let path = "apps[\(index)]"
+                guard case .dictionary(let entry) = item.value else {
+                    fail(path, "invalid_app_entry")
+                    continue
+                }
+                for key in entry.keys where !appKeys.contains(key) && !(stored && key == "ddm") {
+                    fail("\(path).\(key)", "unknown_field")
+                }
+                let app = string(entry["app"], "\(path).app", code: "invalid_app")
+                let version = string(entry["version"], "\(path).version", code: "invalid_version")
+                if entry["app"] == nil { fail("\(path).app", "invalid_app") }
+                if entry["version"] == nil { fail("\(path).version", "invalid_version") }
+                var deferrals: Int64?
+                switch entry["deferralsUsed"]?.value {
+                case nil: break
+                case .integer(let number)? where number >= 0: deferrals = number
+                default: fail("\(path).deferralsUsed", "invalid_deferrals")
+                }
+                if let app, !BundleID.isWellFormed(app) { fail("\(path).app", "invalid_app") }
+                if let app, !seen.insert(app).inserted { fail("\(path).app", "duplicate_app") }
+                let configETag = string(entry["configETag"], "\(path).configETag", code: "invalid_config_etag")
+                if (configETag?.utf8.count ?? 0) > 256 { fail("\(path).configETag", "invalid_config_etag") }
+                let configError = string(entry["configError"], "\(path).configError", code: "invalid_config_error")
+                if (configError?.utf8.count ?? 0) > 4096 { fail("\(path).configError", "invalid_config_error") }
+                apps.append(
+                    App(
+                        app: app ?? "", version: version ?? "",
+                        build: string(entry["build"], "\(path).build", code: "invalid_build"),
+                        channel: string(entry["channel"], "\(path).channel", code: "invalid_channel"),
+                        configETag: configETag, configError: configError, deferralsUsed: deferrals,
+                        ddm: stored ? ddm(entry["ddm"], "\(path).ddm") : nil))
+            }
+            return apps
+        }
+
+        /// A stored app's `ddm` states.
+        mutating func ddm(_ node: PlistNode?, _ path: String) -> DDMAppState? {
+            guard let node else { return nil }
+            guard case .dictionary(let states) = node.value else {
+                fail(path, "invalid_ddm")
+                return nil
+            }
+            return DDMAppState(
+                state: string(states["state"], "\(path).state", code: "invalid_ddm"),
+                configState: string(states["configState"], "\(path).configState", code: "invalid_ddm"))
+        }
+
+        /// Which fields the update-request grammar refuses: the top-level fields once (with a probe app), then each
+        /// app's own fields (with the top-level ones left out), each reason said once.
+        mutating func probe(_ checkIn: CheckIn, platformSent: Bool) {
+            let failed = Set(reasons.map(\.field))
+            if case .failure(let errors) = checkIn.updateRequest(for: App(app: "probe", version: "1")) {
+                for code in errors.reasons {
+                    guard let field = CheckIn.field(ofReason: code), !failed.contains(field) else { continue }
+                    if field == "platform", !platformSent { continue }
+                    fail(field, code)
+                }
+            }
+            let topFields: Set<String> = ["platform", "osVersion", "deviceModel", "locale", "timeZone", "enrolledAt"]
+            var probeCheckIn = checkIn
+            probeCheckIn.platform = "ios"
+            probeCheckIn.osVersion = nil
+            probeCheckIn.deviceModel = nil
+            probeCheckIn.locale = nil
+            probeCheckIn.timeZone = nil
+            probeCheckIn.enrolledAt = nil
+            for (index, app) in checkIn.apps.enumerated() where !app.app.isEmpty && !app.version.isEmpty {
+                guard case .failure(let errors) = probeCheckIn.updateRequest(for: app) else { continue }
+                for code in errors.reasons {
+                    guard let field = CheckIn.field(ofReason: code), !topFields.contains(field) else { continue }
+                    let path = "apps[\(index)].\(field)"
+                    if !failed.contains(path) { fail(path, code) }
+                }
+            }
+        }
     }
 
     /// The request field a reason code of `UpdateRequest.parse` names (`invalid_os_version` → `osVersion`).

@@ -8,7 +8,9 @@ import UpdatePolicy
 /// For each app of `app.managed.list` with a version, the app's configuration is judged by the device's own words:
 /// `config-state` `invalid` is an error (with the device's reasons); `valid` with the server token of the app's data
 /// asset that the catalog serves now (from `management.declarations.assets`) is current (the configuration's ETag is
-/// recorded); any other token, or none, is stale. Status items mdmconf does not read are ignored.
+/// recorded); any other token, or none, is stale. Each app keeps the device's own `state` and `config-state`
+/// (``CheckIn/DDMAppState``), so the views can show the channel and the states. Status items mdmconf does not read
+/// are ignored.
 public enum DDMStatusReport {
     /// The check-in of `device` that the status report `root` amounts to, judged against `set` (the device's
     /// declaration set as the server serves it now); or why the body is not a status report (`malformed`: not a JSON
@@ -24,7 +26,8 @@ public enum DDMStatusReport {
             reasons.append(.init(field: entry.key, code: "unknown_field"))
         }
         guard case .dictionary(let items)? = report["StatusItems"]?.value else {
-            reasons.append(.init(field: "StatusItems", code: report["StatusItems"] == nil ? "missing_field" : "invalid_type"))
+            reasons.append(
+                .init(field: "StatusItems", code: report["StatusItems"] == nil ? "missing_field" : "invalid_type"))
             return .failure(CheckInErrors(reasons: reasons))
         }
         if let errors = report["Errors"] {
@@ -35,9 +38,11 @@ public enum DDMStatusReport {
         let assets = lookup(items, ["management", "declarations", "assets"])
         if case .array(let list)? = assets {
             for (index, node) in list.enumerated() {
-                guard case .dictionary(let asset) = node.value, case .string(let identifier)? = asset["identifier"]?.value
+                guard case .dictionary(let asset) = node.value,
+                    case .string(let identifier)? = asset["identifier"]?.value
                 else {
-                    reasons.append(.init(field: "StatusItems.management.declarations.assets[\(index)]", code: "invalid_item"))
+                    reasons.append(
+                        .init(field: "StatusItems.management.declarations.assets[\(index)]", code: "invalid_item"))
                     continue
                 }
                 if case .string(let token)? = asset["server-token"]?.value { assetTokens[identifier] = token }
@@ -62,8 +67,20 @@ public enum DDMStatusReport {
                 }.first
                 // An app not installed yet has no version: nothing to judge.
                 guard let version else { continue }
-                var app = CheckIn.App(app: bundleID, version: version)
-                let state: String? = if case .string(let text)? = item["config-state"]?.value { text } else { nil }
+                // The device's own words for the app's states, kept as they are (a word of another type, or a
+                // longer one than a state is, is refused).
+                func word(_ key: String) -> String? {
+                    switch item[key]?.value {
+                    case nil: return nil
+                    case .string(let text)? where text.utf8.count <= CheckIn.DDMAppState.maxLength: return text
+                    default:
+                        reasons.append(.init(field: "\(field).\(key)", code: "invalid_item"))
+                        return nil
+                    }
+                }
+                let state = word("config-state")
+                var app = CheckIn.App(
+                    app: bundleID, version: version, ddm: CheckIn.DDMAppState(state: word("state"), configState: state))
                 let current = set.declaration(
                     type: "com.apple.asset.data", identifier: DDMExporter.assetIdentifier(bundleID))?.serverToken
                 let held = assetTokens[DDMExporter.assetIdentifier(bundleID)]
@@ -80,7 +97,10 @@ public enum DDMStatusReport {
             reasons.append(.init(field: "StatusItems.app.managed.list", code: "invalid_type"))
         }
         if !reasons.isEmpty { return .failure(CheckInErrors(reasons: reasons)) }
-        if apps.count > CheckIn.maxApps { return .failure(CheckInErrors(reasons: [.init(field: "StatusItems.app.managed.list", code: "too_many_apps")])) }
+        if apps.count > CheckIn.maxApps {
+            return .failure(
+                CheckInErrors(reasons: [.init(field: "StatusItems.app.managed.list", code: "too_many_apps")]))
+        }
         let platform = catalog.devices[device]?.attributes["platform"] ?? "ios"
         return .success(CheckIn(device: device, platform: platform, apps: apps))
     }

@@ -128,7 +128,7 @@ public enum FleetSQL {
                 statements: dialect == .sqlite ? linkedHistory : []),
             Migration(
                 version: 5, name: "PostgreSQL: a batch written and committed by one call",
-                statements: dialect == .postgres ? [writeProcedure] : []),
+                statements: dialect == .postgres ? [BatchSQL.beforeDDM.writeProcedure] : []),
             Migration(
                 version: 6, name: "the event outbox and the device states events watch",
                 statements: [
@@ -147,7 +147,7 @@ public enum FleetSQL {
                 ]),
             Migration(
                 version: 7, name: "PostgreSQL: a batch with watched states written and committed by one call",
-                statements: dialect == .postgres ? [writeWatchedProcedure] : []),
+                statements: dialect == .postgres ? [BatchSQL.beforeDDM.writeWatchedProcedure] : []),
             Migration(
                 version: 8, name: "staged rollouts of a generation and their steps",
                 statements: [
@@ -162,6 +162,15 @@ public enum FleetSQL {
                     author TEXT NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (generation, step))
                     """,
                 ]),
+            Migration(
+                version: 9, name: "each app's delivery channel and the states a DDM status report gives",
+                statements: Table.ddmColumns.map { "ALTER TABLE device_apps ADD COLUMN \($0) TEXT" }
+                    + (dialect == .postgres
+                        // The procedures name the columns they write: made again with the new ones.
+                        ? [
+                            "DROP PROCEDURE mdmconf_write_checkins", "DROP PROCEDURE mdmconf_write_checkins_watched",
+                            BatchSQL.latest.writeProcedure, BatchSQL.latest.writeWatchedProcedure,
+                        ] : [])),
         ]
     }
 
@@ -210,19 +219,25 @@ public enum FleetSQL {
                 "device", "platform", "os_version", "device_model", "locale", "time_zone", "enrolled_at",
                 "reported_at", "last_checkin", "replica",
             ], conflict: ["device"])
-        static let deviceApps = Table(
+        /// `device_apps` before migration 9.
+        static let deviceAppsBeforeDDM = Table(
             name: "device_apps",
             columns: [
                 "device", "app", "version", "build", "channel", "config_etag", "config_error", "deferrals_used",
                 "last_checkin",
             ], conflict: ["device", "app"])
+        /// The columns migration 9 adds: `ddm` when a status report gave the app's state (NULL: a check-in), and
+        /// the device's words for the app's state and its configuration's.
+        static let ddmColumns = ["delivery", "ddm_state", "ddm_config_state"]
+        static let deviceApps = Table(
+            name: "device_apps", columns: deviceAppsBeforeDDM.columns + ddmColumns, conflict: ["device", "app"])
         static let checkIns = Table(
             name: "checkins", columns: ["device", "received_at", "replica", "body"], conflict: nil, linked: true)
     }
 
     /// What a batch writes, table by table: each device's and each app's latest state (a state never replaces a
     /// newer one, so replicas may commit in any order), one history row per check-in.
-    static func rows(of batch: [CheckInRecord]) -> [(table: Table, rows: [[Value]])] {
+    static func rows(of batch: [CheckInRecord], schema: Int) -> [(table: Table, rows: [[Value]])] {
         var latestDevice: [String: Int] = [:]
         var latestApp: [String: (record: Int, app: Int)] = [:]
         var deviceOrder: [String] = []
@@ -252,10 +267,15 @@ public enum FleetSQL {
         let appRows: [[Value]] = appOrder.compactMap { latestApp[$0] }.map { position in
             let record = batch[position.record]
             let app = record.checkIn.apps[position.app]
-            return [
+            let row: [Value] = [
                 .text(record.checkIn.device), .text(app.app), .text(app.version), .optional(app.build),
                 .optional(app.channel), .optional(app.configETag), .optional(app.configError),
                 .optional(app.deferralsUsed), .integer(record.receivedAt.seconds),
+            ]
+            guard schema >= 9 else { return row }
+            return row + [
+                .optional(app.ddm == nil ? nil : CheckIn.Delivery.ddm.rawValue), .optional(app.ddm?.state),
+                .optional(app.ddm?.configState),
             ]
         }
         let historyRows: [[Value]] = batch.map { record in
@@ -264,14 +284,17 @@ public enum FleetSQL {
                 .text(record.body),
             ]
         }
-        return [(.devices, deviceRows), (.deviceApps, appRows), (.checkIns, historyRows)]
+        return [
+            (.devices, deviceRows), (schema >= 9 ? .deviceApps : .deviceAppsBeforeDDM, appRows),
+            (.checkIns, historyRows),
+        ]
     }
 
     /// SQLite: the statements that store `batch`, to run in one transaction, a row each. The store keeps their few
     /// texts prepared (multi-row statements were compiled anew for every batch size), and a linked history row reads
     /// the link the row before it left. `schema` is the store's migration (tests write stores of older ones).
     public static func writeRowByRow(_ batch: [CheckInRecord], schema: Int = latestVersion) -> [Statement] {
-        rows(of: batch).flatMap { table, rows in
+        rows(of: batch, schema: schema).flatMap { table, rows in
             insert(
                 into: table.name, columns: table.columns, rows: rows, conflict: table.conflict, dialect: .sqlite,
                 rowsPerStatement: 1, linked: table.linked && schema >= 4)
@@ -374,20 +397,6 @@ public enum FleetSQL {
             """
     }
 
-    /// PostgreSQL (migration 7): a batch with watched states, its states and their events written and committed by
-    /// one call, as `writeProcedure` writes a batch without them.
-    static var writeWatchedProcedure: String {
-        "CREATE PROCEDURE mdmconf_write_checkins_watched(\((columnTypes + watchedTypes).joined(separator: ", "))) "
-            + "LANGUAGE plpgsql AS $procedure$ BEGIN \(columnsSQL); \(watchedSQL(after: columnTypes.count)); COMMIT; "
-            + "END $procedure$"
-    }
-
-    /// The call of `writeWatchedProcedure`.
-    static let callWatchedSQL: String = {
-        let parameters = (columnTypes + watchedTypes).enumerated().map { "$\($0.offset + 1)::\($0.element)" }
-        return "CALL mdmconf_write_checkins_watched(\(parameters.joined(separator: ", ")))"
-    }()
-
     /// A statement whose parameters are whole columns, each bound as one array.
     public struct ColumnStatement: Sendable, Equatable {
         /// One column's values, bound as an array.
@@ -413,64 +422,86 @@ public enum FleetSQL {
     /// From migration 5 on, the statement is the stored procedure that runs it and commits (`writeProcedure`).
     public static func writeAsColumns(_ batch: [CheckInRecord], schema: Int = latestVersion) -> ColumnStatement {
         var columns: [ColumnStatement.Column] = []
-        for (table, rows) in rows(of: batch) {
+        for (table, rows) in rows(of: batch, schema: schema) {
             for (index, name) in table.columns.enumerated() {
                 columns.append(
                     table.integers.contains(name)
                         ? .integer(rows.map { $0[index].integer }) : .text(rows.map { $0[index].text }))
             }
         }
+        let sql = BatchSQL.of(schema: schema)
         // A batch with watched states: from migration 7 one call writes both; at migration 6 their statement
         // (`watchedAsColumns`) follows the batch's in one transaction.
         if schema >= 6, let watched = watchedColumns(batch) {
             return schema >= 7
-                ? ColumnStatement(sql: callWatchedSQL, columns: columns + watched, commits: true)
-                : ColumnStatement(sql: columnsSQL, columns: columns, commits: false)
+                ? ColumnStatement(sql: sql.callWatched, columns: columns + watched, commits: true)
+                : ColumnStatement(sql: sql.columns, columns: columns, commits: false)
         }
         return schema >= 5
-            ? ColumnStatement(sql: callSQL, columns: columns, commits: true)
-            : ColumnStatement(sql: columnsSQL, columns: columns, commits: false)
+            ? ColumnStatement(sql: sql.call, columns: columns, commits: true)
+            : ColumnStatement(sql: sql.columns, columns: columns, commits: false)
     }
 
-    /// The tables a batch writes, in the order of `columnsSQL`'s parameters.
-    private static let batchTables = [Table.devices, .deviceApps, .checkIns]
+    /// PostgreSQL: the texts that write a batch, for the tables of one schema version (the columns of
+    /// `device_apps` changed at migration 9).
+    struct BatchSQL {
+        /// The array type of each of `columns`' parameters, in order.
+        let columnTypes: [String]
+        /// `writeAsColumns`' statement.
+        let columns: String
+        /// The call of `writeProcedure` with a batch's columns.
+        let call: String
+        /// The call of `writeWatchedProcedure`.
+        let callWatched: String
 
-    /// The array type of each of `columnsSQL`'s parameters, in order.
-    private static let columnTypes: [String] = batchTables.flatMap { table in
-        table.columns.map { table.integers.contains($0) ? "BIGINT[]" : "TEXT[]" }
-    }
+        static let latest = BatchSQL(tables: [.devices, .deviceApps, .checkIns])
+        static let beforeDDM = BatchSQL(tables: [.devices, .deviceAppsBeforeDDM, .checkIns])
 
-    /// `$1::TEXT[]`, …: each column's parameter as the statements name it.
-    private static let columnParameters = columnTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)" }
+        static func of(schema: Int) -> BatchSQL { schema >= 9 ? latest : beforeDDM }
 
-    /// PostgreSQL (migration 5): `columnsSQL` in a procedure that commits before it answers, so a batch is one
-    /// round trip to the database instead of three (`BEGIN`, the statement, `COMMIT`, each waiting for the one
-    /// before). `COMMIT` in a procedure is a whole commit, flushed as `synchronous_commit` asks, so the `CALL`'s
-    /// answer confirms the batch is stored; a failure before it rolls the batch back. A migration that changes the
-    /// columns of these tables must drop and create the procedure again.
-    static var writeProcedure: String {
-        "CREATE PROCEDURE mdmconf_write_checkins(\(columnTypes.joined(separator: ", "))) LANGUAGE plpgsql AS "
-            + "$procedure$ BEGIN \(columnsSQL); COMMIT; END $procedure$"
-    }
-
-    /// The call of `writeProcedure` with a batch's columns.
-    static let callSQL = "CALL mdmconf_write_checkins(\(columnParameters.joined(separator: ", ")))"
-
-    /// `writeAsColumns`' statement.
-    static let columnsSQL: String = {
-        var parameters = columnParameters[...]
-        let inserts = batchTables.map { table in
-            let arrays = parameters.prefix(table.columns.count)
-            parameters = parameters.dropFirst(table.columns.count)
-            return insertText(
-                into: table.name, columns: table.columns,
-                source: "SELECT * FROM unnest(\(arrays.joined(separator: ", ")))",
-                conflict: table.conflict)
+        init(tables: [Table]) {
+            columnTypes = tables.flatMap { table in
+                table.columns.map { table.integers.contains($0) ? "BIGINT[]" : "TEXT[]" }
+            }
+            func slots(_ types: [String]) -> String {
+                types.enumerated().map { "$\($0.offset + 1)::\($0.element)" }.joined(separator: ", ")
+            }
+            var parameters = columnTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)" }[...]
+            let inserts = tables.map { table in
+                let arrays = parameters.prefix(table.columns.count)
+                parameters = parameters.dropFirst(table.columns.count)
+                return insertText(
+                    into: table.name, columns: table.columns,
+                    source: "SELECT * FROM unnest(\(arrays.joined(separator: ", ")))",
+                    conflict: table.conflict)
+            }
+            // Every insert but the last is a `WITH` query; PostgreSQL runs each once, to completion.
+            columns =
+                "WITH " + inserts.dropLast().enumerated().map { "w\($0) AS (\($1))" }.joined(separator: ", ") + " "
+                + inserts[inserts.count - 1]
+            call = "CALL mdmconf_write_checkins(\(slots(columnTypes)))"
+            callWatched = "CALL mdmconf_write_checkins_watched(\(slots(columnTypes + watchedTypes)))"
         }
-        // Every insert but the last is a `WITH` query; PostgreSQL runs each once, to completion.
-        return "WITH " + inserts.dropLast().enumerated().map { "w\($0) AS (\($1))" }.joined(separator: ", ") + " "
-            + inserts[inserts.count - 1]
-    }()
+
+        /// Migration 5: `columns` in a procedure that commits before it answers, so a batch is one round trip to
+        /// the database instead of three (`BEGIN`, the statement, `COMMIT`, each waiting for the one before).
+        /// `COMMIT` in a procedure is a whole commit, flushed as `synchronous_commit` asks, so the `CALL`'s answer
+        /// confirms the batch is stored; a failure before it rolls the batch back. A migration that changes the
+        /// columns of these tables drops and creates the procedures again (migration 9).
+        var writeProcedure: String {
+            "CREATE PROCEDURE mdmconf_write_checkins(\(columnTypes.joined(separator: ", "))) LANGUAGE plpgsql AS "
+                + "$procedure$ BEGIN \(columns); COMMIT; END $procedure$"
+        }
+
+        /// Migration 7: a batch with watched states, its states and their events written and committed by one
+        /// call, as `writeProcedure` writes a batch without them.
+        var writeWatchedProcedure: String {
+            "CREATE PROCEDURE mdmconf_write_checkins_watched(\((columnTypes + watchedTypes).joined(separator: ", "))) "
+                + "LANGUAGE plpgsql AS $procedure$ BEGIN \(columns); \(watchedSQL(after: columnTypes.count)); "
+                + "COMMIT; END $procedure$"
+        }
+
+    }
 
     /// Multi-row `INSERT`s of at most `maxParameters` values (or `rowsPerStatement` rows) each; with `conflict`, an
     /// upsert that keeps the row with the later `last_checkin`.
@@ -573,20 +604,25 @@ public enum FleetSQL {
         """
     }
 
+    /// The columns of an app row, in the order `appState` reads them; the DDM states from migration 9 on.
+    private static func appColumns(schema: Int) -> String {
+        "device, app, version, build, channel, config_etag, config_error, deferrals_used, last_checkin"
+            + (schema >= 9 ? ", " + Table.ddmColumns.joined(separator: ", ") : "")
+    }
+
     /// The apps of the devices in `(after, through]`.
-    public static func apps(dialect: Dialect) -> String {
+    public static func apps(dialect: Dialect, schema: Int = latestVersion) -> String {
         """
-        SELECT device, app, version, build, channel, config_etag, config_error, deferrals_used, last_checkin \
+        SELECT \(appColumns(schema: schema)) \
         FROM device_apps WHERE device > \(dialect.parameter(1)) AND device <= \(dialect.parameter(2)) \
         ORDER BY device, app
         """
     }
 
     /// One device's apps, in app order.
-    public static func appsOfDevice(dialect: Dialect) -> String {
+    public static func appsOfDevice(dialect: Dialect, schema: Int = latestVersion) -> String {
         """
-        SELECT device, app, version, build, channel, config_etag, config_error, deferrals_used, last_checkin \
-        FROM device_apps WHERE device = \(dialect.parameter(1)) ORDER BY app
+        SELECT \(appColumns(schema: schema)) FROM device_apps WHERE device = \(dialect.parameter(1)) ORDER BY app
         """
     }
 
@@ -664,19 +700,27 @@ public enum FleetSQL {
             replica: replica, apps: [])
     }
 
-    /// An app row in the column order of `apps(dialect:)`: its device and state.
+    /// An app row in the column order of `apps(dialect:)` (with or without the DDM states): its device and state.
     public static func appState(_ columns: [Value]) -> (device: String, app: DeviceState.App)? {
-        guard columns.count == 9, case .text(let device) = columns[0], case .text(let app) = columns[1],
-            case .text(let version) = columns[2], case .integer(let last) = columns[8]
+        guard columns.count == 9 || columns.count == 12, case .text(let device) = columns[0],
+            case .text(let app) = columns[1], case .text(let version) = columns[2], case .integer(let last) = columns[8]
         else { return nil }
+        let ddm = columns.count == 12 ? ddmState(delivery: columns[9].text, columns[10].text, columns[11].text) : nil
         return (
             device,
             DeviceState.App(
                 app: CheckIn.App(
                     app: app, version: version, build: columns[3].text, channel: columns[4].text,
-                    configETag: columns[5].text, configError: columns[6].text, deferralsUsed: columns[7].integer),
+                    configETag: columns[5].text, configError: columns[6].text, deferralsUsed: columns[7].integer,
+                    ddm: ddm),
                 lastCheckIn: Instant(seconds: last))
         )
+    }
+
+    /// An app's DDM states from its `delivery`, `ddm_state` and `ddm_config_state` columns: nil unless it was
+    /// delivered by DDM.
+    public static func ddmState(delivery: String?, _ state: String?, _ configState: String?) -> CheckIn.DDMAppState? {
+        delivery == CheckIn.Delivery.ddm.rawValue ? CheckIn.DDMAppState(state: state, configState: configState) : nil
     }
 
     /// A check-in history row in the column order of `checkIns(dialect:)`.

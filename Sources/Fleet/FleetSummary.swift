@@ -150,9 +150,18 @@ extension DeviceCompliance {
                 causes.append("\(app): \(outcome.rawValue)\(codes.isEmpty ? "" : " (\(codes))")")
             }
             let config = apps[index].config
-            if config != .current { causes.append("\(app): config \(config.rawValue)") }
+            guard config != .current else { continue }
+            // An error is said with the device's own words, on one line and at most 200 characters.
+            let error = apps[index].reported?.configError.map(Self.oneLine) ?? ""
+            causes.append("\(app): config \(config.rawValue)\(config == .error && !error.isEmpty ? " (\(error))" : "")")
         }
         return causes
+    }
+
+    /// `text` on one line (line breaks as `; `), cut to 200 characters.
+    static func oneLine(_ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: "; ")
+        return line.count > 200 ? line.prefix(199) + "…" : line
     }
 }
 
@@ -169,6 +178,8 @@ extension AppCompliance {
                 .object([
                     ("status", .string(config.rawValue)), ("reportedETag", .optional(reported?.configETag)),
                     ("currentETag", .optional(currentETag)), ("error", .optional(reported?.configError)),
+                    ("channel", .optional(reported?.delivery.rawValue)),
+                    ("ddm", reported?.ddm?.json ?? .null),
                 ])
             ),
         ])
@@ -179,7 +190,7 @@ extension AppCompliance {
 public enum FleetCSV {
     /// The header line.
     public static let header =
-        "device,compliant,seen,last_checkin,platform,os_version,app,version,decision,reasons,deadline,config_status,reported_etag,current_etag\r\n"
+        "device,compliant,seen,last_checkin,platform,os_version,app,version,decision,reasons,deadline,config_status,reported_etag,current_etag,channel\r\n"
 
     /// The lines of one device: one per app (one with empty app fields for a device without apps).
     public static func lines(_ row: DeviceCompliance) -> String {
@@ -192,7 +203,7 @@ public enum FleetCSV {
                 app?.app ?? "", app?.reported?.version ?? "", app?.decision?.decision.rawValue ?? "",
                 app?.decision?.reasons.map(\.code).joined(separator: " ") ?? "",
                 app?.decision?.deadline?.description ?? "", app?.config.rawValue ?? "",
-                app?.reported?.configETag ?? "", app?.currentETag ?? "",
+                app?.reported?.configETag ?? "", app?.currentETag ?? "", app?.reported?.delivery.rawValue ?? "",
             ]
             out += fields.map(quote).joined(separator: ",") + "\r\n"
         }

@@ -398,11 +398,14 @@ public final class PostgresFleetStore: FleetStore {
     static func appState(_ row: PostgresRow) throws -> (device: String, app: DeviceState.App) {
         var cells = Cells(row)
         let device = try cells.text()
-        let app = CheckIn.App(
+        var app = CheckIn.App(
             app: try cells.text(), version: try cells.text(), build: try cells.optionalText(),
             channel: try cells.optionalText(), configETag: try cells.optionalText(),
             configError: try cells.optionalText(), deferralsUsed: try cells.optionalInteger())
-        return (device, DeviceState.App(app: app, lastCheckIn: Instant(seconds: try cells.integer())))
+        let lastCheckIn = Instant(seconds: try cells.integer())
+        // From migration 9 the row goes on with the DDM states.
+        app.ddm = FleetSQL.ddmState(delivery: cells.trailingText(), cells.trailingText(), cells.trailingText())
+        return (device, DeviceState.App(app: app, lastCheckIn: lastCheckIn))
     }
 
     /// A row's cells in column order, as text and integers read straight from their bytes.
@@ -418,6 +421,11 @@ public final class PostgresFleetStore: FleetStore {
 
         mutating func optionalText() throws -> String? {
             try next().bytes.map { String(buffer: $0) }
+        }
+
+        /// The next cell's text; nil when it is null or the row has no more cells.
+        mutating func trailingText() -> String? {
+            cells.next()?.bytes.map { String(buffer: $0) }
         }
 
         mutating func text() throws -> String {
@@ -455,7 +463,7 @@ public final class PostgresFleetStore: FleetStore {
             FleetSQL.devices(dialect: .postgres), [.text(after ?? ""), .integer(Int64(limit))], Self.deviceState)
         guard let last = devices.last?.device else { return devices }
         let apps = try await decoded(
-            FleetSQL.apps(dialect: .postgres), [.text(after ?? ""), .text(last)], Self.appState)
+            FleetSQL.apps(dialect: .postgres, schema: schema), [.text(after ?? ""), .text(last)], Self.appState)
         FleetSQL.attach(apps, to: &devices)
         return devices
     }
@@ -463,7 +471,9 @@ public final class PostgresFleetStore: FleetStore {
     public func device(_ id: String) async throws -> DeviceState? {
         guard var device = try await decoded(FleetSQL.device(dialect: .postgres), [.text(id)], Self.deviceState).first
         else { return nil }
-        device.apps = try await decoded(FleetSQL.appsOfDevice(dialect: .postgres), [.text(id)], Self.appState).map(
+        device.apps = try await decoded(
+            FleetSQL.appsOfDevice(dialect: .postgres, schema: schema), [.text(id)], Self.appState
+        ).map(
             \.app)
         return device
     }

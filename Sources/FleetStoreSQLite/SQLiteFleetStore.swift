@@ -208,7 +208,7 @@ public final class SQLiteFleetStore: FleetStore {
         let rows = try await read(FleetSQL.devices(dialect: .sqlite), [.text(after ?? ""), .integer(Int64(limit))])
         var devices = rows.compactMap(FleetSQL.deviceState)
         guard let last = devices.last?.device else { return devices }
-        let apps = try await read(FleetSQL.apps(dialect: .sqlite), [.text(after ?? ""), .text(last)])
+        let apps = try await read(FleetSQL.apps(dialect: .sqlite, schema: schema), [.text(after ?? ""), .text(last)])
         FleetSQL.attach(apps.compactMap(FleetSQL.appState), to: &devices)
         return devices
     }
@@ -216,7 +216,7 @@ public final class SQLiteFleetStore: FleetStore {
     public func device(_ id: String) async throws -> DeviceState? {
         let rows = try await read(FleetSQL.device(dialect: .sqlite), [.text(id)])
         guard var devices = rows.first.flatMap(FleetSQL.deviceState).map({ [$0] }) else { return nil }
-        let apps = try await read(FleetSQL.appsOfDevice(dialect: .sqlite), [.text(id)])
+        let apps = try await read(FleetSQL.appsOfDevice(dialect: .sqlite, schema: schema), [.text(id)])
         FleetSQL.attach(apps.compactMap(FleetSQL.appState), to: &devices)
         return devices.first
     }

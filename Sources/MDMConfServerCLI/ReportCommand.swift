@@ -17,7 +17,9 @@ struct ReportCommand: ParsableCommand {
     @Option(name: .long, help: "The catalog folder the server serves.") var catalog: String?
     @Option(
         name: .long,
-        help: "Instead of --catalog: the devices served this stored generation, judged against it (during a rollout, its devices or the others).")
+        help:
+            "Instead of --catalog: the devices served this stored generation, judged against it (during a rollout, its devices or the others)."
+    )
     var generation: Int?
     @Option(name: .long, help: "The fleet store: sqlite:PATH or postgres://user@host:port/db.") var store: String
     @Option(name: .long, help: "Only this app.") var app: String?
@@ -32,7 +34,8 @@ struct ReportCommand: ParsableCommand {
 
     func validate() throws {
         guard (catalog == nil) != (generation == nil) else {
-            throw ValidationError("give the catalog folder (--catalog) or a stored generation (--generation), one of them")
+            throw ValidationError(
+                "give the catalog folder (--catalog) or a stored generation (--generation), one of them")
         }
         if let now, parsedNow(now) == nil { throw ValidationError("--now must be RFC 3339 with Z or an offset") }
         if case .failure(let error) = StoreLocation.parse(store) { throw ValidationError(error.message) }
@@ -99,7 +102,8 @@ struct ReportCommand: ParsableCommand {
             do {
                 guard let judged = try await Self.evaluator(of: generation, in: opened, now: instant) else {
                     try? await opened.close()
-                    Console.error("error: generation \(generation) is not in the store, or does not load (see mdmconf history)\n")
+                    Console.error(
+                        "error: generation \(generation) is not in the store, or does not load (see mdmconf history)\n")
                     return ExitStatus.invalidConfiguration.rawValue
                 }
                 evaluator = judged
@@ -181,6 +185,8 @@ struct ReportTable: Sendable {
             var version: String?
             var decision: Outcome?
             var config: ConfigStatus
+            /// `http` or `ddm`; nil when the app was not reported.
+            var channel: CheckIn.Delivery?
         }
 
         var device: String
@@ -198,7 +204,8 @@ struct ReportTable: Sendable {
             apps = row.apps.indices.map { index in
                 App(
                     app: row.apps[index].app, version: row.apps[index].reported?.version,
-                    decision: row.apps[index].decision?.decision, config: row.apps[index].config)
+                    decision: row.apps[index].decision?.decision, config: row.apps[index].config,
+                    channel: row.apps[index].reported?.delivery)
             }
             compliant = row.compliant
             why = compliant ? "" : row.why.joined(separator: "; ")
@@ -207,7 +214,9 @@ struct ReportTable: Sendable {
 
     let rows: [Row]
 
-    static let header = ["DEVICE", "SEEN", "LAST CHECK-IN", "APP", "VERSION", "UPDATE", "CONFIG", "COMPLIANT"]
+    static let header = [
+        "DEVICE", "SEEN", "LAST CHECK-IN", "APP", "VERSION", "UPDATE", "CONFIG", "CHANNEL", "COMPLIANT",
+    ]
     /// Rows laid out by one task.
     private static let blockRows = 2_048
 
@@ -246,13 +255,14 @@ struct ReportTable: Sendable {
             widths[0] = max(widths[0], Self.width(rows[index].device))
             widths[1] = max(widths[1], rows[index].seen.rawValue.utf8.count)
             widths[2] = max(widths[2], Self.width(Self.checkIn(rows[index])))
-            widths[7] = max(widths[7], 3)
-            if rows[index].apps.isEmpty { for column in 3...6 { widths[column] = max(widths[column], 1) } }
+            widths[8] = max(widths[8], 3)
+            if rows[index].apps.isEmpty { for column in 3...7 { widths[column] = max(widths[column], 1) } }
             for app in rows[index].apps.indices {
                 widths[3] = max(widths[3], Self.width(rows[index].apps[app].app))
                 widths[4] = max(widths[4], rows[index].apps[app].version.map(Self.width) ?? 1)
                 widths[5] = max(widths[5], rows[index].apps[app].decision?.rawValue.utf8.count ?? 1)
                 widths[6] = max(widths[6], rows[index].apps[app].config.rawValue.utf8.count)
+                widths[7] = max(widths[7], rows[index].apps[app].channel?.rawValue.utf8.count ?? 1)
             }
         }
         return widths
@@ -269,8 +279,8 @@ struct ReportTable: Sendable {
             lines.cell(rows[index].seen.rawValue, 1)
             lines.cell(Self.checkIn(rows[index]), 2)
             if rows[index].apps.isEmpty {
-                for column in 3...6 { lines.cell("-", column) }
-                lines.cell(compliant ? "yes" : "no", 7)
+                for column in 3...7 { lines.cell("-", column) }
+                lines.cell(compliant ? "yes" : "no", 8)
             }
             for app in rows[index].apps.indices {
                 if app > 0 {
@@ -281,7 +291,8 @@ struct ReportTable: Sendable {
                 lines.cell(rows[index].apps[app].version ?? "-", 4)
                 lines.cell(rows[index].apps[app].decision?.rawValue ?? "-", 5)
                 lines.cell(rows[index].apps[app].config.rawValue, 6)
-                if app == 0 { lines.cell(compliant ? "yes" : "no", 7) }
+                lines.cell(rows[index].apps[app].channel?.rawValue ?? "-", 7)
+                if app == 0 { lines.cell(compliant ? "yes" : "no", 8) }
             }
             lines.endLine()
             if !compliant {

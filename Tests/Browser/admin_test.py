@@ -266,10 +266,14 @@ def fleet(driver):
     expect("iphone-0117" in body and "ipad-0042" in body, body[:800])
     expect(driver.find_elements(By.CSS_SELECTOR, "figure svg.chart"), "versions per app as inline SVG")
     rows = device_rows(driver)
-    expect("required (below_min_version" in rows.get("ipad-0042", ["", "", "", "", "", ""])[5],
+    expect("required (below_min_version" in rows.get("ipad-0042", ["", "", "", "", "", "", ""])[6],
            f"rows carry their reasons: {rows.get('ipad-0042')}")
-    expect("required (blocked_version)" in rows.get("iphone-0202", ["", "", "", "", "", ""])[5],
+    expect("required (blocked_version)" in rows.get("iphone-0202", ["", "", "", "", "", "", ""])[6],
            f"rows carry their reasons: {rows.get('iphone-0202')}")
+    ddm = rows.get("iphone-0400", [""] * 7)
+    expect(ddm[5] == "ddm" and "config error (Error.ConfigurationInvalid: ServerPort must be an integer)" in ddm[6],
+           f"a device configured by DDM shows its channel and the device's reason: {ddm}")
+    expect(rows.get("iphone-0117", [""] * 7)[5] == "http", f"a device that checks in: {rows.get('iphone-0117')}")
     shot(driver, "06-fleet")
     # run.sh checks in one compliant device (iphone-0117) and three that are not.
     for status, compliant, present, absent in [("compliant", "yes", "iphone-0117", "ipad-0042"),
@@ -285,6 +289,10 @@ def fleet(driver):
     body = text(driver)
     expect("Recent check-ins" in body and "com.example.field" in body, body[:800])
     shot(driver, "07-device")
+    driver.get(FOLDER + "/admin/fleet/devices/iphone-0400")
+    body = text(driver)
+    expect("ddm (state managed, config invalid)" in body and "ServerPort must be an integer" in body,
+           "the device page shows the DDM states and the reason: " + body[:1200])
 
 
 @test("history: generations, a diff, and a rollback with confirmation")

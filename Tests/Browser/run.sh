@@ -50,7 +50,8 @@ done
 port_a=$(free_port)
 port_b=$(free_port)
 port_c=$(free_port)
-"$bin" serve Examples/catalog --store "sqlite:$work/folder.db" --port "$port_a" >"$work/a.log" 2>&1 &
+"$bin" serve Examples/catalog --store "sqlite:$work/folder.db" --port "$port_a" --public-url https://mdm.example.test \
+    >"$work/a.log" 2>&1 &
 pids+=($!)
 "$bin" serve --from-store --store "sqlite:$work/follow.db" --port "$port_b" >"$work/b.log" 2>&1 &
 pids+=($!)
@@ -78,6 +79,10 @@ checkin "{\"device\": \"iphone-0117\", \"platform\": \"ios\", \"osVersion\": \"1
 checkin '{"device": "ipad-0042", "platform": "ipados", "osVersion": "17.2", "apps": [{"app": "com.example.field", "version": "2.3.1"}]}'
 checkin '{"device": "iphone-0201", "platform": "ios", "osVersion": "15.7", "apps": [{"app": "com.example.field", "version": "2.0"}]}'
 checkin '{"device": "iphone-0202", "platform": "ios", "osVersion": "17.4", "apps": [{"app": "com.example.field", "version": "3.1.0"}, {"app": "com.other.notes", "version": "1.0"}]}'
+# iphone-0400 is configured by DDM: its status report says the configuration is invalid, in the device's words.
+curl -fsS -o /dev/null -X POST "http://127.0.0.1:$port_a/v1/ddm/iphone-0400/status" -H "$admin" \
+    -H 'Content-Type: application/json' \
+    -d '{"StatusItems": {"app": {"managed": {"list": [{"identifier": "com.example.field", "short-version": "3.2.1", "state": "managed", "config-state": "invalid", "reasons": [{"code": "Error.ConfigurationInvalid", "description": "ServerPort must be an integer"}]}]}}}, "Errors": []}'
 
 # The warehouse iPad checks in with its new configuration; iphone-0117, not moved yet, without an error.
 curl -fsS -o /dev/null -X POST "http://127.0.0.1:$port_c/v1/checkin" -H "$admin" -H 'Content-Type: application/json' \

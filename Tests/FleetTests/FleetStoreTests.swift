@@ -40,6 +40,38 @@ import Testing
         try await store.close()
     }
 
+    /// An app's DDM states are stored with it and read back, on both ways a batch is written (a row at a time on
+    /// SQLite, the procedure on PostgreSQL, with and without watched states); a later check-in of the same app
+    /// over HTTP replaces them; a store of migration 8 keeps its rows through migration 9.
+    @Test(arguments: StoreKind.available)
+    func ddmStatesAreStoredWithTheApp(kind: StoreKind) async throws {
+        let location = try TestStores.freshLocation(kind)
+        let old = try await openStore(location, upTo: 8)
+        try await old.write([TestStores.record("before", at: 900, apps: [.init(app: field, version: "1.0")])])
+        try await old.close()
+        let store = try await TestStores.open(location)
+        #expect(try await store.device("before")?.apps.map(\.app) == [.init(app: field, version: "1.0")])
+        let invalid = CheckIn.App(
+            app: field, version: "3.2.1", configError: "Error.ConfigurationInvalid: ServerPort must be an integer",
+            ddm: .init(state: "managed", configState: "invalid"))
+        let unsaid = CheckIn.App(app: sync, version: "1.4.0", ddm: .init(state: nil, configState: nil))
+        var watched = TestStores.record("iphone-0400", at: 1_001, apps: [unsaid])
+        watched.watched = [WatchedState(kind: "test", value: "1", events: [])]
+        try await store.write([TestStores.record("iphone-0400", at: 1_000, apps: [invalid]), watched])
+        let device = try #require(try await store.device("iphone-0400"))
+        #expect(device.apps.map(\.app) == [invalid, unsaid])
+        #expect(device.apps.map(\.app.delivery) == [.ddm, .ddm])
+        #expect(try await store.devices(after: nil, limit: 10).last?.apps.map(\.app) == [invalid, unsaid])
+        let history = try await store.checkIns(device: "iphone-0400", limit: 10)
+        #expect(history.last?.body.contains(#""ddm":{"state":"managed","configState":"invalid"}"#) == true)
+
+        try await store.write([TestStores.record("iphone-0400", at: 1_002, apps: [.init(app: field, version: "3.2.1")])])
+        let after = try #require(try await store.device("iphone-0400"))
+        #expect(after.apps.map(\.app.delivery) == [.http, .ddm])
+        #expect(after.apps.first?.app.ddm == nil)
+        try await store.close()
+    }
+
     /// A batch of 1,000 devices (12,000 values: PostgreSQL binds them as 23 arrays, SQLite as a statement a row) is
     /// stored whole; check-ins handed to the writer back to back are stored in the order they came: each device's
     /// state is its last check-in's.

@@ -3,6 +3,7 @@ import Fleet
 import FleetTestSupport
 import Foundation
 import MDMConf
+import PropertyList
 import Testing
 
 /// `mdmconf report` as a process, reading a real store that holds check-ins of the example fleet.
@@ -83,6 +84,58 @@ import Testing
         let csv = try CLIProcess.run(["report", "--catalog", "Examples/catalog", "--store", store, "--format", "csv"])
         #expect(csv.stdout.hasPrefix("device,compliant,seen,last_checkin,"))
         #expect(csv.stdout.split(separator: "\r\n").count == 15)
+    }
+
+    /// A device configured by DDM whose status report says the configuration is invalid: not compliant in the
+    /// report, with its channel and the device's reason, in the table, the JSON and the CSV. The record is made as
+    /// `POST /v1/ddm/{device}/status` makes it.
+    @Test func aDDMStatusReportShowsItsChannelAndReason() async throws {
+        let location = try TestStores.freshLocation(.sqlite)
+        let store = try await TestStores.open(location)
+        let catalog = try TestStores.catalog()
+        let body = #"""
+            {"StatusItems": {"app": {"managed": {"list": [{"identifier": "com.example.field", "short-version": "3.2.1",
+             "state": "managed", "config-state": "invalid",
+             "reasons": [{"code": "Error.ConfigurationInvalid", "description": "ServerPort must be an integer"}]}]}}},
+             "Errors": []}
+            """#
+        let root = try MalformedRequest.json(Array(body.utf8), options: PlistReaderOptions()).get()
+        let set = DDMExporter(baseURL: "https://mdm.example.test", timestamp: "").set(for: "iphone-0400", catalog: catalog)
+        let checkIn = try DDMStatusReport.checkIn(root, device: "iphone-0400", set: set, catalog: catalog).get()
+        try await store.write([
+            CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: "test"),
+            TestStores.record("iphone-0201", at: Instant.now.seconds, apps: [.init(app: Self.field, version: "3.2.1")]),
+        ])
+        try await store.close()
+
+        let table = try CLIProcess.run(["report", "--catalog", "Examples/catalog", "--store", location.description])
+        #expect(table.status == 1)
+        let lines = table.stdout.split(separator: "\n")
+        #expect(lines.first?.split(separator: " ").suffix(3) == ["CONFIG", "CHANNEL", "COMPLIANT"], "\(table.stdout)")
+        let ddm = try #require(lines.first { $0.hasPrefix("iphone-0400") })
+        #expect(ddm.contains("error") && ddm.contains(" ddm "), "\(ddm)")
+        let http = try #require(lines.first { $0.hasPrefix("iphone-0201") })
+        #expect(http.contains(" http "), "\(http)")
+        #expect(
+            table.stdout.contains(
+                "iphone-0400: com.example.field: config error (Error.ConfigurationInvalid: ServerPort must be an integer)"),
+            "\(table.stdout)")
+
+        let json = try CLIProcess.run([
+            "report", "--catalog", "Examples/catalog", "--store", location.description, "--format", "json",
+        ])
+        let devices = try #require(try CLIProcess.json(json.stdout)["devices"] as? [[String: Any]])
+        let device = try #require(devices.first { $0["device"] as? String == "iphone-0400" })
+        #expect(device["compliant"] as? Bool == false)
+        let config = try #require((device["apps"] as? [[String: Any]])?.first?["config"] as? [String: Any])
+        #expect(config["status"] as? String == "error" && config["channel"] as? String == "ddm")
+        #expect((config["ddm"] as? [String: Any])?["configState"] as? String == "invalid")
+
+        let csv = try CLIProcess.run([
+            "report", "--catalog", "Examples/catalog", "--store", location.description, "--format", "csv",
+        ])
+        #expect(csv.stdout.hasPrefix("device,") && csv.stdout.contains("current_etag,channel\r\n"))
+        #expect(csv.stdout.split(separator: "\r\n").contains { $0.hasPrefix("iphone-0400,false") && $0.hasSuffix(",ddm") })
     }
 
     /// "Who will be out of compliance later?": judged a year on, every device that checked in is silent.

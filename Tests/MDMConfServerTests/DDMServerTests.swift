@@ -161,10 +161,20 @@ import WebhookEvents
                 #expect(answer.status == 200, "\(answer.text)")
                 let page = try await http.request("GET", "/v1/fleet/devices/iphone-0117", headers: Fixture.admin)
                 #expect(page.text.contains(#""status": "\#(expected)""#), "\(configState ?? "-") \(held ?? "-"): \(page.text)")
+                // The channel and the device's own words for the app's states, in the app's row and in the history.
+                #expect(page.text.contains(#""channel": "ddm""#), "\(page.text)")
+                #expect(page.text.contains(#""state": "managed""#), "\(page.text)")
+                #expect(page.text.contains(#""configState": "\#(configState ?? "")""#), "\(page.text)")
                 if expected == "error" {
                     #expect(page.text.contains("ServerPort must be an integer"), "the device's reason: \(page.text)")
                     #expect(page.text.contains(#""compliant": false"#))
+                    #expect(page.text.contains("config error (Error.ConfigurationInvalid: ServerPort must be an integer)"))
                 }
+                let device = try Self.json(page)
+                let checkIns = try #require(device["recentCheckins"] as? [[String: Any]])
+                let latest = try #require(checkIns.first?["checkin"] as? [String: Any], "the history reads: \(checkIns)")
+                let reported = try #require((latest["apps"] as? [[String: Any]])?.first)
+                #expect((reported["ddm"] as? [String: Any])?["configState"] as? String == configState)
             }
             // The invalid report is a configuration error: one event, with the device's reason.
             let events = try await EventOutbox(store: try #require(fleet.store)).list()
@@ -177,6 +187,8 @@ import WebhookEvents
                 (#"{"StatusItems": {"app": {"managed": {"list": {}}}}}"#, 422),
                 (#"{"StatusItems": {}, "Extra": 1}"#, 422),
                 (#"{"StatusItems": {"app": {"managed": {"list": [7]}}}}"#, 422),
+                (#"{"StatusItems": {"app": {"managed": {"list": [{"identifier": "com.example.field", "short-version": "3.2.1", "config-state": 7}]}}}}"#, 422),
+                (#"{"StatusItems": {"app": {"managed": {"list": [{"identifier": "com.example.field", "short-version": "3.2.1", "state": "\#(String(repeating: "m", count: 65))"}]}}}}"#, 422),
             ]
             for (body, status) in refusals {
                 let response = try await http.request("POST", "/v1/ddm/iphone-0117/status", headers: Fixture.iphone, body: body)

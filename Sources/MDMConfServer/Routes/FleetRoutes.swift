@@ -171,7 +171,7 @@ struct FleetRoutes: Sendable {
             let history = try await query.store.checkIns(device: id, limit: 20)
             let checkIns: [JSONValue] = history.map { entry in
                 let body: JSONValue =
-                    switch MalformedRequest.json(Array(entry.body.utf8), options: readerOptions).map(CheckIn.parse) {
+                    switch MalformedRequest.json(Array(entry.body.utf8), options: readerOptions).map(CheckIn.parseStored) {
                     case .success(.success(let checkIn)): checkIn.json
                     default: .null
                     }
