@@ -219,7 +219,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "mdmconf-fuzz",
-            dependencies: ["PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy", "CivilTime", "MDMConf"],
+            dependencies: [
+                "PropertyList", "ConfigSchema", "UpdatePolicy", "DevicePolicy", "CivilTime", "MDMConf", "MDMConfServer",
+            ],
             path: "Tests/Fuzz", exclude: ["run.sh", "Regressions"]
         ),
         .testTarget(name: "MDMDiagnosticsTests", dependencies: ["MDMDiagnostics"]),

@@ -209,11 +209,11 @@ struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
                 var headers = HTTPFields()
                 headers[.allow] = allowed.joined(separator: ", ")
                 return Answer.error(
-                    .methodNotAllowed, CatalogCode.notFound,
+                    .methodNotAllowed, RequestCode.notFound,
                     "\(request.uri.path) does not take \(request.method) (it takes \(allowed.joined(separator: ", ")))",
                     code: "method_not_allowed", headers: headers)
             }
-            return Answer.error(.notFound, CatalogCode.notFound, "no route \(request.method) \(request.uri.path)")
+            return Answer.error(.notFound, RequestCode.notFound, "no route \(request.method) \(request.uri.path)")
         }
     }
 }

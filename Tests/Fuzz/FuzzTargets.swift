@@ -9,6 +9,7 @@ import CivilTime
 import ConfigSchema
 import DevicePolicy
 import MDMConf
+import MDMConfServer
 import PropertyList
 import UpdatePolicy
 

@@ -99,7 +99,7 @@ import Testing
              "reasons": [{"code": "Error.ConfigurationInvalid", "description": "ServerPort must be an integer"}]}]}}},
              "Errors": []}
             """#
-        let root = try MalformedRequest.json(Array(body.utf8), options: PlistReaderOptions()).get()
+        let root = try #require(JSONPlistReader(nullMembersAreAbsent: true).read(Array(body.utf8), file: "body").root)
         let set = DDMExporter(baseURL: "https://mdm.example.test", timestamp: "").set(for: "iphone-0400", catalog: catalog)
         let checkIn = try DDMStatusReport.checkIn(root, device: "iphone-0400", set: set, catalog: catalog).get()
         try await store.write([

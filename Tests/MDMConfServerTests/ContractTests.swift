@@ -294,6 +294,18 @@ import Testing
         #expect(
             used == Set(components.keys), "parameters defined but not used: \(Set(components.keys).subtracting(used))")
     }
+
+    /// Every code the server answers refusals with is in the diagnostics reference's table, once.
+    @Test func requestCodesAreInTheReference() throws {
+        let reference = try String(
+            contentsOf: Fixture.packageRoot.appendingPathComponent(
+                "Sources/MDMDiagnostics/MDMDiagnostics.docc/DiagnosticCodes.md"), encoding: .utf8)
+        #expect(Set(RequestCode.all.map(\.code)).count == RequestCode.all.count)
+        for code in RequestCode.all {
+            #expect(code.code.hasPrefix("MC61"))
+            #expect(reference.contains("| \(code.code) | \(code.name) |"), "\(code.code) is not in the reference")
+        }
+    }
 }
 
 enum OpenAPIText {

@@ -69,7 +69,7 @@ enum Answer {
     static func body(of request: Request, limit: Int) async -> Result<[UInt8], Refusal> {
         let tooLarge = Refusal(
             response: error(
-                .contentTooLarge, CatalogCode.bodyTooLarge, "the request body is over the limit of \(limit) bytes"))
+                .contentTooLarge, RequestCode.bodyTooLarge, "the request body is over the limit of \(limit) bytes"))
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { return .failure(tooLarge) }
         do {
             let buffer = try await request.body.collect(upTo: limit)
@@ -79,7 +79,7 @@ enum Answer {
         } catch {
             return .failure(
                 Refusal(
-                    response: Answer.error(.badRequest, CatalogCode.badRequest, "the request body could not be read")))
+                    response: Answer.error(.badRequest, RequestCode.badRequest, "the request body could not be read")))
         }
     }
 }
@@ -107,7 +107,7 @@ enum Caller: Sendable, Equatable {
             var headers = HTTPFields()
             headers[.wwwAuthenticate] = challenge
             return .failure(
-                Refusal(response: Answer.error(.unauthorized, CatalogCode.unauthorized, message, headers: headers)))
+                Refusal(response: Answer.error(.unauthorized, RequestCode.unauthorized, message, headers: headers)))
         }
         guard let header else {
             return unauthorized("this catalog needs a bearer token", "Bearer realm=\"mdmconf\"")
@@ -157,7 +157,7 @@ enum Caller: Sendable, Equatable {
                 return .failure(
                     Refusal(
                         response: Answer.error(
-                            .forbidden, CatalogCode.forbidden,
+                            .forbidden, RequestCode.forbidden,
                             "a device token can only read its own device's configuration")))
             }
             return .success(own)
@@ -165,12 +165,12 @@ enum Caller: Sendable, Equatable {
         guard let named else { return .success(nil) }
         guard CatalogDevice.isValidID(named) else {
             return .failure(
-                Refusal(response: Answer.error(.badRequest, CatalogCode.badRequest, "?device= is not a device id")))
+                Refusal(response: Answer.error(.badRequest, RequestCode.badRequest, "?device= is not a device id")))
         }
         guard catalog.devices[named] != nil else {
             return .failure(
                 Refusal(
-                    response: Answer.error(.notFound, CatalogCode.notFound, "no device '\(named)' in devices.plist")))
+                    response: Answer.error(.notFound, RequestCode.notFound, "no device '\(named)' in devices.plist")))
         }
         return .success(named)
     }

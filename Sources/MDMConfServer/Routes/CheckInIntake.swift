@@ -45,26 +45,26 @@ struct CheckInIntake: Sendable {
         let root: PlistNode
         switch MalformedRequest.json(body, options: readerOptions) {
         case .success(let node): root = node
-        case .failure(let error): return .failure(Refused(.badRequest, CatalogCode.badRequest, error.message))
+        case .failure(let error): return .failure(Refused(.badRequest, RequestCode.badRequest, error.message))
         }
         var checkIn: CheckIn
         var requests: [UpdateRequest]
         switch CheckIn.parseWithRequests(root, cache: fleet.parseCache) {
         case .success(let parsed): (checkIn, requests) = parsed
         case .failure(let errors) where errors.malformed:
-            return .failure(Refused(.badRequest, CatalogCode.badRequest, "a check-in is a JSON object"))
+            return .failure(Refused(.badRequest, RequestCode.badRequest, "a check-in is a JSON object"))
         case .failure(let errors): return .failure(Refused(errors))
         }
         switch caller {
         case .mdm:
             return .failure(
                 Refused(
-                    .forbidden, CatalogCode.forbidden,
+                    .forbidden, RequestCode.forbidden,
                     "an MDM token reads declarations and posts DDM status, not check-ins"))
         case .device(let own):
             guard checkIn.device.isEmpty || checkIn.device == own else {
                 return .failure(
-                    Refused(.forbidden, CatalogCode.forbidden, "a device token can only check in as its own device"))
+                    Refused(.forbidden, RequestCode.forbidden, "a device token can only check in as its own device"))
             }
             checkIn.device = own
             // The device is the rollout id of every decision in the answer.
@@ -77,7 +77,7 @@ struct CheckInIntake: Sendable {
             }
             guard state.catalog.devices[checkIn.device] != nil else {
                 return .failure(
-                    Refused(.notFound, CatalogCode.notFound, "no device '\(checkIn.device)' in devices.plist"))
+                    Refused(.notFound, RequestCode.notFound, "no device '\(checkIn.device)' in devices.plist"))
             }
         }
         // Judged against the generation the device is served.
@@ -97,7 +97,7 @@ struct CheckInIntake: Sendable {
     /// The 404 of a server that keeps no fleet state (`--store none`).
     static var fleetDisabled: Response {
         Answer.error(
-            .notFound, CatalogCode.fleetDisabled, "this server runs with --store none: it keeps no fleet state",
+            .notFound, RequestCode.fleetDisabled, "this server runs with --store none: it keeps no fleet state",
             code: "fleet_disabled")
     }
 
@@ -117,7 +117,7 @@ struct CheckInIntake: Sendable {
     /// The 503's body when the check-in could not be stored (with `Retry-After: writer.retryAfter`).
     static func notStored(_ error: FleetStoreError) -> JSONValue {
         Answer.errorBody(
-            CatalogCode.storeUnavailable, "the check-in was not stored: \(error.message)", code: "store_unavailable")
+            RequestCode.storeUnavailable, "the check-in was not stored: \(error.message)", code: "store_unavailable")
     }
 
     /// 422 in the error shape of *Serving a catalog*, with one reason per bad field.
@@ -131,7 +131,7 @@ struct CheckInIntake: Sendable {
             (
                 "error",
                 .object([
-                    ("code", .string("invalid_checkin")), ("mc", .string(CatalogCode.invalidCheckIn.code)),
+                    ("code", .string("invalid_checkin")), ("mc", .string(RequestCode.invalidCheckIn.code)),
                     ("message", .string("invalid check-in: \(errors.message)")), ("diagnostics", .array([])),
                     ("reasons", errors.json),
                 ])

@@ -55,7 +55,7 @@ enum ConfigLookup {
             return .refuse(
                 Refusal(
                     response: Answer.error(
-                        .badRequest, CatalogCode.badRequest, "the app id in the path is not a bundle id")))
+                        .badRequest, RequestCode.badRequest, "the app id in the path is not a bundle id")))
         }
         let device: String?
         switch caller.device(asking: named, catalog: state.catalog) {
@@ -66,7 +66,7 @@ enum ConfigLookup {
         let state = state.serving(device: device)
         guard let app = state.catalog.apps[id] else {
             return .refuse(
-                Refusal(response: Answer.error(.notFound, CatalogCode.notFound, "no app '\(id)' in the catalog")))
+                Refusal(response: Answer.error(.notFound, RequestCode.notFound, "no app '\(id)' in the catalog")))
         }
         // `?platform=`, else what the inventory says the device is: Android devices read JSON by default.
         let family =
@@ -77,7 +77,7 @@ enum ConfigLookup {
             return .refuse(
                 Refusal(
                     response: Answer.error(
-                        .notAcceptable, CatalogCode.notAcceptable,
+                        .notAcceptable, RequestCode.notAcceptable,
                         "a configuration is served as application/x-plist or application/json")))
         }
         let representation = format == .json ? config.json : config.xml

@@ -32,7 +32,7 @@ struct DDMRoutes: Sendable {
                     let declaration = set.declaration(type: type, identifier: identifier)
                 else {
                     return Answer.error(
-                        .notFound, CatalogCode.notFound,
+                        .notFound, RequestCode.notFound,
                         "the device's set has no such declaration (see its declaration-items)")
                 }
                 return Answer.bytes(.ok, Array(declaration.json.utf8))
@@ -57,17 +57,17 @@ struct DDMRoutes: Sendable {
     private func asset(_ request: Request, _ context: BasicRequestContext) -> Response {
         let state = catalogs.current
         guard let file = context.parameters.get("file"), file.hasSuffix(".plist") else {
-            return Answer.error(.notFound, CatalogCode.notFound, "assets are named <sha256>.plist")
+            return Answer.error(.notFound, RequestCode.notFound, "assets are named <sha256>.plist")
         }
         let hash = String(file.dropLast(6))
         guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
         else {
             return Answer.error(
-                .badRequest, CatalogCode.badRequest, "an asset's name is the 64 lower-case hex digits of its SHA-256")
+                .badRequest, RequestCode.badRequest, "an asset's name is the 64 lower-case hex digits of its SHA-256")
         }
         // Content-addressed: an asset of the generation being rolled out is served to whoever has its hash.
         guard let bytes = state.catalog.assets[hash] ?? state.rollout?.state.catalog.assets[hash] else {
-            return Answer.error(.notFound, CatalogCode.notFound, "no asset with that hash in the catalog being served")
+            return Answer.error(.notFound, RequestCode.notFound, "no asset with that hash in the catalog being served")
         }
         var headers = HTTPFields()
         headers[.eTag] = "\"\(hash)\""
@@ -95,25 +95,25 @@ struct DDMRoutes: Sendable {
         }
         guard let device = context.parameters.get("device"), CatalogDevice.isValidID(device) else {
             return refuse(
-                Answer.error(.badRequest, CatalogCode.badRequest, "the device in the path is not a device id"))
+                Answer.error(.badRequest, RequestCode.badRequest, "the device in the path is not a device id"))
         }
         if case .device(let own) = caller, own != device {
             return refuse(
-                Answer.error(.forbidden, CatalogCode.forbidden, "a device token reads only its own declarations"))
+                Answer.error(.forbidden, RequestCode.forbidden, "a device token reads only its own declarations"))
         }
         guard let known = state.catalog.devices[device] else {
-            return refuse(Answer.error(.notFound, CatalogCode.notFound, "no device '\(device)' in the inventory"))
+            return refuse(Answer.error(.notFound, RequestCode.notFound, "no device '\(device)' in the inventory"))
         }
         guard known.platform == .apple else {
             return refuse(
                 Answer.error(
-                    .notFound, CatalogCode.notFound,
+                    .notFound, RequestCode.notFound,
                     "'\(device)' is an Android device: declarative management is Apple's"))
         }
         guard let baseURL else {
             return refuse(
                 Answer.error(
-                    .serviceUnavailable, CatalogCode.ddmUnavailable,
+                    .serviceUnavailable, RequestCode.ddmUnavailable,
                     "the declarative channel needs an https URL for its assets: serve over TLS, or give --public-url https://…"
                 ))
         }
@@ -141,7 +141,7 @@ struct DDMRoutes: Sendable {
         let root: PlistNode
         switch MalformedRequest.json(body, options: readerOptions) {
         case .success(let node): root = node
-        case .failure(let error): return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
+        case .failure(let error): return Answer.error(.badRequest, RequestCode.badRequest, error.message)
         }
         let set = DDMExporter(baseURL: baseURL, timestamp: state.changedAt.description).set(
             for: device, catalog: state.catalog)
@@ -149,7 +149,7 @@ struct DDMRoutes: Sendable {
         switch DDMStatusReport.checkIn(root, device: device, set: set, catalog: state.catalog) {
         case .success(let read): checkIn = read
         case .failure(let errors) where errors.malformed:
-            return Answer.error(.badRequest, CatalogCode.badRequest, "a status report is a JSON object")
+            return Answer.error(.badRequest, RequestCode.badRequest, "a status report is a JSON object")
         case .failure(let errors): return CheckInIntake.invalid(errors)
         }
         // A declaration the device reports invalid is a configuration error, as a check-in's `configError` is.

@@ -52,7 +52,7 @@ struct FleetRoutes: Sendable {
             return .failure(
                 Refusal(
                     response: Answer.error(
-                        .forbidden, CatalogCode.forbidden, "fleet state needs an admin token, not a device or MDM token"
+                        .forbidden, RequestCode.forbidden, "fleet state needs an admin token, not a device or MDM token"
                     )))
         case .success: break
         }
@@ -65,7 +65,7 @@ struct FleetRoutes: Sendable {
         let parameters = request.uri.queryParameters
         var filter = FleetFilter()
         func bad(_ message: String) -> Result<FleetFilter, Refusal> {
-            .failure(Refusal(response: Answer.error(.badRequest, CatalogCode.badRequest, message)))
+            .failure(Refusal(response: Answer.error(.badRequest, RequestCode.badRequest, message)))
         }
         if let app = parameters.get("app") {
             guard BundleID.isWellFormed(app) else { return bad("?app= must be a bundle id") }
@@ -96,7 +96,7 @@ struct FleetRoutes: Sendable {
         var headers = HTTPFields()
         headers[.retryAfter] = "2"
         return Answer.error(
-            .serviceUnavailable, CatalogCode.storeUnavailable,
+            .serviceUnavailable, RequestCode.storeUnavailable,
             "the fleet store cannot be read: \((error as? FleetStoreError)?.message ?? "\(error)")",
             code: "store_unavailable", headers: headers)
     }
@@ -121,13 +121,13 @@ struct FleetRoutes: Sendable {
         var limit = 100
         if let text = parameters.get("limit") {
             guard let number = Int(text), (1...1000).contains(number) else {
-                return Answer.error(.badRequest, CatalogCode.badRequest, "?limit= must be a number from 1 to 1000")
+                return Answer.error(.badRequest, RequestCode.badRequest, "?limit= must be a number from 1 to 1000")
             }
             limit = number
         }
         let after = parameters.get("page")
         if let after, !CatalogDevice.isValidID(after) {
-            return Answer.error(.badRequest, CatalogCode.badRequest, "?page= is not a cursor from an earlier page")
+            return Answer.error(.badRequest, RequestCode.badRequest, "?page= is not a cursor from an earlier page")
         }
         let page: (rows: [DeviceCompliance], next: String?)
         do {
@@ -156,7 +156,7 @@ struct FleetRoutes: Sendable {
     func device(_ request: Request, _ id: String?) async throws -> Response {
         let (state, query): (CatalogState, FleetQuery) = try adminQuery(request).get()
         guard let id, CatalogDevice.isValidID(id) else {
-            return Answer.error(.badRequest, CatalogCode.badRequest, "the device id in the path is not a device id")
+            return Answer.error(.badRequest, RequestCode.badRequest, "the device id in the path is not a device id")
         }
         do {
             let stored = try await query.store.device(id)
@@ -166,7 +166,7 @@ struct FleetRoutes: Sendable {
             } else if state.catalog.devices[id] != nil {
                 row = query.evaluator.neverSeen(id)
             } else {
-                return Answer.error(.notFound, CatalogCode.notFound, "no device '\(id)' in the store or devices.plist")
+                return Answer.error(.notFound, RequestCode.notFound, "no device '\(id)' in the store or devices.plist")
             }
             let history = try await query.store.checkIns(device: id, limit: 20)
             let checkIns: [JSONValue] = history.map { entry in
@@ -193,13 +193,13 @@ struct FleetRoutes: Sendable {
         let parameters = request.uri.queryParameters
         let app = parameters.get("app")
         if let app, !BundleID.isWellFormed(app) {
-            return Answer.error(.badRequest, CatalogCode.badRequest, "?app= must be a bundle id")
+            return Answer.error(.badRequest, RequestCode.badRequest, "?app= must be a bundle id")
         }
         var days = 30
         if let text = parameters.get("days") {
             guard let number = Int(text), (1...FleetService.rollupDays).contains(number) else {
                 return Answer.error(
-                    .badRequest, CatalogCode.badRequest, "?days= must be a number from 1 to \(FleetService.rollupDays)")
+                    .badRequest, RequestCode.badRequest, "?days= must be a number from 1 to \(FleetService.rollupDays)")
             }
             days = number
         }

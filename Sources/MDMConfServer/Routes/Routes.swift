@@ -60,10 +60,10 @@ struct Routes: Sendable {
         let state = store.current
         _ = try Caller.authorize(request, catalog: state.catalog).get()
         guard let id = context.parameters.get("bundleId"), BundleID.isWellFormed(id) else {
-            return Answer.error(.badRequest, CatalogCode.badRequest, "the app id in the path is not a bundle id")
+            return Answer.error(.badRequest, RequestCode.badRequest, "the app id in the path is not a bundle id")
         }
         guard let app = state.catalog.apps[id] else {
-            return Answer.error(.notFound, CatalogCode.notFound, "no app '\(id)' in the catalog")
+            return Answer.error(.notFound, RequestCode.notFound, "no app '\(id)' in the catalog")
         }
         return Answer.bytes(.ok, app.schemaJSON, generation: state.generation)
     }
@@ -81,7 +81,7 @@ struct Routes: Sendable {
         let body = try await authorizedBody(of: request, state: state).get()
         switch MalformedRequest.json(body, options: readerOptions) {
         case .success(let root): return decide(UpdateRequest.parse(root), state: state)
-        case .failure(let error): return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
+        case .failure(let error): return Answer.error(.badRequest, RequestCode.badRequest, error.message)
         }
     }
 
@@ -115,7 +115,7 @@ struct Routes: Sendable {
         case .success(let request): parsed = request
         case .failure(let error):
             guard let diagnostic = error.diagnostic else {
-                return Answer.error(.badRequest, CatalogCode.badRequest, error.message)
+                return Answer.error(.badRequest, RequestCode.badRequest, error.message)
             }
             return Answer.error(
                 .unprocessableContent, diagnostic.code, "invalid query: \(error.message)", diagnostics: [diagnostic],
@@ -145,14 +145,14 @@ struct Routes: Sendable {
         let state = store.current
         switch try Caller.authorize(request, catalog: state.catalog).get() {
         case .device, .mdm:
-            return Answer.error(.forbidden, CatalogCode.forbidden, "a device or MDM token cannot use /v1/validate")
+            return Answer.error(.forbidden, RequestCode.forbidden, "a device or MDM token cannot use /v1/validate")
         case .admin, .open: break
         }
         guard let id = request.uri.queryParameters.get("app"), BundleID.isWellFormed(id) else {
-            return Answer.error(.badRequest, CatalogCode.badRequest, "?app= must name an app by its bundle id")
+            return Answer.error(.badRequest, RequestCode.badRequest, "?app= must name an app by its bundle id")
         }
         guard let app = state.catalog.apps[id] else {
-            return Answer.error(.notFound, CatalogCode.notFound, "no app '\(id)' in the catalog")
+            return Answer.error(.notFound, RequestCode.notFound, "no app '\(id)' in the catalog")
         }
         let body = try await Answer.body(of: request, limit: state.catalog.settings.maxBodySize).get()
         let checked = ConfigValidation.check(
@@ -217,7 +217,7 @@ struct UpdateAnswer {
             guard let app = state.catalog.apps[updateRequest.app] else {
                 (status, body, generation) = (
                     .notFound,
-                    Answer.errorBody(CatalogCode.notFound, "no app '\(updateRequest.app)' in the catalog"), nil
+                    Answer.errorBody(RequestCode.notFound, "no app '\(updateRequest.app)' in the catalog"), nil
                 )
                 return
             }

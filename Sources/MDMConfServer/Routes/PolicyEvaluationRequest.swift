@@ -1,5 +1,6 @@
 import CivilTime
 import DevicePolicy
+import MDMConf
 import MDMDiagnostics
 import PropertyList
 
@@ -32,7 +33,7 @@ public struct PolicyEvaluationRequest: Sendable {
         let query: PolicyQuery
         switch PolicyQuery.parse(fields, now: now) {
         case .success(let parsed): query = parsed
-        case .failure(let error): return .failure(error)
+        case .failure(let error): return .failure(MalformedRequest(error.message, diagnostic: error.diagnostic))
         }
         guard let profilesNode = body["profiles"] else {
             return .success(PolicyEvaluationRequest(query: query, profiles: nil))
@@ -86,52 +87,5 @@ public struct MalformedRequest: Error, Sendable {
             return .failure(MalformedRequest("the body is not JSON: \(reason)"))
         }
         return .success(root)
-    }
-}
-
-/// Reading a policy question from a request.
-extension PolicyQuery {
-    /// A query from its JSON or plist form `{type, arg, ssidHex, hidden, at, trace}` (*Device policies*);
-    /// `at` defaults to `now`. Values are checked later like CLI arguments (MC51xx).
-    public static func parse(_ fields: PlistDictionary, now: Instant) -> Result<PolicyQuery, MalformedRequest> {
-        func text(_ key: String) -> Result<String?, MalformedRequest> {
-            switch fields[key]?.value {
-            case nil: .success(nil)
-            case .string(let value)?: .success(value)
-            default: .failure(MalformedRequest("query.\(key) must be a string"))
-            }
-        }
-        func flag(_ key: String) -> Result<Bool, MalformedRequest> {
-            switch fields[key]?.value {
-            case nil: .success(false)
-            case .boolean(let value)?: .success(value)
-            default: .failure(MalformedRequest("query.\(key) must be true or false"))
-            }
-        }
-        for key in fields.keys where !["type", "arg", "ssidHex", "hidden", "at", "trace"].contains(key) {
-            return .failure(MalformedRequest("unknown member query.\(key) (type, arg, ssidHex, hidden, at, trace)"))
-        }
-        do {
-            let kinds = PolicyQuery.Kind.allCases.map(\.rawValue).joined(separator: " ")
-            guard let kind = try text("type").get().flatMap(PolicyQuery.Kind.init(rawValue:)) else {
-                return .failure(MalformedRequest("query.type must be one of \(kinds)"))
-            }
-            var at = now
-            if let atText = try text("at").get() {
-                guard let instant = PolicyQuery.instant(rfc3339: atText) else {
-                    let message = "query.at '\(atText)' is not RFC 3339 with Z or an offset"
-                    let diagnostic = Diagnostic(
-                        DevicePolicyCode.invalidQueryTime, severity: .error, message: message, keyPath: "query.at")
-                    return .failure(MalformedRequest(message, diagnostic: diagnostic))
-                }
-                at = instant
-            }
-            return .success(
-                PolicyQuery(
-                    kind: kind, argument: try text("arg").get(), ssidHex: try text("ssidHex").get(),
-                    hidden: try flag("hidden").get(), at: at, trace: try flag("trace").get()))
-        } catch {
-            return .failure(error)
-        }
     }
 }
