@@ -48,45 +48,34 @@ extension CheckInErrors {
     }
 }
 
-/// The answer to a check-in (*Fleet state*): per app, whether the device's configuration is current and what it must
-/// do about updates. Computed with the same lookup and evaluator that serve configs and update checks.
-public enum CheckInAnswer {
-    /// `requests` are the apps' update requests as `CheckIn.parseWithRequests` read them (in the check-in's order,
-    /// rollout id = the device); without them each app's request is parsed here.
-    public static func json(
+/// The answer to a check-in, computed with the same lookup and evaluator that serve configs and update checks.
+extension CheckInAnswer {
+    /// The answer to `record`, judged against `catalog` (stored generation `generation`) at `now`. `requests` are
+    /// the apps' update requests as `CheckIn.parseWithRequests` read them (in the check-in's order, rollout id = the
+    /// device); without them each app's request is parsed here.
+    public init(
         for record: CheckInRecord, catalog: Catalog, generation: Int, now: Instant, requests: [UpdateRequest]? = nil
-    ) -> JSONValue {
+    ) {
         let checkIn = record.checkIn
         let parsed = requests.flatMap { $0.count == checkIn.apps.count ? $0 : nil }
-        let apps: [JSONValue] = checkIn.apps.enumerated().map { index, app in
+        let apps: [App] = checkIn.apps.enumerated().map { index, app in
             guard let catalogApp = catalog.apps[app.app] else {
-                return .object([
-                    ("app", .string(app.app)),
-                    ("config", .object([("status", .string(ConfigStatus.none.rawValue)), ("etag", .null)])),
-                    ("update", .null),
-                ])
+                return App(app: app.app, config: Config(status: .none, etag: nil), update: nil)
             }
             let platform = ConfigPlatform(checkIn.platform)
             let served = catalogApp.config(forDevice: checkIn.device, platform: platform)
-            let status = ConfigStatus.of(reported: app.configETag, error: nil, served: served)
             // The form the device reads: the one whose ETag it reported, else JSON for Android and the plist for Apple.
-            let etag =
-                app.configETag == served.json.etag || app.configETag == served.xml.etag
-                ? app.configETag! : served.etag(for: platform)
+            let current = app.configETag == served.json.etag || app.configETag == served.xml.etag
+            let etag = current ? app.configETag! : served.etag(for: platform)
             let update: JSONValue =
                 switch parsed.map({ .success($0[index]) }) ?? checkIn.updateRequest(for: app) {
                 case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now).json
                 case .failure(let errors): Decision.invalidRequest(errors, evaluatedAt: now).json
                 }
-            return .object([
-                ("app", .string(app.app)),
-                ("config", .object([("status", .string(status.rawValue)), ("etag", .string(etag))])),
-                ("update", update),
-            ])
+            return App(app: app.app, config: Config(status: current ? .current : .stale, etag: etag), update: update)
         }
-        return .object([
-            ("device", .string(checkIn.device)), ("receivedAt", .string(record.receivedAt.description)),
-            ("catalogGeneration", .integer(generation)), ("apps", .array(apps)),
-        ])
+        self.init(
+            device: checkIn.device, receivedAt: record.receivedAt.description, catalogGeneration: generation,
+            apps: apps)
     }
 }

@@ -2,31 +2,7 @@ import ConfigSchema
 import Foundation
 import MDMDiagnostics
 import PropertyList
-
-/// The part of a check-in answer (*Fleet state*) that concerns this client's app.
-struct CheckInAnswer {
-    var generation: Int?
-    /// `current`, `stale` or `none`.
-    var configStatus: String
-    /// The decision document; nil when the catalog has no decision for the app.
-    var update: PlistValue?
-
-    init?(_ body: [UInt8], app: String) {
-        guard case .dictionary(let object)? = JSON.read(body),
-            case .array(let apps)? = object["apps"]?.value,
-            let entry = apps.lazy.compactMap({ $0.value.dictionary }).first(where: { $0["app"]?.value.string == app }),
-            let status = entry["config"]?.value.dictionary?["status"]?.value.string,
-            ["current", "stale", "none"].contains(status)
-        else { return nil }
-        generation = object["catalogGeneration"]?.value.integer.map(Int.init)
-        configStatus = status
-        switch entry["update"]?.value {
-        case nil: update = nil
-        case .dictionary(let document)?: update = .dictionary(document)
-        default: return nil
-        }
-    }
-}
+import UpdatePolicy
 
 /// JSON through the project's own reader and writer (no `Any` trees): `null` members read as absent.
 enum JSON {

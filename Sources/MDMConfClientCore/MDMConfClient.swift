@@ -95,15 +95,21 @@ public actor MDMConfClient {
         default:
             return offline(.badAnswer("HTTP \(response.status) to the check-in: \(Self.errorMessage(response))"))
         }
-        guard let answer = CheckInAnswer(response.body, app: app) else {
+        guard let answer = try? JSONDecoder().decode(CheckInAnswer.self, from: Data(response.body)),
+            let mine = answer.app(app)
+        else {
             return offline(.badAnswer("the check-in answer is not the documented JSON"))
         }
 
         var result = LaunchResult(
-            configuration: nil, update: nil, problem: nil, catalogGeneration: answer.generation,
+            configuration: nil, update: nil, problem: nil, catalogGeneration: answer.catalogGeneration,
             configError: configError)
-        if let document = answer.update {
-            guard var advice = UpdateAdvice(document: document, source: .network, now: now) else {
+        if let document = mine.update {
+            // The decision document is read as a cached one is, from its text.
+            guard
+                var advice = UpdateAdvice(
+                    document: document.serialized(pretty: false), source: .network, now: now)
+            else {
                 return offline(.badAnswer("the update decision in the check-in answer is not a decision document"))
             }
             advice.age = 0
@@ -114,7 +120,7 @@ public actor MDMConfClient {
             state.decision = nil
         }
 
-        await resolveConfiguration(answer.configStatus, state: &state, into: &result, before: deadline, now: now)
+        await resolveConfiguration(mine.config.status, state: &state, into: &result, before: deadline, now: now)
         if state != loaded.state || loaded.discarded {
             do { try cache.store(state) } catch { result.cacheError = "\(error)" }
         }
@@ -155,13 +161,13 @@ public actor MDMConfClient {
     /// The configuration a check-in answer's status calls for: none, the cached one when it is current, else
     /// fetched (`If-None-Match` with the cached ETag), with the cache as the fallback.
     private func resolveConfiguration(
-        _ status: String, state: inout CachedState, into result: inout LaunchResult,
+        _ status: CheckInAnswer.Config.Status, state: inout CachedState, into result: inout LaunchResult,
         before deadline: ContinuousClock.Instant, now: Date
     ) async {
         switch status {
-        case "none":
+        case .none:
             state.config = nil
-        case "current" where state.config != nil:
+        case .current where state.config != nil:
             result.configuration = state.config.flatMap {
                 Self.configuration($0, source: .cache, isCurrent: true, now: now)
             }

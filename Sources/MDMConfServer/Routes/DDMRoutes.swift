@@ -5,6 +5,7 @@ import MDMConf
 import MDMDiagnostics
 import NIOCore
 import PropertyList
+import UpdatePolicy
 
 /// The declarative channel served live from the current catalog: each Apple device's tokens, declaration items and
 /// declarations, as `mdmconf ddm export` writes them, and the data assets by the SHA-256 of their bytes. A reload or
@@ -155,8 +156,8 @@ struct DDMRoutes: Sendable {
         // A declaration the device reports invalid is a configuration error, as a check-in's `configError` is.
         let record = fleet.record(checkIn, catalog: state.catalog)
         if let refusal = await CheckInIntake.store(record, with: writer) { return refusal }
-        let answer = CheckInAnswer.json(
+        let answer = CheckInAnswer(
             for: record, catalog: state.catalog, generation: state.generation, now: record.receivedAt)
-        return Answer.bytes(.ok, answer.serializedBytes(), generation: state.generation)
+        return Answer.bytes(.ok, answer.json.serializedBytes(), generation: state.generation)
     }
 }

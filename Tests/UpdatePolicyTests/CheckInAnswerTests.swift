@@ -1,0 +1,57 @@
+import CivilTime
+import Foundation
+import MDMDiagnostics
+import Testing
+import UpdatePolicy
+
+/// The check-in answer is one type for both sides: what the server writes (``CheckInAnswer/json``) is what an app
+/// decodes with `JSONDecoder`, and its own `Encodable` form reads back the same.
+@Suite(.enabled(if: ZoneInfo(named: "America/New_York") != nil, "no tz database on this machine"))
+struct CheckInAnswerTests {
+    static func answer() throws -> CheckInAnswer {
+        let evaluator = try EvaluationTests.evaluator(EvaluationTests.deadlinePolicy)
+        let decision = try EvaluationTests.decide(evaluator, ["now": "2025-06-09T12:00:00Z"])
+        return CheckInAnswer(
+            device: "iphone-0117", receivedAt: "2025-06-09T12:00:01Z", catalogGeneration: 7,
+            apps: [
+                .init(app: "com.acme.app", config: .init(status: .stale, etag: "\"8f\""), update: decision.json),
+                .init(app: "com.other.notes", config: .init(status: .none, etag: nil), update: nil),
+            ])
+    }
+
+    /// Members of every object in key order, as a decoder reads them.
+    static func sorted(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let members):
+            .object(members.map { ($0.0, sorted($0.1)) }.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) })
+        case .array(let items): .array(items.map(sorted))
+        default: value
+        }
+    }
+
+    @Test func whatTheServerWritesDecodes() throws {
+        let answer = try Self.answer()
+        let text = answer.json.serialized(pretty: false)
+        #expect(text.hasPrefix(#"{"device":"iphone-0117","receivedAt":"2025-06-09T12:00:01Z","catalogGeneration":7,"apps":[{"app":"com.acme.app","config":{"status":"stale","etag":"\"8f\""},"update":{"decision":"recommended""#), "\(text)")
+        #expect(text.hasSuffix(#"{"app":"com.other.notes","config":{"status":"none","etag":null},"update":null}]}"#), "\(text)")
+        let decoded = try JSONDecoder().decode(CheckInAnswer.self, from: Data(text.utf8))
+        var expected = answer
+        expected.apps[0].update = answer.apps[0].update.map(Self.sorted)
+        #expect(decoded == expected)
+        #expect(decoded.app("com.other.notes")?.config.status == CheckInAnswer.Config.Status.none)
+        #expect(decoded.app("com.missing") == nil)
+
+        let again = try JSONDecoder().decode(CheckInAnswer.self, from: JSONEncoder().encode(decoded))
+        #expect(again == decoded)
+    }
+
+    @Test(arguments: [
+        #"{"device":"d","receivedAt":"t","catalogGeneration":1,"apps":[{"app":"a","config":{"status":"error","etag":null},"update":null}]}"#,
+        #"{"device":"d","receivedAt":"t","catalogGeneration":"1","apps":[]}"#,
+        #"{"device":"d","receivedAt":"t","apps":[]}"#,
+        #"[]"#,
+    ])
+    func documentsOfAnotherShapeDoNotDecode(_ text: String) {
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(CheckInAnswer.self, from: Data(text.utf8)) }
+    }
+}
