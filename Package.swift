@@ -230,7 +230,7 @@ let package = Package(
             dependencies: ["PropertyList", "MDMDiagnostics"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "UpdatePolicyTests", dependencies: ["UpdatePolicy", "CivilTime", "MDMDiagnostics"]),
+        .testTarget(name: "UpdatePolicyTests", dependencies: ["UpdatePolicy", "CivilTime", "MDMDiagnostics", "PropertyList"]),
         .testTarget(name: "DevicePolicyTests", dependencies: ["DevicePolicy", "CivilTime"]),
         .testTarget(name: "WebhookEventsTests", dependencies: ["WebhookEvents", "CivilTime", "MDMDiagnostics"]),
         .testTarget(name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics"]),

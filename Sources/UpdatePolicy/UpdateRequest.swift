@@ -53,51 +53,78 @@ public struct UpdateRequest: Sendable {
         "deferralsUsed", "enrolledAt",
     ]
 
-    private static let knownFields = Set(fields)
+    /// The slot of a request field in `fields`' order; nil for a field a request does not have.
+    static func slot(of field: String) -> Int? {
+        switch field {
+        case "app": 0
+        case "version": 1
+        case "build": 2
+        case "platform": 3
+        case "osVersion": 4
+        case "deviceModel": 5
+        case "deviceId": 6
+        case "channel": 7
+        case "locale": 8
+        case "timeZone": 9
+        case "now": 10
+        case "deferralsUsed": 11
+        case "enrolledAt": 12
+        default: nil
+        }
+    }
 
     /// Validates every field; either the request, or one reason code per malformed field (`invalid_version`, …),
     /// plus `unknown_field` for fields not in the request (except `x-` ones).
     public static func parse(_ values: [String: String]) -> Result<UpdateRequest, RequestErrors> {
-        parse(keys: values.keys) { values[$0] }
+        var slots = [String?](repeating: nil, count: fields.count)
+        var unknown = 0
+        for (key, value) in values {
+            if let slot = slot(of: key) {
+                slots[slot] = value
+            } else if !key.hasPrefix("x-") {
+                unknown += 1
+            }
+        }
+        return parse(slots: slots, unknownFields: unknown)
     }
 
-    /// `parse(_:)` over any store of fields: `keys` are every field given, `value` looks one up.
-    static func parse(keys: some Sequence<String>, value: (String) -> String?) -> Result<UpdateRequest, RequestErrors> {
-        var errors: [String] = []
-        func reason(_ field: String) -> String {
-            field == "deferralsUsed" ? "invalid_deferrals" : "invalid_" + snake(field)
+    /// `parse(_:)` over the fields' texts in `fields`' order (nil: not given), after `unknownFields` fields that a
+    /// request does not have.
+    static func parse(slots: [String?], unknownFields: Int) -> Result<UpdateRequest, RequestErrors> {
+        var errors = [String](repeating: "unknown_field", count: unknownFields)
+        func reason(_ slot: Int) -> String { slot == 11 ? "invalid_deferrals" : "invalid_" + snake(fields[slot]) }
+        func text(_ slot: Int) -> String? {
+            guard let given = slots[slot] else { return nil }
+            // Most texts have nothing to trim: returned as they are, without a substring.
+            let isSpace: (UInt8) -> Bool = { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }
+            if let first = given.utf8.first, let last = given.utf8.last, !isSpace(first), !isSpace(last) {
+                return given
+            }
+            return String(given.trimmingASCIIWhitespace())
         }
-        for key in keys where !knownFields.contains(key) && !key.hasPrefix("x-") {
-            errors.append("unknown_field")
-        }
-        func text(_ field: String) -> String? {
-            guard let given = value(field) else { return nil }
-            let trimmed = given.trimmingASCIIWhitespace()
-            return trimmed.utf8.count == given.utf8.count ? given : String(trimmed)
-        }
-        let app = text("app").flatMap { $0.isEmpty ? nil : $0 }
-        if app == nil { errors.append(reason("app")) }
-        let version = text("version").flatMap(AppVersion.init)
-        if version == nil { errors.append(reason("version")) }
-        let platform = text("platform").flatMap(token)
-        if platform == nil { errors.append(reason("platform")) }
-        func optional<T>(_ field: String, _ parse: (String) -> T?) -> T? {
-            guard let value = text(field) else { return nil }
+        let app = text(0).flatMap { $0.isEmpty ? nil : $0 }
+        if app == nil { errors.append(reason(0)) }
+        let version = text(1).flatMap(AppVersion.init)
+        if version == nil { errors.append(reason(1)) }
+        let platform = text(3).flatMap(token)
+        if platform == nil { errors.append(reason(3)) }
+        func optional<T>(_ slot: Int, _ parse: (String) -> T?) -> T? {
+            guard let value = text(slot) else { return nil }
             guard let parsed = parse(value) else {
-                errors.append(reason(field))
+                errors.append(reason(slot))
                 return nil
             }
             return parsed
         }
-        let build = optional("build", BuildNumber.init)
-        let osVersion = optional("osVersion", OSVersion.init)
-        let deviceModel = optional("deviceModel") { $0.isEmpty ? nil : $0 }
-        let channel = optional("channel", token)
-        let locale = optional("locale", LocaleTag.init)
-        let timeZone = optional("timeZone", ZoneInfo.init(named:))
-        let now = optional("now", absoluteInstant)
-        let enrolledAt = optional("enrolledAt", absoluteInstant)
-        let deferrals = optional("deferralsUsed") { text -> Int64? in
+        let build = optional(2, BuildNumber.init)
+        let osVersion = optional(4, OSVersion.init)
+        let deviceModel = optional(5) { $0.isEmpty ? nil : $0 }
+        let channel = optional(7, token)
+        let locale = optional(8, LocaleTag.init)
+        let timeZone = optional(9, ZoneInfo.init(named:))
+        let now = optional(10, absoluteInstant)
+        let enrolledAt = optional(12, absoluteInstant)
+        let deferrals = optional(11) { text -> Int64? in
             guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
             return Int64(text)
         }
@@ -108,7 +135,7 @@ public struct UpdateRequest: Sendable {
         request.build = build
         request.osVersion = osVersion
         request.deviceModel = deviceModel
-        if let id = text("deviceId"), !id.isEmpty { request.deviceID = id }
+        if let id = text(6), !id.isEmpty { request.deviceID = id }
         if let channel { request.channel = channel }
         request.locale = locale
         request.timeZone = timeZone
@@ -124,26 +151,23 @@ public struct UpdateRequest: Sendable {
         guard case .dictionary(let dict)? = node?.value else {
             return .failure(RequestErrors(reasons: ["malformed_request"]))
         }
-        // The members as text, in a list: a request has a dozen at most, and a linear search beats hashing.
-        var values: [(key: String, value: String)] = []
-        values.reserveCapacity(dict.entries.count)
+        var slots = [String?](repeating: nil, count: fields.count)
+        var unknown = 0
         var typeErrors: [String] = []
+        // A dictionary's keys are unique (the readers keep one of each), as the dictionary form's are.
         for entry in dict.entries {
+            guard let slot = slot(of: entry.key) else {
+                // Whatever its value, a field a request does not have is that reason.
+                if !entry.key.hasPrefix("x-") { unknown += 1 }
+                continue
+            }
             switch entry.value.value {
-            case .string(let text) where entry.key != "deferralsUsed": values.append((entry.key, text))
-            case .integer(let number) where entry.key == "deferralsUsed":
-                values.append((entry.key, number < 0 ? "-" : String(number)))
-            default:
-                if knownFields.contains(entry.key) {
-                    typeErrors.append(
-                        entry.key == "deferralsUsed" ? "invalid_deferrals" : "invalid_" + snake(entry.key))
-                } else {
-                    values.append((entry.key, ""))
-                }
+            case .string(let text) where slot != 11: slots[slot] = text
+            case .integer(let number) where slot == 11: slots[slot] = number < 0 ? "-" : String(number)
+            default: typeErrors.append(slot == 11 ? "invalid_deferrals" : "invalid_" + snake(entry.key))
             }
         }
-        // A dictionary's keys are unique (the readers keep one of each), as the dictionary form's are.
-        switch parse(keys: values.lazy.map(\.key), value: { field in values.first { $0.key == field }?.value }) {
+        switch parse(slots: slots, unknownFields: unknown) {
         case .success(let request) where typeErrors.isEmpty: return .success(request)
         case .success: return .failure(RequestErrors(reasons: typeErrors))
         case .failure(let errors): return .failure(RequestErrors(reasons: errors.reasons + typeErrors))

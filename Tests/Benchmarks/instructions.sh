@@ -6,6 +6,7 @@
 # write); the kernel's side does not.
 #
 #   bash Tests/Benchmarks/instructions.sh [SERVER_BINARY]     # default: the release mdmconf-server; MANY=2000
+#   KINDS="update-check POST" bash Tests/Benchmarks/instructions.sh   # only some paths (names as in the table)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 FEW=${FEW:-100}
@@ -80,7 +81,8 @@ total() {  # kind count: the server's instruction total answering count requests
 }
 
 printf '| path | instructions per request |\n| --- | ---: |\n'
-for kind in "config GET" "config GET → 304" "config GET, device token" "update-check POST"; do
+IFS=';' read -r -a kinds <<<"${KINDS:-config GET;config GET → 304;config GET, device token;update-check POST}"
+for kind in "${kinds[@]}"; do
     few=$(total "$kind" "$FEW")
     many=$(total "$kind" $((FEW + MANY)))
     printf '| %s | %s |\n' "$kind" "$(( (many - few) / MANY ))"

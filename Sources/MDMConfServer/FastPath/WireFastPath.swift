@@ -278,9 +278,18 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 bytes.count - head.length >= head.contentLength,
                 case .success = Caller.authorize(authorization: head.authorization, catalog: state.catalog)
             else { return nil }
-            let body = Array(bytes[head.length..<head.length + head.contentLength])
-            guard case .success(let root) = MalformedRequest.json(body, options: readerOptions) else { return nil }
-            let answer = UpdateAnswer(UpdateRequest.parse(root), state: state)
+            let body = UnsafeRawBufferPointer(rebasing: bytes[head.length..<head.length + head.contentLength])
+            // The form apps send is read straight from the bytes; any other goes through the JSON reader.
+            let parsed: Result<UpdateRequest, RequestErrors>
+            if let flat = UpdateRequest.parse(flatJSON: body) {
+                parsed = flat
+            } else {
+                guard case .success(let root) = MalformedRequest.json(Array(body), options: readerOptions) else {
+                    return nil
+                }
+                parsed = UpdateRequest.parse(root)
+            }
+            let answer = UpdateAnswer(parsed, state: state)
             var headers: [(HTTPField.Name, String)] = [(.contentType, "application/json")]
             if let generation = answer.generation { headers.append((Answer.generationField, String(generation))) }
             defer {

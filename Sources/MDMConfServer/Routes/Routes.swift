@@ -79,6 +79,7 @@ struct Routes: Sendable {
     func updateCheck(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let state = store.current
         let body = try await authorizedBody(of: request, state: state).get()
+        if let parsed = UpdateRequest.parse(flatJSON: body) { return decide(parsed, state: state) }
         switch MalformedRequest.json(body, options: readerOptions) {
         case .success(let root): return decide(UpdateRequest.parse(root), state: state)
         case .failure(let error): return Answer.error(.badRequest, RequestCode.badRequest, error.message)
