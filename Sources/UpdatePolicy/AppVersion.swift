@@ -124,7 +124,7 @@ public struct OSVersion: Hashable, Comparable, Sendable, CustomStringConvertible
         let trimmed = text.trimmingASCIIWhitespace()
         var coreText = trimmed
         var supplemental: UInt8 = 0
-        if trimmed.hasSuffix(")") {
+        if trimmed.utf8.last == UInt8(ascii: ")") {
             let bytes = Array(trimmed.utf8)
             guard bytes.count >= 4, bytes[bytes.count - 3] == 0x28 else { return nil }
             let letter = bytes[bytes.count - 2] | 0x20

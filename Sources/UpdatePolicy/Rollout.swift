@@ -95,6 +95,8 @@ public enum Rollout {
 extension String {
     /// Only A–Z lowered: device ids and tokens are compared ASCII case-insensitively.
     func asciiLowercased() -> String {
-        String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        // Most texts are lower-case already: returned as they are, without a copy.
+        guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return self }
+        return String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 }
