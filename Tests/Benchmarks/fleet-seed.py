@@ -49,7 +49,8 @@ def main():
             history.append(checkin)
         db.executemany("INSERT INTO devices (device, platform, os_version, device_model, locale, time_zone, "
                        "enrolled_at, reported_at, last_checkin, replica) VALUES (?,?,?,?,?,?,?,?,?,?)", devices)
-        db.executemany("INSERT INTO device_apps VALUES (?,?,?,?,?,?,?,?,?)", apps)
+        db.executemany("INSERT INTO device_apps (device, app, version, build, channel, config_etag, config_error, "
+                       "deferrals_used, last_checkin) VALUES (?,?,?,?,?,?,?,?,?)", apps)
         db.executemany("INSERT INTO checkins (device, received_at, replica, body) VALUES (?,?,?,?)", history)
         db.commit()
         return
