@@ -61,26 +61,25 @@ public enum JSONValue: Sendable, Hashable {
     /// buffer of raw memory and copied out once (appending to a `String` made a check-in answer 15 % of the
     /// server's CPU; appending to an array, a check of its storage on every append, a third of an update check).
     public func serializedBytes(pretty: Bool = true) -> [UInt8] {
-        var writer = JSONBytes(capacity: 1024)
-        write(to: &writer, pretty: pretty, indent: 0)
-        if pretty { writer.append(UInt8(ascii: "\n")) }
-        return writer.array
+        let writer = JSONBytes(capacity: 1024)
+        write(to: writer, pretty: pretty, indent: 0)
+        return writer.array(then: pretty ? UInt8(ascii: "\n") : nil)
     }
 
     /// Appends the JSON text as it stands `indent` levels deep in a pretty document (no final newline), for
     /// documents written in pieces.
     public func write(into out: inout [UInt8], pretty: Bool, indent: Int) {
-        var writer = JSONBytes(capacity: 512)
-        write(to: &writer, pretty: pretty, indent: indent)
+        let writer = JSONBytes(capacity: 512)
+        write(to: writer, pretty: pretty, indent: indent)
         writer.append(to: &out)
     }
 
-    private func write(to out: inout JSONBytes, pretty: Bool, indent: Int) {
+    func write(to out: JSONBytes, pretty: Bool, indent: Int) {
         switch self {
         case .null: out.append("null")
         case .bool(let value): out.append(value ? "true" : "false")
-        case .number(let text): JSONValue.appendUTF8(text, to: &out)
-        case .string(let text): JSONValue.appendQuoted(text, to: &out)
+        case .number(let text): JSONValue.appendUTF8(text, to: out)
+        case .string(let text): JSONValue.appendQuoted(text, to: out)
         case .array(let items):
             if items.isEmpty {
                 out.append("[]")
@@ -91,10 +90,10 @@ public enum JSONValue: Sendable, Hashable {
             for item in items {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
-                JSONValue.newline(&out, pretty: pretty, indent: indent + 1)
-                item.write(to: &out, pretty: pretty, indent: indent + 1)
+                if pretty { JSONValue.newline(out, indent: indent + 1) }
+                item.write(to: out, pretty: pretty, indent: indent + 1)
             }
-            JSONValue.newline(&out, pretty: pretty, indent: indent)
+            if pretty { JSONValue.newline(out, indent: indent) }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             if members.isEmpty {
@@ -106,40 +105,39 @@ public enum JSONValue: Sendable, Hashable {
             for (key, value) in members {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
-                JSONValue.newline(&out, pretty: pretty, indent: indent + 1)
-                JSONValue.appendQuoted(key, to: &out)
+                if pretty { JSONValue.newline(out, indent: indent + 1) }
+                JSONValue.appendQuoted(key, to: out)
                 out.append(pretty ? ": " : ":")
-                value.write(to: &out, pretty: pretty, indent: indent + 1)
+                value.write(to: out, pretty: pretty, indent: indent + 1)
             }
-            JSONValue.newline(&out, pretty: pretty, indent: indent)
+            if pretty { JSONValue.newline(out, indent: indent) }
             out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func newline(_ out: inout JSONBytes, pretty: Bool, indent: Int) {
-        guard pretty else { return }
+    static func newline(_ out: JSONBytes, indent: Int) {
         out.append(UInt8(ascii: "\n"))
         out.appendSpaces(2 * indent)
     }
 
     /// Appends `text` as a JSON string literal in UTF-8: quotes, backslashes and control characters escaped.
     public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
-        var writer = JSONBytes(capacity: text.utf8.count + 16)
-        appendQuoted(text, to: &writer)
+        let writer = JSONBytes(capacity: text.utf8.count + 16)
+        appendQuoted(text, to: writer)
         writer.append(to: &out)
     }
 
-    private static func appendQuoted(_ text: String, to out: inout JSONBytes) {
+    static func appendQuoted(_ text: String, to out: JSONBytes) {
         out.append(UInt8(ascii: "\""))
         // A native string's bytes in place; a bridged or small one through a copy.
-        if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) == nil {
+        if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: out) }) == nil {
             var text = text
-            text.withUTF8 { appendEscaped($0, to: &out) }
+            text.withUTF8 { appendEscaped($0, to: out) }
         }
         out.append(UInt8(ascii: "\""))
     }
 
-    private static func appendUTF8(_ text: String, to out: inout JSONBytes) {
+    private static func appendUTF8(_ text: String, to out: JSONBytes) {
         if text.utf8.withContiguousStorageIfAvailable({ out.append($0) }) == nil {
             var text = text
             text.withUTF8 { out.append($0) }
@@ -147,7 +145,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// Appends `bytes` escaped for a JSON string: runs that need no escape (most strings are one) in one copy.
-    private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout JSONBytes) {
+    private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: JSONBytes) {
         var start = 0
         var index = 0
         while index < bytes.count {
@@ -183,10 +181,13 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 /// The bytes of a JSON text being written: raw memory that grows by doubling, each append a bounds check and a copy.
-private struct JSONBytes: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private var count = 0
+/// A class, so that a sink holding it can be copied; one is made per document.
+final class JSONBytes {
+    // Checked by hand: one writer owns each buffer, and a dynamic exclusivity check on every append cost more than
+    // the append.
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private var count = 0
 
     init(capacity: Int) {
         self.capacity = max(capacity, 16)
@@ -196,12 +197,22 @@ private struct JSONBytes: ~Copyable {
     deinit { base.deallocate() }
 
     /// The bytes written, as an array.
-    var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    /// The bytes written and then `last`, when given, as an array, without writing `last` here.
+    func array(then last: UInt8?) -> [UInt8] {
+        Array(unsafeUninitializedCapacity: count + 1) { buffer, initialized in
+            buffer.baseAddress!.initialize(from: base, count: count)
+            initialized = count
+            if let last {
+                buffer[count] = last
+                initialized += 1
+            }
+        }
+    }
 
     /// Appends the bytes written to `out`.
     func append(to out: inout [UInt8]) { out.append(contentsOf: UnsafeBufferPointer(start: base, count: count)) }
 
-    private mutating func reserve(_ more: Int) {
+    private func reserve(_ more: Int) {
         guard count + more > capacity else { return }
         let grown = max(capacity * 2, count + more)
         let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
@@ -211,24 +222,24 @@ private struct JSONBytes: ~Copyable {
         capacity = grown
     }
 
-    mutating func append(_ byte: UInt8) {
+    func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
         count += 1
     }
 
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
         (base + count).update(from: source, count: bytes.count)
         count += bytes.count
     }
 
-    mutating func append(_ text: StaticString) {
+    func append(_ text: StaticString) {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    mutating func appendSpaces(_ spaces: Int) {
+    func appendSpaces(_ spaces: Int) {
         reserve(spaces)
         (base + count).initialize(repeating: UInt8(ascii: " "), count: spaces)
         count += spaces

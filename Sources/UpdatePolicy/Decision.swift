@@ -133,47 +133,78 @@ public struct Decision: Sendable {
 
     /// The JSON document, every key always present.
     public var json: JSONValue {
-        func reasons(_ list: [Reason]) -> JSONValue {
-            .array(list.map { .object([("policy", .optional($0.policy)), ("code", .string($0.code))]) })
+        var tree = JSONTree()
+        write(to: &tree)
+        return tree.document
+    }
+
+    /// The JSON document's text, as `json.serializedBytes(pretty:)` writes it, without making the value first (an
+    /// update check's answer).
+    public func jsonText(pretty: Bool = true) -> [UInt8] {
+        var text = JSONText(pretty: pretty)
+        write(to: &text)
+        return text.bytes
+    }
+
+    /// The document, member by member: its one description, for both forms.
+    public func write(to sink: inout some JSONSink) {
+        func reasons(_ name: StaticString, _ list: [Reason]) {
+            sink.key(literal: name)
+            sink.beginArray()
+            for reason in list {
+                sink.beginObject()
+                sink.member("policy", .optional(reason.policy))
+                sink.member("code", .string(reason.code))
+                sink.endObject()
+            }
+            sink.endArray()
         }
-        let message: JSONValue =
-            self.message.map {
-                .object([("locale", .string($0.locale)), ("title", .optional($0.title)), ("body", .optional($0.body))])
-            } ?? .null
-        let trace: JSONValue =
-            self.trace.map { traces in
-                .array(
-                    traces.map { trace in
-                        .object([
-                            ("policy", .string(trace.policy)), ("outcome", .string(trace.outcome)),
-                            (
-                                "checks",
-                                .array(
-                                    trace.checks.map {
-                                        .object([
-                                            ("check", .string($0.check)), ("result", .string($0.result)),
-                                            ("detail", .optional($0.detail)),
-                                        ])
-                                    })
-                            ),
-                        ])
-                    })
-            } ?? .null
-        return .object([
-            ("decision", .string(decision.rawValue)),
-            ("exitCode", .integer(exitCode)),
-            ("policy", .optional(policy)),
-            ("targetVersion", .optional(targetVersion)),
-            ("deadline", .optional(deadline?.description)),
-            ("urgency", .string(urgency.rawValue)),
-            ("deferralsRemaining", deferralsRemaining.map { .integer($0) } ?? .null),
-            ("message", message),
-            ("updateUrl", .optional(updateURL)),
-            ("reasons", reasons(self.reasons)),
-            ("skipped", reasons(skipped)),
-            ("evaluatedAt", .string(evaluatedAt.description)),
-            ("trace", trace),
-        ])
+        sink.beginObject()
+        sink.member("decision", .string(decision.rawValue))
+        sink.member("exitCode", .integer(exitCode))
+        sink.member("policy", .optional(policy))
+        sink.member("targetVersion", .optional(targetVersion))
+        sink.member("deadline", .optional(deadline?.description))
+        sink.member("urgency", .string(urgency.rawValue))
+        sink.member("deferralsRemaining", deferralsRemaining.map { .integer($0) } ?? .null)
+        sink.key(literal: "message")
+        if let message {
+            sink.beginObject()
+            sink.member("locale", .string(message.locale))
+            sink.member("title", .optional(message.title))
+            sink.member("body", .optional(message.body))
+            sink.endObject()
+        } else {
+            sink.value(.null)
+        }
+        sink.member("updateUrl", .optional(updateURL))
+        reasons("reasons", self.reasons)
+        reasons("skipped", skipped)
+        sink.member("evaluatedAt", .string(evaluatedAt.description))
+        sink.key(literal: "trace")
+        if let trace {
+            sink.beginArray()
+            for policy in trace {
+                sink.beginObject()
+                sink.member("policy", .string(policy.policy))
+                sink.member("outcome", .string(policy.outcome))
+                sink.key(literal: "checks")
+                sink.beginArray()
+                for check in policy.checks {
+                    sink.beginObject()
+                    sink.member("check", .string(check.check))
+                    sink.member("result", .string(check.result))
+                    sink.member("detail", .optional(check.detail))
+                    sink.endObject()
+                }
+                sink.endArray()
+                sink.endObject()
+            }
+            sink.endArray()
+        } else {
+            sink.value(.null)
+        }
+        sink.endObject()
     }
 
     /// The decision for a request that cannot be evaluated: `error`, one reason per malformed field.

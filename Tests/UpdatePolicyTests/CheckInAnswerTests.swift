@@ -54,4 +54,28 @@ struct CheckInAnswerTests {
     func documentsOfAnotherShapeDoNotDecode(_ text: String) {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(CheckInAnswer.self, from: Data(text.utf8)) }
     }
+
+    /// The decision's text, written without making the value, is the value's text, for decisions with and without
+    /// messages, reasons, skipped policies and traces.
+    @Test func decisionTextIsTheValuesText() throws {
+        let evaluator = try EvaluationTests.evaluator(EvaluationTests.deadlinePolicy)
+        var decisions = [
+            Decision.invalidRequest(RequestErrors(reasons: ["invalid_version", "unknown_field"]), evaluatedAt: Instant(seconds: 0))
+        ]
+        for now in ["2025-06-01T00:00:00Z", "2025-06-09T12:00:00Z", "2025-06-11T00:00:00Z"] {
+            for explain in [false, true] {
+                decisions.append(try EvaluationTests.decide(evaluator, ["now": now], explain: explain))
+                decisions.append(try EvaluationTests.decide(evaluator, ["now": now, "version": "3.1"], explain: explain))
+            }
+        }
+        var withMessage = decisions[1]
+        withMessage.message = (locale: "de", title: "Bitte \"aktualisieren\"", body: nil)
+        decisions.append(withMessage)
+        for decision in decisions {
+            for pretty in [true, false] {
+                #expect(decision.jsonText(pretty: pretty) == decision.json.serializedBytes(pretty: pretty))
+            }
+        }
+        #expect(decisions.contains { $0.trace != nil } && decisions.contains { !$0.skipped.isEmpty || !$0.reasons.isEmpty })
+    }
 }

@@ -297,7 +297,7 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     status: answer.status, nanoseconds: MonotonicClock.nanoseconds &- started)
             }
             return Written(
-                status: answer.status, headers: headers, body: answer.body.serializedBytes(), announcesLength: true)
+                status: answer.status, headers: headers, body: answer.body, announcesLength: true)
         }
     }
 

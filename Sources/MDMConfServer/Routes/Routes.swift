@@ -98,7 +98,7 @@ struct Routes: Sendable {
 
     private func decide(_ parsed: Result<UpdateRequest, RequestErrors>, state: CatalogState) -> Response {
         let answer = UpdateAnswer(parsed, state: state)
-        return Answer.json(answer.status, answer.body, generation: answer.generation)
+        return Answer.bytes(answer.status, answer.body, generation: answer.generation)
     }
 
     // MARK: Device policy and validation
@@ -205,26 +205,25 @@ struct Routes: Sendable {
 /// it is an error) with the catalog's generation, or the JSON error of an unknown app (404).
 struct UpdateAnswer {
     let status: HTTPResponse.Status
-    let body: JSONValue
+    /// The JSON text of the answer: the decision document written straight to its bytes, or the error.
+    let body: [UInt8]
     let generation: Int?
 
     init(_ parsed: Result<UpdateRequest, RequestErrors>, state: CatalogState) {
         switch parsed {
         case .failure(let errors):
             let decision = Decision.invalidRequest(errors, evaluatedAt: .now)
-            (status, body, generation) = (.unprocessableContent, decision.json, state.generation)
+            (status, body, generation) = (.unprocessableContent, decision.jsonText(), state.generation)
         case .success(let updateRequest):
             let state = state.serving(device: updateRequest.deviceID)
             guard let app = state.catalog.apps[updateRequest.app] else {
-                (status, body, generation) = (
-                    .notFound,
-                    Answer.errorBody(RequestCode.notFound, "no app '\(updateRequest.app)' in the catalog"), nil
-                )
+                let error = Answer.errorBody(RequestCode.notFound, "no app '\(updateRequest.app)' in the catalog")
+                (status, body, generation) = (.notFound, error.serializedBytes(), nil)
                 return
             }
             let decision = app.updatePolicy.evaluate(updateRequest, now: .now)
             status = decision.decision == .error ? .unprocessableContent : .ok
-            (body, generation) = (decision.json, state.generation)
+            (body, generation) = (decision.jsonText(), state.generation)
         }
     }
 }

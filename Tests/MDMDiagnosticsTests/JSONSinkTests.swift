@@ -1,0 +1,56 @@
+import MDMDiagnostics
+import Testing
+
+/// A document described to the two sinks gives the value itself (``JSONTree``) and exactly the bytes the value
+/// serialises to (``JSONText``), pretty and compact.
+struct JSONSinkTests {
+    /// Describes `value` to `sink` as a type describing its document would.
+    static func describe(_ value: JSONValue, to sink: inout some JSONSink) {
+        switch value {
+        case .object(let members):
+            sink.beginObject()
+            for (key, member) in members {
+                sink.key(key)
+                describe(member, to: &sink)
+            }
+            sink.endObject()
+        case .array(let items):
+            sink.beginArray()
+            for item in items { describe(item, to: &sink) }
+            sink.endArray()
+        default:
+            sink.value(value)
+        }
+    }
+
+    static let documents: [JSONValue] = [
+        .null, .bool(true), .integer(-12), .string("a \"quoted\"\nline\u{1}"), .array([]), .object([]),
+        .object([("empty", .array([])), ("none", .object([])), ("n", .null)]),
+        .array([.array([.array([])]), .object([("a", .array([.integer(1), .string("x")]))]), .bool(false)]),
+        .object([
+            ("decision", .string("required")), ("reasons", .array([.object([("policy", .null), ("code", .string("c"))])])),
+            ("trace", .array([.object([("checks", .array([.object([("detail", .string("é ✓"))])]))])])),
+        ]),
+    ]
+
+    @Test(arguments: documents)
+    func bothSinksAgreeWithTheValue(_ document: JSONValue) {
+        var tree = JSONTree()
+        Self.describe(document, to: &tree)
+        #expect(tree.document == document)
+        for pretty in [true, false] {
+            var text = JSONText(pretty: pretty)
+            Self.describe(document, to: &text)
+            #expect(String(decoding: text.bytes, as: UTF8.self) == document.serialized(pretty: pretty), "pretty: \(pretty)")
+        }
+    }
+
+    /// Deeply nested documents (past the 64 levels the text tracks in a word) still agree.
+    @Test func deepDocuments() {
+        var document: JSONValue = .object([("leaf", .integer(1))])
+        for level in 0..<80 { document = level % 2 == 0 ? .array([document, .null]) : .object([("k", document)]) }
+        var text = JSONText()
+        Self.describe(document, to: &text)
+        #expect(String(decoding: text.bytes, as: UTF8.self) == document.serialized())
+    }
+}
