@@ -69,7 +69,7 @@ public enum JSONValue: Sendable, Hashable {
     /// Appends the JSON text as it stands `indent` levels deep in a pretty document (no final newline), for
     /// documents written in pieces.
     public func write(into out: inout [UInt8], pretty: Bool, indent: Int) {
-        let writer = JSONBytes(capacity: 512)
+        let writer = JSONBytes(capacity: 4096)
         write(to: writer, pretty: pretty, indent: indent)
         writer.append(to: &out)
     }
