@@ -37,13 +37,14 @@ extension UpdateRequest {
                     if !keyBytes.starts(with: "x-".utf8) { unknown += 1 }
                     continue
                 }
-                switch value {
-                case .null: break
-                case .string(let range) where slot != 11:
-                    slots[slot] = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-                case .integer(let number) where slot == 11: slots[slot] = number < 0 ? "-" : String(number)
-                default: typeErrors.append(slot == 11 ? "invalid_deferrals" : "invalid_" + snake(fields[slot]))
-                }
+                let member: MemberValue =
+                    switch value {
+                    case .null: .absent
+                    case .string(let range):
+                        .string(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+                    case .integer(let number): .integer(number)
+                    }
+                take(member, slot: slot, into: &slots, typeErrors: &typeErrors)
             } while reader.take(UInt8(ascii: ","))
             guard reader.take(UInt8(ascii: "}")) else { return nil }
         }

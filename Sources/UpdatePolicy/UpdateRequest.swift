@@ -54,23 +54,35 @@ public struct UpdateRequest: Sendable {
     ]
 
     /// The slot of a request field in `fields`' order; nil for a field a request does not have.
-    static func slot(of field: String) -> Int? {
-        switch field {
-        case "app": 0
-        case "version": 1
-        case "build": 2
-        case "platform": 3
-        case "osVersion": 4
-        case "deviceModel": 5
-        case "deviceId": 6
-        case "channel": 7
-        case "locale": 8
-        case "timeZone": 9
-        case "now": 10
-        case "deferralsUsed": 11
-        case "enrolledAt": 12
-        default: nil
+    static func slot(of field: String) -> Int? { fields.firstIndex(of: field) }
+
+    /// The slot of `deferralsUsed`, the one field given as an integer.
+    static let deferralsSlot = 11
+
+    /// A member's value as JSON typed it.
+    enum MemberValue {
+        case string(String)
+        case integer(Int64)
+        /// `null`: the member is absent.
+        case absent
+        /// A boolean, a real, an array or an object.
+        case other
+    }
+
+    /// Puts a member's value into its slot: text for every field but `deferralsUsed`, an integer for that one; a
+    /// value of another type is the field's reason.
+    static func take(_ value: MemberValue, slot: Int, into slots: inout [String?], typeErrors: inout [String]) {
+        switch value {
+        case .absent: break
+        case .string(let text) where slot != deferralsSlot: slots[slot] = text
+        case .integer(let number) where slot == deferralsSlot: slots[slot] = number < 0 ? "-" : String(number)
+        default: typeErrors.append(reason(slot: slot))
         }
+    }
+
+    /// The reason code of a field whose value is wrong (`invalid_os_version`, `invalid_deferrals`).
+    static func reason(slot: Int) -> String {
+        slot == deferralsSlot ? "invalid_deferrals" : "invalid_" + snake(fields[slot])
     }
 
     /// Validates every field; either the request, or one reason code per malformed field (`invalid_version`, …),
@@ -92,7 +104,7 @@ public struct UpdateRequest: Sendable {
     /// request does not have.
     static func parse(slots: [String?], unknownFields: Int) -> Result<UpdateRequest, RequestErrors> {
         var errors = [String](repeating: "unknown_field", count: unknownFields)
-        func reason(_ slot: Int) -> String { slot == 11 ? "invalid_deferrals" : "invalid_" + snake(fields[slot]) }
+        func reason(_ slot: Int) -> String { Self.reason(slot: slot) }
         func text(_ slot: Int) -> String? {
             guard let given = slots[slot] else { return nil }
             // Most texts have nothing to trim: returned as they are, without a substring.
@@ -124,7 +136,7 @@ public struct UpdateRequest: Sendable {
         let timeZone = optional(9, ZoneInfo.init(named:))
         let now = optional(10, absoluteInstant)
         let enrolledAt = optional(12, absoluteInstant)
-        let deferrals = optional(11) { text -> Int64? in
+        let deferrals = optional(deferralsSlot) { text -> Int64? in
             guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
             return Int64(text)
         }
@@ -161,11 +173,13 @@ public struct UpdateRequest: Sendable {
                 if !entry.key.hasPrefix("x-") { unknown += 1 }
                 continue
             }
-            switch entry.value.value {
-            case .string(let text) where slot != 11: slots[slot] = text
-            case .integer(let number) where slot == 11: slots[slot] = number < 0 ? "-" : String(number)
-            default: typeErrors.append(slot == 11 ? "invalid_deferrals" : "invalid_" + snake(entry.key))
-            }
+            let value: MemberValue =
+                switch entry.value.value {
+                case .string(let text): .string(text)
+                case .integer(let number): .integer(number)
+                default: .other
+                }
+            take(value, slot: slot, into: &slots, typeErrors: &typeErrors)
         }
         switch parse(slots: slots, unknownFields: unknown) {
         case .success(let request) where typeErrors.isEmpty: return .success(request)
