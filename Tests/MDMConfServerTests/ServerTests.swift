@@ -104,6 +104,21 @@ struct EndpointTests {
             header: ["WWW-Authenticate": "Bearer realm=\"mdmconf\", error=\"invalid_token\""]),
         Case(
             name: "not a bearer", target: field + "/config", headers: ["Authorization": "Basic YTpi"], status: 401),
+        // The scheme in any case, leading spaces, and trailing spaces and tabs after the token are accepted.
+        Case(
+            name: "scheme in another case", target: field + "/config?device=ipad-0042",
+            headers: ["Authorization": "  bEaReR example-admin-token-c0ffee \t"], status: 200),
+        Case(
+            name: "a scheme that only starts like bearer", target: field + "/config",
+            headers: ["Authorization": "Bearerx example-admin-token-c0ffee"], status: 401,
+            header: ["WWW-Authenticate": "Bearer realm=\"mdmconf\", error=\"invalid_request\""]),
+        Case(
+            name: "the scheme alone", target: field + "/config", headers: ["Authorization": "Bearer "], status: 401,
+            header: ["WWW-Authenticate": "Bearer realm=\"mdmconf\", error=\"invalid_request\""]),
+        Case(
+            name: "two spaces before the token", target: field + "/config",
+            headers: ["Authorization": "Bearer  example-admin-token-c0ffee"], status: 401,
+            header: ["WWW-Authenticate": "Bearer realm=\"mdmconf\", error=\"invalid_token\""]),
         Case(
             name: "device token asks for another device", target: field + "/config?device=ipad-0042",
             headers: Fixture.iphone, status: 403, contains: ["MC6103"]),

@@ -56,10 +56,15 @@ public final class Catalog: Sendable {
     /// Who a bearer token is, or nil when no token matches. Every stored digest is compared in full, in
     /// constant time, whichever matches.
     public func scope(ofBearer token: String) -> CatalogToken.Scope? {
-        guard let tokens else { return nil }
         var token = token
+        return token.withUTF8 { scope(ofBearerBytes: $0) }
+    }
+
+    /// `scope(ofBearer:)` of a token given as its UTF-8 bytes (as a request header holds it).
+    public func scope(ofBearerBytes token: UnsafeBufferPointer<UInt8>) -> CatalogToken.Scope? {
+        guard let tokens else { return nil }
         var hasher = SHA256()
-        token.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(token))
         return hasher.finalize().withUnsafeBytes { digest in
             var found: CatalogToken.Scope?
             for entry in tokens where CatalogToken.constantTimeEqual(entry.digest, digest) {

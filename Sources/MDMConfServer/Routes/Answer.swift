@@ -112,12 +112,18 @@ enum Caller: Sendable, Equatable {
         guard let header else {
             return unauthorized("this catalog needs a bearer token", "Bearer realm=\"mdmconf\"")
         }
-        guard let token = bearerToken(header) else {
+        // The token's bytes hashed where they stand: no substring, no string (this is on every request's path).
+        var text = header
+        // nil: not `Bearer <token>`; .some(nil): a token no entry of tokens.plist has.
+        let scope: CatalogToken.Scope?? = text.withUTF8 { bytes in
+            bearerTokenRange(bytes).map { catalog.scope(ofBearerBytes: UnsafeBufferPointer(rebasing: bytes[$0])) }
+        }
+        guard let scope else {
             return unauthorized(
                 "the Authorization header must be 'Bearer <token>'",
                 "Bearer realm=\"mdmconf\", error=\"invalid_request\"")
         }
-        switch catalog.scope(ofBearer: String(token)) {
+        switch scope {
         case .admin?: return .success(.admin)
         case .device(let id)?: return .success(.device(id))
         case .mdm?: return .success(.mdm)
@@ -126,27 +132,25 @@ enum Caller: Sendable, Equatable {
         }
     }
 
-    /// The token of `Bearer <token>` (the scheme in any case, one space, the token without trailing spaces and
-    /// tabs), or nil when the header has another form. Read as bytes: it is on every request's path.
-    static func bearerToken(_ header: String) -> Substring? {
-        let bytes = header.utf8
+    /// Where the token of `Bearer <token>` is in the header's bytes (the scheme in any case, one space, the token
+    /// without trailing spaces and tabs), or nil when the header has another form.
+    static func bearerTokenRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         let space = UInt8(ascii: " ")
-        var index = bytes.startIndex
-        while index < bytes.endIndex, bytes[index] == space { index = bytes.index(after: index) }
+        var index = 0
+        while index < bytes.count, bytes[index] == space { index += 1 }
         let schemeStart = index
-        while index < bytes.endIndex, bytes[index] != space { index = bytes.index(after: index) }
-        let scheme = bytes[schemeStart..<index]
+        while index < bytes.count, bytes[index] != space { index += 1 }
         // `| 0x20` folds the letters of "bearer", and maps no other byte onto them.
-        guard index < bytes.endIndex, scheme.count == 6,
-            zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 })
+        guard index < bytes.count, index - schemeStart == 6,
+            bytes[schemeStart] | 0x20 == UInt8(ascii: "b"), bytes[schemeStart + 1] | 0x20 == UInt8(ascii: "e"),
+            bytes[schemeStart + 2] | 0x20 == UInt8(ascii: "a"), bytes[schemeStart + 3] | 0x20 == UInt8(ascii: "r"),
+            bytes[schemeStart + 4] | 0x20 == UInt8(ascii: "e"), bytes[schemeStart + 5] | 0x20 == UInt8(ascii: "r")
         else { return nil }
-        let tokenStart = bytes.index(after: index)
-        guard tokenStart < bytes.endIndex else { return nil }
-        var end = bytes.endIndex
-        while end > tokenStart, bytes[bytes.index(before: end)] == space || bytes[bytes.index(before: end)] == 0x09 {
-            end = bytes.index(before: end)
-        }
-        return Substring(bytes[tokenStart..<end])
+        let tokenStart = index + 1
+        guard tokenStart < bytes.count else { return nil }
+        var end = bytes.count
+        while end > tokenStart, bytes[end - 1] == space || bytes[end - 1] == 0x09 { end -= 1 }
+        return tokenStart..<end
     }
 
     /// The device whose configuration is served: a device token's own device; otherwise `?device=` (unknown → 404)
