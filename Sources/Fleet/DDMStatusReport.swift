@@ -78,15 +78,16 @@ public enum DDMStatusReport {
                         return nil
                     }
                 }
-                let state = word("config-state")
+                let configState = word("config-state")
                 var app = CheckIn.App(
-                    app: bundleID, version: version, ddm: CheckIn.DDMAppState(state: word("state"), configState: state))
+                    app: bundleID, version: version,
+                    ddm: CheckIn.DDMAppState(state: word("state"), configState: configState))
                 let current = set.declaration(
                     type: "com.apple.asset.data", identifier: DDMExporter.assetIdentifier(bundleID))?.serverToken
                 let held = assetTokens[DDMExporter.assetIdentifier(bundleID)]
-                if state == "invalid" {
+                if configState == "invalid" {
                     app.configError = reasonsText(item["reasons"]) ?? "the device reports the configuration invalid"
-                } else if state == "valid", let current, held == current, let served = catalog.apps[bundleID] {
+                } else if configState == "valid", let current, held == current, let served = catalog.apps[bundleID] {
                     app.configETag = served.config(forDevice: device).xml.etag
                 } else if let held {
                     app.configETag = "\"ddm-token-\(held)\""

@@ -279,16 +279,8 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 case .success = Caller.authorize(authorization: head.authorization, catalog: state.catalog)
             else { return nil }
             let body = UnsafeRawBufferPointer(rebasing: bytes[head.length..<head.length + head.contentLength])
-            // The form apps send is read straight from the bytes; any other goes through the JSON reader.
-            let parsed: Result<UpdateRequest, RequestErrors>
-            if let flat = UpdateRequest.parse(flatJSON: body) {
-                parsed = flat
-            } else {
-                guard case .success(let root) = MalformedRequest.json(Array(body), options: readerOptions) else {
-                    return nil
-                }
-                parsed = UpdateRequest.parse(root)
-            }
+            // Not JSON: the route answers the 400.
+            guard case .success(let parsed) = UpdateAnswer.request(body, options: readerOptions) else { return nil }
             let answer = UpdateAnswer(parsed, state: state)
             var headers: [(HTTPField.Name, String)] = [(.contentType, "application/json")]
             if let generation = answer.generation { headers.append((Answer.generationField, String(generation))) }

@@ -79,9 +79,8 @@ struct Routes: Sendable {
     func updateCheck(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let state = store.current
         let body = try await authorizedBody(of: request, state: state).get()
-        if let parsed = UpdateRequest.parse(flatJSON: body) { return decide(parsed, state: state) }
-        switch MalformedRequest.json(body, options: readerOptions) {
-        case .success(let root): return decide(UpdateRequest.parse(root), state: state)
+        switch body.withUnsafeBytes({ UpdateAnswer.request($0, options: readerOptions) }) {
+        case .success(let parsed): return decide(parsed, state: state)
         case .failure(let error): return Answer.error(.badRequest, RequestCode.badRequest, error.message)
         }
     }
@@ -208,6 +207,15 @@ struct UpdateAnswer {
     /// The JSON text of the answer: the decision document written straight to its bytes, or the error.
     let body: [UInt8]
     let generation: Int?
+
+    /// The request of an update-check body: the form apps send read straight from its bytes, any other through
+    /// the JSON reader; or why the body is not JSON.
+    static func request(_ body: UnsafeRawBufferPointer, options: PlistReaderOptions) -> Result<
+        Result<UpdateRequest, RequestErrors>, MalformedRequest
+    > {
+        if let flat = UpdateRequest.parse(flatJSON: body) { return .success(flat) }
+        return MalformedRequest.json(Array(body), options: options).map(UpdateRequest.parse)
+    }
 
     init(_ parsed: Result<UpdateRequest, RequestErrors>, state: CatalogState) {
         switch parsed {
