@@ -109,17 +109,19 @@ let package = Package(
                 "MDMConf", "MDMDiagnostics", "PropertyList", "UpdatePolicy", "DevicePolicy", "CivilTime", "WebhookEvents",
             ]
         ),
+        // The SQL both drivers run: migrations, statements, the PostgreSQL procedures and the rows read back.
+        .target(name: "FleetStoreSQL", dependencies: ["Fleet", "CivilTime", "PropertyList"]),
         .target(
             name: "FleetStoreSQLite",
             dependencies: [
-                "Fleet", "CivilTime", "CSQLite3", .product(name: "Logging", package: "swift-log"),
+                "Fleet", "FleetStoreSQL", "CivilTime", "CSQLite3", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(
             name: "FleetStorePostgres",
             dependencies: [
-                "Fleet", "CivilTime", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "Fleet", "FleetStoreSQL", "CivilTime", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
@@ -252,7 +254,8 @@ let package = Package(
         .testTarget(
             name: "FleetTests",
             dependencies: [
-                "FleetTestSupport", "Fleet", "FleetStores", "FleetStoreSQLite", "FleetStorePostgres", "MDMConf", "UpdatePolicy", "CivilTime",
+                "FleetTestSupport", "Fleet", "FleetStoreSQL", "FleetStores", "FleetStoreSQLite", "FleetStorePostgres", "MDMConf",
+                "UpdatePolicy", "CivilTime",
                 "PropertyList", "CSQLite3", "WebhookEvents",
             ]
         ),
@@ -273,7 +276,7 @@ let package = Package(
             dependencies: [
                 "MDMConfCLI", "MDMConfServerCLI", "MDMConfCommandSupport", "MDMConfServer", "field-app-launch", "mdmconf-fuzz",
                 "webhook-receiver", "WebhookEvents", "MDMConfClient", "MDMConfClientCore", "PropertyList", "CivilTime", "Fleet",
-                "FleetTestSupport", "MDMConf", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FleetStoreSQL", "FleetTestSupport", "MDMConf", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
     ]

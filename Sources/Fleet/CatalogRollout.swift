@@ -68,6 +68,15 @@ public struct RolloutPlan: Sendable, Equatable {
             rings: rings, every: interval, gate: try haltWhen.map(HealthGate.init) ?? .standard, minDevices: minDevices)
     }
 
+    /// A plan as the store keeps it: `rings` as `--rollout` writes them, `every` and `haltWhen` as ``PolicyDuration``
+    /// and ``HealthGate`` write them (`never` for no gate).
+    public init(storedRings rings: String, every: String?, haltWhen: String, minDevices: Int) throws(RolloutError) {
+        try self.init(
+            rings: rings, every: every.flatMap(PolicyDuration.init),
+            gate: haltWhen == "never" ? HealthGate(configErrors: nil, newlyNoncompliant: nil) : HealthGate(haltWhen),
+            minDevices: minDevices)
+    }
+
     /// The rings as `--rollout` writes them.
     public var rings: String { ([group].compactMap { $0 } + percents.map { "\($0)" }).joined(separator: ",") }
 

@@ -16,52 +16,13 @@ public struct CatalogRollouts: Sendable {
 
     /// The rollout of `generation`, or nil when it was published to every device at once.
     public func rollout(of generation: Int) async throws -> CatalogRollout? {
-        let p = store.dialect.parameter
-        let plans = try await store.rows(
-            FleetSQL.Statement(
-                sql:
-                    "SELECT base, ring_group, percents, every, halt_when, min_devices FROM catalog_rollouts WHERE generation = \(p(1))",
-                values: [.integer(Int64(generation))]))
-        guard let row = plans.first, row.count == 6, let base = row[0].integer, let percents = row[2].text,
-            let haltWhen = row[4].text, let minDevices = row[5].integer
-        else { return nil }
-        let rings = ([row[1].text].compactMap { $0 } + [percents]).joined(separator: ",")
-        let plan: RolloutPlan
-        do {
-            plan = try RolloutPlan(
-                rings: rings, every: row[3].text.flatMap(PolicyDuration.init),
-                gate: haltWhen == "never"
-                    ? HealthGate(configErrors: nil, newlyNoncompliant: nil) : HealthGate(haltWhen),
-                minDevices: Int(minDevices))
-        } catch {
-            throw FleetStoreError(.unusable, "the rollout of generation \(generation) is stored unreadable: \(error)")
-        }
-        let steps = try await store.rows(
-            FleetSQL.Statement(
-                sql: """
-                    SELECT step, action, phase, ring, at, author, reason FROM catalog_rollout_steps \
-                    WHERE generation = \(p(1)) ORDER BY step
-                    """,
-                values: [.integer(Int64(generation))])
-        ).compactMap { row -> RolloutStep? in
-            guard row.count == 7, let number = row[0].integer, let action = row[1].text,
-                let phase = row[2].text.flatMap(RolloutPhase.init), let ring = row[3].integer, let at = row[4].integer,
-                let author = row[5].text, let reason = row[6].text
-            else { return nil }
-            return RolloutStep(
-                number: Int(number), action: action, phase: phase, ring: Int(ring), at: Instant(seconds: at),
-                author: author, reason: reason)
-        }
-        guard !steps.isEmpty else { return nil }
-        return CatalogRollout(generation: generation, base: Int(base), plan: plan, steps: steps)
+        try await store.rollout(of: generation)
     }
 
     /// The newest rollout, whatever its phase, or nil when no generation was rolled out.
     public func newest() async throws -> CatalogRollout? {
-        let rows = try await store.rows(
-            FleetSQL.Statement(sql: "SELECT MAX(generation) FROM catalog_rollouts", values: []))
-        guard let generation = rows.first?.first?.integer else { return nil }
-        return try await rollout(of: Int(generation))
+        guard let generation = try await store.newestRolloutGeneration() else { return nil }
+        return try await rollout(of: generation)
     }
 
     /// The rollout of the newest generation while it splits the fleet (rolling, paused or halted), else nil.
@@ -72,42 +33,16 @@ public struct CatalogRollouts: Sendable {
         return rollout
     }
 
-    /// The statements that start rolling out `generation` over `base`: part of its publish.
+    /// The changes that start rolling out `generation` over `base`: part of its publish.
     static func start(
-        _ plan: RolloutPlan, generation: Int, base: Int, at: Instant, author: String, dialect: FleetSQL.Dialect
-    ) -> [FleetSQL.Statement] {
-        let p = dialect.parameter
+        _ plan: RolloutPlan, generation: Int, base: Int, at: Instant, author: String
+    ) -> [FleetChange] {
         let first = RolloutStep(
             number: 1, action: "start", phase: .rolling, ring: 0, at: at, author: author,
             reason: "rings \(plan.rings)")
         return [
-            FleetSQL.Statement(
-                sql: """
-                    INSERT INTO catalog_rollouts (generation, base, ring_group, percents, every, halt_when, min_devices) \
-                    VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(6)), \(p(7)))
-                    """,
-                values: [
-                    .integer(Int64(generation)), .integer(Int64(base)), plan.group.map { .text($0) } ?? .null,
-                    .text(plan.percents.map(\.description).joined(separator: ",")),
-                    plan.every.map { .text($0.text) } ?? .null, .text(plan.gate.description),
-                    .integer(Int64(plan.minDevices)),
-                ]),
-            insert(first, generation: generation, dialect: dialect),
+            .rolloutStart(generation: generation, base: base, plan: plan), .rolloutStep(generation: generation, first),
         ]
-    }
-
-    static func insert(_ step: RolloutStep, generation: Int, dialect: FleetSQL.Dialect) -> FleetSQL.Statement {
-        let p = dialect.parameter
-        return FleetSQL.Statement(
-            sql: """
-                INSERT INTO catalog_rollout_steps (generation, step, action, phase, ring, at, author, reason) \
-                VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(6)), \(p(7)), \(p(8)))
-                """,
-            values: [
-                .integer(Int64(generation)), .integer(Int64(step.number)), .text(step.action),
-                .text(step.phase.rawValue), .integer(Int64(step.ring)), .integer(step.at.seconds), .text(step.author),
-                .text(step.reason),
-            ])
     }
 
     /// What `action` does to `rollout`: the step it adds, or why it cannot (a halted rollout does not advance, a
@@ -163,9 +98,9 @@ public struct CatalogRollouts: Sendable {
         -> CatalogRollout
     {
         do {
-            try await store.execute(
-                [Self.insert(step, generation: rollout.generation, dialect: store.dialect)]
-                    + events.map { EventOutbox.enqueue($0, dialect: store.dialect) } + Self.announce(store.dialect))
+            try await store.commit(
+                [.rolloutStep(generation: rollout.generation, step)] + events.map(FleetChange.event)
+                    + [.announce(payload: "rollout")])
         } catch {
             if let newer = try? await self.rollout(of: rollout.generation),
                 newer.current.number >= step.number
@@ -195,7 +130,7 @@ public struct CatalogRollouts: Sendable {
             files, author: author,
             message: reason.isEmpty ? "abort the rollout of generation \(rollout.generation)" : reason,
             kind: "abort", source: rollout.base, at: at, events: events
-        ) { [store] _, _ in [Self.insert(step, generation: rollout.generation, dialect: store.dialect)] }
+        ) { _, _ in [.rolloutStep(generation: rollout.generation, step)] }
         switch outcome {
         case .published(let generation, _): return generation
         case .unchanged(let newest):
@@ -243,11 +178,5 @@ public struct CatalogRollouts: Sendable {
             }
         let events = type.map { subscriptions?.rollout($0, after, health: health) ?? [] } ?? []
         return .stepped(try await record(step, to: rollout, events: events))
-    }
-
-    /// PostgreSQL replicas hear of a change on the channel publishes use.
-    static func announce(_ dialect: FleetSQL.Dialect) -> [FleetSQL.Statement] {
-        dialect == .postgres
-            ? [FleetSQL.Statement(sql: "SELECT pg_notify('\(CatalogHistory.channel)', 'rollout')", values: [])] : []
     }
 }

@@ -83,6 +83,21 @@ public struct OutboxDelivery: Sendable, Equatable {
     public var lastError: String?
     /// When it was delivered.
     public var deliveredAt: Instant?
+
+    /// A delivery as stored.
+    public init(
+        id: Int64, event: OutboxEvent, state: State, attempts: Int, nextAttempt: Instant, lastStatus: Int?,
+        lastError: String?, deliveredAt: Instant?
+    ) {
+        self.id = id
+        self.event = event
+        self.state = state
+        self.attempts = attempts
+        self.nextAttempt = nextAttempt
+        self.lastStatus = lastStatus
+        self.lastError = lastError
+        self.deliveredAt = deliveredAt
+    }
 }
 
 /// The transactional outbox of events in the fleet store: events are written in the transaction of the change that
@@ -95,78 +110,25 @@ public struct EventOutbox: Sendable {
     /// The outbox in `store`.
     public init(store: any FleetStore) { self.store = store }
 
-    private func p(_ number: Int) -> String { store.dialect.parameter(number) }
-
-    static let columns =
-        "id, event_id, endpoint, type, subject, body, created_at, state, attempts, next_attempt, last_status, last_error, delivered_at"
-
-    /// The statement that adds `event` (to run in the transaction of the change that caused it).
-    public static func enqueue(_ event: OutboxEvent, dialect: FleetSQL.Dialect) -> FleetSQL.Statement {
-        let p = dialect.parameter
-        return FleetSQL.Statement(
-            sql:
-                "INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(6)), \(p(6)))",
-            values: [
-                .text(event.eventID), .text(event.endpoint), .text(event.type), .text(event.subject), .text(event.body),
-                .integer(event.createdAt.seconds),
-            ])
-    }
-
     /// Adds `events` in one transaction (`events test`).
     public func enqueue(_ events: [OutboxEvent]) async throws {
-        try await store.execute(events.map { Self.enqueue($0, dialect: store.dialect) })
+        try await store.commit(events.map(FleetChange.event))
     }
 
     /// Pending deliveries due at `now`, oldest first, at most `limit`, none for a disabled endpoint.
     public func due(now: Instant, limit: Int) async throws -> [OutboxDelivery] {
-        try await store.rows(
-            FleetSQL.Statement(
-                sql: """
-                    SELECT \(Self.columns) FROM event_outbox WHERE state = 'pending' AND next_attempt <= \(p(1)) \
-                    ORDER BY next_attempt, id LIMIT \(p(2))
-                    """,
-                values: [.integer(now.seconds), .integer(Int64(limit))])
-        ).compactMap(Self.delivery)
+        try await store.dueDeliveries(at: now, limit: limit)
     }
 
     /// The deliveries, newest first: optionally of one endpoint and in one state, at most `limit`.
     public func list(endpoint: String? = nil, state: OutboxDelivery.State? = nil, limit: Int = 100) async throws
         -> [OutboxDelivery]
     {
-        var conditions: [String] = []
-        var values: [FleetSQL.Value] = []
-        if let endpoint {
-            values.append(.text(endpoint))
-            conditions.append("endpoint = \(p(values.count))")
-        }
-        if let state {
-            values.append(.text(state.rawValue))
-            conditions.append("state = \(p(values.count))")
-        }
-        values.append(.integer(Int64(limit)))
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ") + " "
-        return try await store.rows(
-            FleetSQL.Statement(
-                sql: "SELECT \(Self.columns) FROM event_outbox \(filter)ORDER BY id DESC LIMIT \(p(values.count))",
-                values: values)
-        ).compactMap(Self.delivery)
+        try await store.deliveries(endpoint: endpoint, state: state, limit: limit)
     }
 
     /// Counts of deliveries by endpoint and state.
-    public func counts() async throws -> [String: [OutboxDelivery.State: Int]] {
-        var counts: [String: [OutboxDelivery.State: Int]] = [:]
-        for row in try await store.rows(
-            FleetSQL.Statement(
-                sql: "SELECT endpoint, state, COUNT(*) FROM event_outbox GROUP BY endpoint, state", values: []))
-        {
-            guard row.count == 3, let endpoint = row[0].text,
-                let state = row[1].text.flatMap(OutboxDelivery.State.init),
-                let count = row[2].integer
-            else { continue }
-            counts[endpoint, default: [:]][state] = Int(count)
-        }
-        return counts
-    }
+    public func counts() async throws -> [String: [OutboxDelivery.State: Int]] { try await store.deliveryCounts() }
 
     /// What one attempt to deliver came to.
     public enum Outcome: Sendable, Equatable {
@@ -179,111 +141,20 @@ public struct EventOutbox: Sendable {
     }
 
     /// Records a batch of outcomes in one transaction (the dispatcher records each batch it sent at once: a
-    /// transaction per delivery took the store's writer from the check-ins).
+    /// transaction per delivery took the store's writer from the check-ins). A `410` disables the endpoint with its
+    /// pending deliveries.
     public func record(_ outcomes: [Outcome], at now: Instant) async throws {
-        var statements: [FleetSQL.Statement] = []
-        var delivered: [Int: [Int64]] = [:]
-        var gone: [String: Int64] = [:]
-        for outcome in outcomes {
-            switch outcome {
-            case .delivered(let id, let status): delivered[status, default: []].append(id)
-            case .failed(let id, let status, let error, let next):
-                statements.append(
-                    FleetSQL.Statement(
-                        sql: """
-                            UPDATE event_outbox SET state = \(p(2)), attempts = attempts + 1, last_status = \(p(3)), \
-                            last_error = \(p(4)), next_attempt = \(p(5)) WHERE id = \(p(1)) AND state = 'pending'
-                            """,
-                        values: [
-                            .integer(id), .text(next == nil ? "failed" : "pending"), .optional(status.map(Int64.init)),
-                            .text(String(error.prefix(500))), .integer(next?.seconds ?? 0),
-                        ]))
-            case .gone(let id, let endpoint): gone[endpoint] = id
-            }
-        }
-        for (status, ids) in delivered.sorted(by: { $0.key < $1.key }) {
-            for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min(ids.count, $0 + 500)] }) {
-                let list = (0..<chunk.count).map { p($0 + 3) }.joined(separator: ", ")
-                statements.append(
-                    FleetSQL.Statement(
-                        sql: """
-                            UPDATE event_outbox SET state = 'delivered', attempts = attempts + 1, last_status = \(p(1)), \
-                            last_error = NULL, delivered_at = \(p(2)) WHERE id IN (\(list)) AND state = 'pending'
-                            """,
-                        values: [.integer(Int64(status)), .integer(now.seconds)] + chunk.map { .integer($0) }))
-            }
-        }
-        for (endpoint, id) in gone.sorted(by: { $0.key < $1.key }) {
-            statements += [
-                FleetSQL.Statement(
-                    sql: """
-                        UPDATE event_outbox SET attempts = attempts + CASE WHEN id = \(p(2)) THEN 1 ELSE 0 END, \
-                        last_status = CASE WHEN id = \(p(2)) THEN 410 ELSE last_status END, state = 'disabled', \
-                        last_error = 'the endpoint answered 410 Gone and is disabled' \
-                        WHERE endpoint = \(p(1)) AND state = 'pending'
-                        """,
-                    values: [.text(endpoint), .integer(id)]),
-                FleetSQL.Statement(
-                    sql: "DELETE FROM event_endpoints WHERE endpoint = \(p(1))", values: [.text(endpoint)]),
-                FleetSQL.Statement(
-                    sql:
-                        "INSERT INTO event_endpoints (endpoint, disabled_at, reason) VALUES (\(p(1)), \(p(2)), \(p(3)))",
-                    values: [.text(endpoint), .integer(now.seconds), .text("answered 410 Gone")]),
-            ]
-        }
-        if !statements.isEmpty { try await store.execute(statements) }
+        guard !outcomes.isEmpty else { return }
+        try await store.commit([.deliveryOutcomes(outcomes, at: now)])
     }
 
     /// The endpoints disabled by a `410`, with when.
-    public func disabledEndpoints() async throws -> [String: Instant] {
-        var disabled: [String: Instant] = [:]
-        for row in try await store.rows(
-            FleetSQL.Statement(sql: "SELECT endpoint, disabled_at FROM event_endpoints", values: []))
-        {
-            if let endpoint = row.first?.text, let at = row.last?.integer { disabled[endpoint] = Instant(seconds: at) }
-        }
-        return disabled
-    }
+    public func disabledEndpoints() async throws -> [String: Instant] { try await store.disabledEndpoints() }
 
     /// Sends failed and disabled deliveries again (of one endpoint, or all), from `now`, enabling the endpoint;
     /// returns how many.
     @discardableResult
     public func retry(endpoint: String?, now: Instant) async throws -> Int {
-        let filter = endpoint == nil ? "" : " AND endpoint = \(p(2))"
-        var values: [FleetSQL.Value] = [.integer(now.seconds)]
-        if let endpoint { values.append(.text(endpoint)) }
-        let count =
-            try await store.rows(
-                FleetSQL.Statement(
-                    sql: "SELECT COUNT(*) FROM event_outbox WHERE state IN ('failed', 'disabled')"
-                        + (endpoint == nil ? "" : " AND endpoint = \(p(1))"),
-                    values: endpoint.map { [.text($0)] } ?? [])
-            ).first?.first?.integer ?? 0
-        try await store.execute([
-            FleetSQL.Statement(
-                sql:
-                    "UPDATE event_outbox SET state = 'pending', next_attempt = \(p(1)) WHERE state IN ('failed', 'disabled')"
-                    + filter, values: values),
-            FleetSQL.Statement(
-                sql: endpoint == nil
-                    ? "DELETE FROM event_endpoints" : "DELETE FROM event_endpoints WHERE endpoint = \(p(1))",
-                values: endpoint.map { [.text($0)] } ?? []),
-        ])
-        return Int(count)
-    }
-
-    static func delivery(_ row: [FleetSQL.Value]) -> OutboxDelivery? {
-        guard row.count == 13, let id = row[0].integer, let eventID = row[1].text, let endpoint = row[2].text,
-            let type = row[3].text, let subject = row[4].text, let body = row[5].text, let created = row[6].integer,
-            let state = row[7].text.flatMap(OutboxDelivery.State.init), let attempts = row[8].integer,
-            let next = row[9].integer
-        else { return nil }
-        let event = OutboxEvent(
-            eventID: eventID, endpoint: endpoint, type: type, subject: subject, body: body,
-            createdAt: Instant(seconds: created))
-        return OutboxDelivery(
-            id: id, event: event, state: state, attempts: Int(attempts), nextAttempt: Instant(seconds: next),
-            lastStatus: row[10].integer.map(Int.init), lastError: row[11].text,
-            deliveredAt: row[12].integer.map { Instant(seconds: $0) })
+        try await store.retryDeliveries(endpoint: endpoint, at: now)
     }
 }

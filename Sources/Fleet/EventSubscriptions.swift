@@ -102,37 +102,21 @@ public struct EventSubscriptions: Sendable {
     @discardableResult
     public func markSilent(in store: any FleetStore, catalog: Catalog, now: Instant) async throws -> Int {
         guard !subscribers(.silent).isEmpty else { return 0 }
-        let p = store.dialect.parameter
         let cutoff = now.adding(seconds: -Int64(catalog.settings.silentAfterDays * 86_400))
-        let rows = try await store.rows(
-            FleetSQL.Statement(
-                sql: """
-                    SELECT device, last_checkin FROM devices WHERE last_checkin < \(p(1)) AND NOT EXISTS \
-                    (SELECT 1 FROM event_state WHERE event_state.device = devices.device AND kind = \(p(2)) \
-                    AND value = 'silent') ORDER BY device LIMIT 10000
-                    """,
-                values: [.integer(cutoff.seconds), .text(Self.seenKind)]))
-        var statements: [FleetSQL.Statement] = []
-        for row in rows {
-            guard let device = row.first?.text, let last = row.last?.integer else { continue }
+        let silent = try await store.devices(
+            lastCheckInBefore: cutoff, unlessWatched: Self.seenKind, is: "silent", limit: 10_000)
+        var changes: [FleetChange] = []
+        for (device, last) in silent {
             let data = JSONValue.object([
-                ("device", .string(device)), ("lastCheckin", .string(Instant(seconds: last).description)),
+                ("device", .string(device)), ("lastCheckin", .string(last.description)),
                 ("silentAfterDays", .number(String(catalog.settings.silentAfterDays))),
             ])
             let event = CloudEvent(source: source, type: .silent, time: now, subject: device, data: data)
-            statements += outbox(event).map { EventOutbox.enqueue($0, dialect: store.dialect) }
-            statements.append(
-                FleetSQL.Statement(
-                    sql: "DELETE FROM event_state WHERE device = \(p(1)) AND kind = \(p(2))",
-                    values: [.text(device), .text(Self.seenKind)]))
-            statements.append(
-                FleetSQL.Statement(
-                    sql:
-                        "INSERT INTO event_state (device, kind, value, changed_at) VALUES (\(p(1)), \(p(2)), 'silent', \(p(3)))",
-                    values: [.text(device), .text(Self.seenKind), .integer(now.seconds)]))
+            changes += outbox(event).map(FleetChange.event)
+            changes.append(.watchedState(device: device, kind: Self.seenKind, value: "silent", at: now))
         }
-        if !statements.isEmpty { try await store.execute(statements) }
-        return rows.count
+        if !changes.isEmpty { try await store.commit(changes) }
+        return silent.count
     }
 
     /// The events of a publish or rollback of `generation` (`previous` the generation it replaced), with the

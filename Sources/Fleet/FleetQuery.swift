@@ -148,13 +148,8 @@ public struct FleetQuery: Sendable {
     func halves<Part: Sendable>(_ work: @escaping @Sendable (String?, String?) async throws -> Part) async throws
         -> [Part]
     {
-        let count =
-            try await store.rows(FleetSQL.Statement(sql: FleetSQL.deviceCount, values: [])).first?.first?
-            .integer ?? 0
-        guard count > 2 * Int64(chunkSize),
-            let middle = try await store.rows(
-                FleetSQL.Statement(sql: FleetSQL.deviceAt(dialect: store.dialect), values: [.integer(count / 2)])
-            ).first?.first?.text
+        let count = try await store.deviceCount()
+        guard count > 2 * chunkSize, let middle = try await store.deviceID(at: count / 2)
         else { return [try await work(nil, nil)] }
         async let upper = work(middle, nil)
         let lower = try await work(nil, middle)

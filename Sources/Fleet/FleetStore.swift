@@ -43,14 +43,63 @@ public protocol FleetStore: Sendable {
     /// Releases connections and files.
     func close() async throws
 
-    /// The SQL dialect the store speaks (FleetSQL writes its statements for it).
-    var dialect: FleetSQL.Dialect { get }
+    /// Makes `changes` one transaction: all committed when this returns, or none (an error).
+    func commit(_ changes: [FleetChange]) async throws
 
-    /// Runs statements in one transaction: all committed, or none (an error).
-    func execute(_ statements: [FleetSQL.Statement]) async throws
+    // MARK: The catalog's history
 
-    /// The rows of one read.
-    func rows(_ statement: FleetSQL.Statement) async throws -> [[FleetSQL.Value]]
+    /// Generations, newest first, at most `limit`.
+    func generations(limit: Int) async throws -> [CatalogGeneration]
+
+    /// Generation `number`, or nil when there is none.
+    func generation(_ number: Int) async throws -> CatalogGeneration?
+
+    /// The files of generation `number`, path → bytes (empty when there is no such generation). Throws
+    /// `FleetStoreError` `.unusable` when a stored file cannot be read back.
+    func catalogFiles(of number: Int) async throws -> [String: [UInt8]]
+
+    /// The content hashes of generation `number`'s files.
+    func catalogFileHashes(of number: Int) async throws -> Set<String>
+
+    // MARK: Rollouts
+
+    /// The rollout of `generation` with its steps, or nil when it was published to every device at once. Throws
+    /// `FleetStoreError` `.unusable` when its plan is stored unreadable.
+    func rollout(of generation: Int) async throws -> CatalogRollout?
+
+    /// The newest generation that was rolled out, or nil.
+    func newestRolloutGeneration() async throws -> Int?
+
+    // MARK: Events
+
+    /// Pending deliveries due at `now`, oldest first, at most `limit`, none for a disabled endpoint.
+    func dueDeliveries(at now: Instant, limit: Int) async throws -> [OutboxDelivery]
+
+    /// Deliveries, newest first: optionally of one endpoint and in one state, at most `limit`.
+    func deliveries(endpoint: String?, state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery]
+
+    /// Counts of deliveries by endpoint and state.
+    func deliveryCounts() async throws -> [String: [OutboxDelivery.State: Int]]
+
+    /// The endpoints disabled by a `410`, with when.
+    func disabledEndpoints() async throws -> [String: Instant]
+
+    /// Makes failed and disabled deliveries (of one endpoint, or all) pending from `now` and enables their
+    /// endpoints, in one transaction; returns how many.
+    func retryDeliveries(endpoint: String?, at now: Instant) async throws -> Int
+
+    /// Devices whose last check-in is before `cutoff` and whose watched state `kind` is not `value`, in id order,
+    /// at most `limit`, with their last check-in.
+    func devices(lastCheckInBefore cutoff: Instant, unlessWatched kind: String, is value: String, limit: Int)
+        async throws -> [(device: String, lastCheckIn: Instant)]
+
+    // MARK: Scans
+
+    /// How many devices the store holds.
+    func deviceCount() async throws -> Int
+
+    /// The id of the device at 0-based `position` in id order, or nil past the end.
+    func deviceID(at position: Int) async throws -> String?
 
     /// Generation numbers as publishes announce them (PostgreSQL `LISTEN`), and a 0 whenever listening (re)starts;
     /// nil when the store cannot announce (SQLite: followers poll). The stream ends when its consumer stops.

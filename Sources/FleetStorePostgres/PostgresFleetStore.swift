@@ -1,5 +1,6 @@
 import CivilTime
 import Fleet
+import FleetStoreSQL
 import Logging
 import NIOPosix
 import PostgresNIO
@@ -7,7 +8,7 @@ import PostgresNIO
 /// The store for several replicas serving one fleet: PostgreSQL through postgres-nio's connection pool, which
 /// reconnects by itself when the database comes back. Migrations run under an advisory lock, so replicas that
 /// start together migrate once.
-public final class PostgresFleetStore: FleetStore {
+public final class PostgresFleetStore: SQLFleetStore {
     public let location: PostgresLocation
     private let client: PostgresClient
     private let runTask: Task<Void, Never>
@@ -24,7 +25,7 @@ public final class PostgresFleetStore: FleetStore {
     }
     /// The connection holding the event dispatcher's advisory lock, while this replica holds it.
     private let dispatcherConnection = Locked<PostgresConnection?>(nil)
-    /// The schema version batches are written for (`FleetSQL.writeAsColumns`): the latest, or `upTo` in tests.
+    /// The schema version batches are written for (`PostgresSQL.writeAsColumns`): the latest, or `upTo` in tests.
     private let schema: Int
     /// How long one read or transaction may wait for the database.
     public let operationTimeout: Duration
@@ -131,7 +132,7 @@ public final class PostgresFleetStore: FleetStore {
                     "the store \(self.location) is at schema version \(current), newer than this mdmconf (\(FleetSQL.latestVersion)); use a newer mdmconf"
                 )
             }
-            for migration in FleetSQL.migrations(.postgres)
+            for migration in FleetSQL.migrations(.postgres, own: PostgresSQL.migrations)
             where migration.version > current && migration.version <= target {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
@@ -150,7 +151,7 @@ public final class PostgresFleetStore: FleetStore {
 
     // MARK: Writing
 
-    /// A batch is one statement (`FleetSQL.writeAsColumns`), committed before it answers or in a transaction of its
+    /// A batch is one statement (`PostgresSQL.writeAsColumns`), committed before it answers or in a transaction of its
     /// own (`transaction(_:commits:on:logger:)`).
     public func write(_ batch: [CheckInRecord]) async throws {
         guard !batch.isEmpty else { return }
@@ -210,13 +211,13 @@ public final class PostgresFleetStore: FleetStore {
     /// The queries that write `batch` (the batch; its watched states and their events), and whether they commit by
     /// themselves (the procedure, for a batch without watched states).
     private func writing(_ batch: [CheckInRecord]) -> (queries: [PostgresQuery], commits: Bool) {
-        let statement = FleetSQL.writeAsColumns(batch, schema: schema)
-        let statements = [statement] + (FleetSQL.watchedAsColumns(batch, schema: schema).map { [$0] } ?? [])
+        let statement = PostgresSQL.writeAsColumns(batch, schema: schema)
+        let statements = [statement] + (PostgresSQL.watchedAsColumns(batch, schema: schema).map { [$0] } ?? [])
         return (statements.map(Self.query), statement.commits)
     }
 
     /// A statement whose parameters are whole columns, each bound as one array.
-    static func query(_ statement: FleetSQL.ColumnStatement) -> PostgresQuery {
+    static func query(_ statement: PostgresSQL.ColumnStatement) -> PostgresQuery {
         var binds = PostgresBindings(capacity: statement.columns.count)
         for column in statement.columns {
             switch column {
@@ -311,7 +312,7 @@ public final class PostgresFleetStore: FleetStore {
         do {
             return try await bounded {
                 try await self.client.withTransaction(logger: self.logger) { connection in
-                    let prune = FleetSQL.pruneCheckIns(dialect: .postgres)
+                    let prune = PostgresSQL.pruneCheckIns
                     let rows = try await connection.query(
                         Self.query(
                             .init(
@@ -479,7 +480,7 @@ public final class PostgresFleetStore: FleetStore {
     }
 
     public func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn] {
-        try await rows(FleetSQL.checkIns(dialect: .postgres), [.text(device), .integer(Int64(limit))]).compactMap(
+        try await rows(PostgresSQL.checkIns, [.text(device), .integer(Int64(limit))]).compactMap(
             FleetSQL.storedCheckIn)
     }
 

@@ -1,12 +1,13 @@
 import CivilTime
 import Fleet
+import FleetStoreSQL
 import Logging
 import NIOPosix
 
 /// The embedded store: one SQLite file in WAL mode with `synchronous=FULL`, so a committed batch survives a crash
 /// of the process or the machine. One connection writes, a transaction at a time, and two read, each on a thread
 /// of its own (``SQLiteThreadConnection``), so reports do not wait for check-ins.
-public final class SQLiteFleetStore: FleetStore {
+public final class SQLiteFleetStore: SQLFleetStore {
     public let path: String
     private let writer: SQLiteThreadConnection
     /// Two reading connections, each on its thread, taken in turn: a scan reads its two halves side by side.
@@ -106,7 +107,7 @@ public final class SQLiteFleetStore: FleetStore {
                     "the store \(connection.path) is at schema version \(current), newer than this mdmconf (\(FleetSQL.latestVersion)); use a newer mdmconf"
                 )
             }
-            for migration in FleetSQL.migrations(.sqlite)
+            for migration in FleetSQL.migrations(.sqlite, own: SQLiteSQL.migrations)
             where migration.version > current && migration.version <= target {
                 for statement in migration.statements { try connection.execute(statement) }
                 try connection.execute(
@@ -146,7 +147,7 @@ public final class SQLiteFleetStore: FleetStore {
     }
 
     private static func write(_ batch: [CheckInRecord], schema: Int, on connection: SQLiteThreadConnection) throws {
-        for statement in FleetSQL.writeRowByRow(batch, schema: schema) {
+        for statement in SQLiteSQL.writeRowByRow(batch, schema: schema) {
             try connection.execute(statement.sql, statement.values, keep: true)
         }
     }
@@ -157,7 +158,7 @@ public final class SQLiteFleetStore: FleetStore {
 
     public func prune(checkInsBefore cutoff: Instant, rollupsBefore rollupCutoffDay: String) async throws -> Int {
         try await transaction { connection in
-            try connection.execute(FleetSQL.pruneCheckIns(dialect: .sqlite), [.integer(cutoff.seconds)])
+            try connection.execute(SQLiteSQL.pruneCheckIns, [.integer(cutoff.seconds)])
             let changes = connection.changes
             try connection.execute(FleetSQL.pruneRollups(dialect: .sqlite), [.text(rollupCutoffDay)])
             return changes
@@ -222,7 +223,7 @@ public final class SQLiteFleetStore: FleetStore {
     }
 
     public func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn] {
-        let rows = try await read(FleetSQL.checkIns(dialect: .sqlite), [.text(device), .integer(Int64(limit))])
+        let rows = try await read(SQLiteSQL.checkIns, [.text(device), .integer(Int64(limit))])
         return rows.compactMap(FleetSQL.storedCheckIn)
     }
 

@@ -2,6 +2,7 @@
 // process; two copies of SQLite must never open the same file, as their locks would not see each other.
 import CSQLite3
 import Fleet
+import FleetStoreSQL
 import NIOPosix
 
 /// A connection to the store's file, driven through SQLite's C API on a thread of its own: the store's writer and

@@ -1,5 +1,6 @@
 import CivilTime
 import Fleet
+import FleetStoreSQL
 import FleetTestSupport
 import Foundation
 import MDMConf

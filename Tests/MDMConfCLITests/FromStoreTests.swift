@@ -1,3 +1,4 @@
+import CivilTime
 import Fleet
 import FleetTestSupport
 import Foundation
@@ -142,19 +143,13 @@ import Testing
         // A generation inserted behind publish's back that does not load: both keep the last good one and say so.
         let opened = try await TestStores.open(location)
         let last = publishes + 1
-        try await opened.execute([
-            FleetSQL.Statement(
-                sql:
-                    "INSERT INTO catalog_blobs (hash, size, content) VALUES ('broken-\(kind)', 5, 'PGJhZD4=') ON CONFLICT (hash) DO NOTHING",
-                values: []),
-            FleetSQL.Statement(
-                sql:
-                    "INSERT INTO catalog_generations (generation, content_hash, author, message, created_at, kind, source, files) VALUES (\(last + 1), 'x', 'mallory', 'broken', 0, 'publish', NULL, 1)",
-                values: []),
-            FleetSQL.Statement(
-                sql:
-                    "INSERT INTO catalog_files (generation, path, hash) VALUES (\(last + 1), 'apps/com.example.field/config.plist', 'broken-\(kind)')",
-                values: []),
+        let broken = CatalogGeneration(
+            number: last + 1, contentHash: "x", author: "mallory", message: "broken", createdAt: Instant(seconds: 0),
+            kind: "publish", source: nil, files: 1)
+        try await opened.commit([
+            .generation(
+                broken, files: ["apps/com.example.field/config.plist": "broken-\(kind)"],
+                newBlobs: ["broken-\(kind)": Array("<bad>".utf8)])
         ])
         try await opened.close()
         for replica in http {

@@ -1,4 +1,5 @@
 import Fleet
+import FleetStoreSQL
 import FleetTestSupport
 import Foundation
 import MDMConf
@@ -79,7 +80,7 @@ import Testing
         #expect(missing.status == 78 && missing.stderr.contains("generation 9 is not in the store"))
 
         // Files are stored once per content hash: three generations of 20 files, 21 distinct blobs.
-        let opened = try await TestStores.open(location)
+        let opened = try #require(try await TestStores.open(location) as? any SQLFleetStore)
         let blobs = try await opened.rows(FleetSQL.Statement(sql: "SELECT COUNT(*) FROM catalog_blobs", values: []))
         let rows = try await opened.rows(FleetSQL.Statement(sql: "SELECT COUNT(*) FROM catalog_files", values: []))
         #expect(blobs.first?.first?.integer == 21)

@@ -1,4 +1,5 @@
 import CivilTime
+import Fleet
 
 /// The store's SQL, written once for both databases: the numbered migrations and the statements of a batch write.
 /// Drivers only execute it. Every value is a bound parameter; nothing from a request is spliced into SQL text.
@@ -11,7 +12,7 @@ public enum FleetSQL {
         case postgres
 
         /// The n-th parameter (1-based).
-        func parameter(_ number: Int) -> String {
+        package func parameter(_ number: Int) -> String {
             switch self {
             case .sqlite: "?\(number)"
             case .postgres: "$\(number)"
@@ -19,7 +20,7 @@ public enum FleetSQL {
         }
 
         /// A text column that sorts and compares byte by byte (device and app ids are ordered that way).
-        var keyText: String {
+        package var keyText: String {
             switch self {
             case .sqlite: "TEXT"
             case .postgres: "TEXT COLLATE \"C\""
@@ -27,7 +28,7 @@ public enum FleetSQL {
         }
 
         /// At most this many parameters in one statement (SQLite's default limit is 32,766, PostgreSQL's 65,535).
-        var maxParameters: Int { 30_000 }
+        package var maxParameters: Int { 30_000 }
     }
 
     /// A bound value.
@@ -39,8 +40,8 @@ public enum FleetSQL {
         /// SQL `NULL`.
         case null
 
-        static func optional(_ text: String?) -> Value { text.map(Value.text) ?? .null }
-        static func optional(_ number: Int64?) -> Value { number.map(Value.integer) ?? .null }
+        package static func optional(_ text: String?) -> Value { text.map(Value.text) ?? .null }
+        package static func optional(_ number: Int64?) -> Value { number.map(Value.integer) ?? .null }
     }
 
     /// One statement with its bound values.
@@ -73,9 +74,18 @@ public enum FleetSQL {
             + "applied_at BIGINT NOT NULL)"
     }
 
-    /// Every migration, in order. A store whose highest recorded version is above the last one here was written
-    /// by a newer mdmconf and is refused.
-    public static func migrations(_ dialect: Dialect) -> [Migration] {
+    /// Every migration, in order: the tables both databases share, each version followed by the driver's `own`
+    /// statements for it (SQLite's linked history, PostgreSQL's batch procedures). A store whose highest recorded
+    /// version is above the last one here was written by a newer mdmconf and is refused.
+    public static func migrations(_ dialect: Dialect, own: [Int: [String]] = [:]) -> [Migration] {
+        shared(dialect).map {
+            Migration(version: $0.version, name: $0.name, statements: $0.statements + own[$0.version, default: []])
+        }
+    }
+
+    /// The migrations' statements that are the same on both databases (but for the key collation and the serial
+    /// column).
+    private static func shared(_ dialect: Dialect) -> [Migration] {
         let key = dialect.keyText
         let serial =
             dialect == .sqlite ? "id INTEGER PRIMARY KEY AUTOINCREMENT" : "id BIGSERIAL PRIMARY KEY"
@@ -125,10 +135,10 @@ public enum FleetSQL {
                 ]),
             Migration(
                 version: 4, name: "SQLite: each device's check-ins linked newest first",
-                statements: dialect == .sqlite ? linkedHistory : []),
+                statements: []),
             Migration(
                 version: 5, name: "PostgreSQL: a batch written and committed by one call",
-                statements: dialect == .postgres ? [BatchSQL.beforeDDM.writeProcedure] : []),
+                statements: []),
             Migration(
                 version: 6, name: "the event outbox and the device states events watch",
                 statements: [
@@ -147,7 +157,7 @@ public enum FleetSQL {
                 ]),
             Migration(
                 version: 7, name: "PostgreSQL: a batch with watched states written and committed by one call",
-                statements: dialect == .postgres ? [BatchSQL.beforeDDM.writeWatchedProcedure] : []),
+                statements: []),
             Migration(
                 version: 8, name: "staged rollouts of a generation and their steps",
                 statements: [
@@ -164,63 +174,35 @@ public enum FleetSQL {
                 ]),
             Migration(
                 version: 9, name: "each app's delivery channel and the states a DDM status report gives",
-                statements: Table.ddmColumns.map { "ALTER TABLE device_apps ADD COLUMN \($0) TEXT" }
-                    + (dialect == .postgres
-                        // The procedures name the columns they write: made again with the new ones.
-                        ? [
-                            "DROP PROCEDURE mdmconf_write_checkins", "DROP PROCEDURE mdmconf_write_checkins_watched",
-                            BatchSQL.latest.writeProcedure, BatchSQL.latest.writeWatchedProcedure,
-                        ] : [])),
+                statements: Table.ddmColumns.map { "ALTER TABLE device_apps ADD COLUMN \($0) TEXT" }),
         ]
     }
 
-    /// SQLite's history without `checkins_by_device`: that index took a page of the WAL for nearly every check-in
-    /// (its entries are in device order, so a batch's check-ins land on as many pages), two thirds of what a commit
-    /// wrote. Instead each check-in records its device's previous one (`previous`) and the device row its latest
-    /// (`last_history`, kept by a trigger), pages a batch already writes; a device's history is read by following
-    /// the links (`checkIns(dialect:)`). SQLite has one writer, so the links are made in the order rows are stored.
-    /// PostgreSQL, whose replicas write side by side, keeps the index.
-    private static let linkedHistory = [
-        "ALTER TABLE checkins ADD COLUMN previous INTEGER",
-        "ALTER TABLE devices ADD COLUMN last_history INTEGER",
-        // Links for the history already stored, through the index before it goes.
-        """
-        UPDATE checkins SET previous = (SELECT MAX(earlier.id) FROM checkins AS earlier \
-        WHERE earlier.device = checkins.device AND earlier.id < checkins.id)
-        """,
-        "UPDATE devices SET last_history = (SELECT MAX(id) FROM checkins WHERE checkins.device = devices.device)",
-        "DROP INDEX checkins_by_device",
-        // Retention reads the history from its oldest end instead (`pruneCheckIns`).
-        "DROP INDEX checkins_by_time",
-        """
-        CREATE TRIGGER checkins_link AFTER INSERT ON checkins BEGIN \
-        UPDATE devices SET last_history = NEW.id WHERE device = NEW.device; END
-        """,
-    ]
-
     /// The schema version this mdmconf writes.
-    public static var latestVersion: Int { migrations(.sqlite).last?.version ?? 0 }
+    public static var latestVersion: Int { shared(.sqlite).last?.version ?? 0 }
 
     // MARK: Writing a batch
 
     /// A table a batch writes: its columns, and the key whose row an upsert keeps (none: rows are only added).
-    struct Table {
-        let name: String
-        let columns: [String]
-        let conflict: [String]?
+    package struct Table {
+        package let name: String
+        package let columns: [String]
+        package let conflict: [String]?
         /// On SQLite, each row also records its device's previous check-in (`previous`, migration 4).
-        var linked = false
+        package var linked = false
         /// The columns that hold integers (the others hold text).
-        var integers: Set<String> = ["enrolled_at", "reported_at", "last_checkin", "deferrals_used", "received_at"]
+        package var integers: Set<String> = [
+            "enrolled_at", "reported_at", "last_checkin", "deferrals_used", "received_at",
+        ]
 
-        static let devices = Table(
+        package static let devices = Table(
             name: "devices",
             columns: [
                 "device", "platform", "os_version", "device_model", "locale", "time_zone", "enrolled_at",
                 "reported_at", "last_checkin", "replica",
             ], conflict: ["device"])
         /// `device_apps` before migration 9.
-        static let deviceAppsBeforeDDM = Table(
+        package static let deviceAppsBeforeDDM = Table(
             name: "device_apps",
             columns: [
                 "device", "app", "version", "build", "channel", "config_etag", "config_error", "deferrals_used",
@@ -228,16 +210,16 @@ public enum FleetSQL {
             ], conflict: ["device", "app"])
         /// The columns migration 9 adds: `ddm` when a status report gave the app's state (NULL: a check-in), and
         /// the device's words for the app's state and its configuration's.
-        static let ddmColumns = ["delivery", "ddm_state", "ddm_config_state"]
-        static let deviceApps = Table(
+        package static let ddmColumns = ["delivery", "ddm_state", "ddm_config_state"]
+        package static let deviceApps = Table(
             name: "device_apps", columns: deviceAppsBeforeDDM.columns + ddmColumns, conflict: ["device", "app"])
-        static let checkIns = Table(
+        package static let checkIns = Table(
             name: "checkins", columns: ["device", "received_at", "replica", "body"], conflict: nil, linked: true)
     }
 
     /// What a batch writes, table by table: each device's and each app's latest state (a state never replaces a
     /// newer one, so replicas may commit in any order), one history row per check-in.
-    static func rows(of batch: [CheckInRecord], schema: Int) -> [(table: Table, rows: [[Value]])] {
+    package static func rows(of batch: [CheckInRecord], schema: Int) -> [(table: Table, rows: [[Value]])] {
         var latestDevice: [String: Int] = [:]
         var latestApp: [String: (record: Int, app: Int)] = [:]
         var deviceOrder: [String] = []
@@ -290,22 +272,11 @@ public enum FleetSQL {
         ]
     }
 
-    /// SQLite: the statements that store `batch`, to run in one transaction, a row each. The store keeps their few
-    /// texts prepared (multi-row statements were compiled anew for every batch size), and a linked history row reads
-    /// the link the row before it left. `schema` is the store's migration (tests write stores of older ones).
-    public static func writeRowByRow(_ batch: [CheckInRecord], schema: Int = latestVersion) -> [Statement] {
-        rows(of: batch, schema: schema).flatMap { table, rows in
-            insert(
-                into: table.name, columns: table.columns, rows: rows, conflict: table.conflict, dialect: .sqlite,
-                rowsPerStatement: 1, linked: table.linked && schema >= 4)
-        } + (schema >= 6 ? watchedRowByRow(batch) : [])
-    }
-
     // MARK: Watched states and their events
 
     /// The watched states of a batch: each device's from its latest check-in (an earlier check-in of the same
     /// device in the batch is passed over, as its state rows are).
-    static func watched(of batch: [CheckInRecord]) -> [(device: String, at: Instant, state: WatchedState)] {
+    package static func watched(of batch: [CheckInRecord]) -> [(device: String, at: Instant, state: WatchedState)] {
         var latest: [String: Int] = [:]
         for (index, record) in batch.enumerated() where !record.watched.isEmpty {
             latest[record.checkIn.device] = index
@@ -316,196 +287,9 @@ public enum FleetSQL {
         }
     }
 
-    /// SQLite: for each watched state, its events added unless the stored value is the same, then the value stored.
-    static func watchedRowByRow(_ batch: [CheckInRecord]) -> [Statement] {
-        var statements: [Statement] = []
-        for (device, at, state) in watched(of: batch) {
-            for event in state.events {
-                statements.append(
-                    Statement(
-                        sql: """
-                            INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) \
-                            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6 WHERE NOT EXISTS (SELECT 1 FROM event_state \
-                            WHERE device = ?7 AND kind = ?8 AND value = ?9)
-                            """,
-                        values: [
-                            .text(event.eventID), .text(event.endpoint), .text(event.type), .text(event.subject),
-                            .text(event.body), .integer(event.createdAt.seconds), .text(device), .text(state.kind),
-                            .text(state.value),
-                        ]))
-            }
-            statements.append(
-                Statement(
-                    sql: """
-                        INSERT INTO event_state (device, kind, value, changed_at) VALUES (?1, ?2, ?3, ?4) \
-                        ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at \
-                        WHERE event_state.value <> excluded.value
-                        """,
-                    values: [.text(device), .text(state.kind), .text(state.value), .integer(at.seconds)]))
-        }
-        return statements
-    }
-
-    /// PostgreSQL: a batch's watched states and their events in one statement, run in the batch's transaction; nil
-    /// when the batch has none, or when the store's procedure writes them with the batch (migration 7:
-    /// `writeAsColumns`). Every `WITH` query reads the states as they were before the statement, so a state's
-    /// events are added exactly when its stored value differs.
-    public static func watchedAsColumns(_ batch: [CheckInRecord], schema: Int = latestVersion) -> ColumnStatement? {
-        guard schema == 6, let columns = watchedColumns(batch) else { return nil }
-        return ColumnStatement(sql: watchedSQL(after: 0), columns: columns, commits: false)
-    }
-
-    /// The columns of `watchedSQL`: the states (device, kind, value, time), then their events (id, endpoint,
-    /// type, subject, body, time, the state's kind and device); nil when the batch has no watched states.
-    static func watchedColumns(_ batch: [CheckInRecord]) -> [ColumnStatement.Column]? {
-        let watched = watched(of: batch)
-        guard !watched.isEmpty else { return nil }
-        var events: [(OutboxEvent, kind: String, device: String)] = []
-        for (device, _, state) in watched { for event in state.events { events.append((event, state.kind, device)) } }
-        return [
-            .text(watched.map(\.device)), .text(watched.map(\.state.kind)), .text(watched.map(\.state.value)),
-            .integer(watched.map(\.at.seconds)),
-            .text(events.map(\.0.eventID)), .text(events.map(\.0.endpoint)), .text(events.map(\.0.type)),
-            .text(events.map(\.0.subject)), .text(events.map(\.0.body)), .integer(events.map(\.0.createdAt.seconds)),
-            .text(events.map(\.kind)), .text(events.map(\.device)),
-        ]
-    }
-
-    /// The array types of `watchedColumns`, in order.
-    private static let watchedTypes = [
-        "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]",
-        "TEXT[]",
-        "TEXT[]",
-    ]
-
-    /// The statement of the watched states and their events, its parameters numbered after the first `offset`.
-    static func watchedSQL(after offset: Int) -> String {
-        let p = watchedTypes.enumerated().map { "$\($0.offset + offset + 1)::\($0.element)" }
-        return """
-            WITH s AS (SELECT * FROM unnest(\(p[0]), \(p[1]), \(p[2]), \(p[3])) \
-            AS s(device, kind, value, changed_at)), \
-            changed AS (SELECT s.* FROM s LEFT JOIN event_state c ON c.device = s.device AND c.kind = s.kind \
-            WHERE c.value IS DISTINCT FROM s.value), \
-            stored AS (INSERT INTO event_state (device, kind, value, changed_at) \
-            SELECT device, kind, value, changed_at FROM changed \
-            ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at) \
-            INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) \
-            SELECT e.event_id, e.endpoint, e.type, e.subject, e.body, e.created_at, e.created_at \
-            FROM unnest(\(p[4...].joined(separator: ", "))) \
-            AS e(event_id, endpoint, type, subject, body, created_at, kind, device) \
-            JOIN changed ON changed.device = e.device AND changed.kind = e.kind
-            """
-    }
-
-    /// A statement whose parameters are whole columns, each bound as one array.
-    public struct ColumnStatement: Sendable, Equatable {
-        /// One column's values, bound as an array.
-        public enum Column: Sendable, Equatable {
-            /// A text column.
-            case text([String?])
-            /// An integer column.
-            case integer([Int64?])
-        }
-
-        /// The SQL text.
-        public var sql: String
-        /// The columns, in placeholder order.
-        public var columns: [Column]
-        /// The statement commits its own work (`CALL mdmconf_write_checkins`): it must not run inside `BEGIN`.
-        public var commits: Bool
-    }
-
-    /// PostgreSQL: `batch` in one statement, the state upserts as data-modifying `WITH` queries before the history
-    /// insert, each table's rows bound as one array per column and read back with `unnest`. The text is the same for
-    /// every batch, so PostgreSQL parses and plans a short statement instead of one with a placeholder per value
-    /// (a quarter of its time per check-in went to parsing and planning those).
-    /// From migration 5 on, the statement is the stored procedure that runs it and commits (`writeProcedure`).
-    public static func writeAsColumns(_ batch: [CheckInRecord], schema: Int = latestVersion) -> ColumnStatement {
-        var columns: [ColumnStatement.Column] = []
-        for (table, rows) in rows(of: batch, schema: schema) {
-            for (index, name) in table.columns.enumerated() {
-                columns.append(
-                    table.integers.contains(name)
-                        ? .integer(rows.map { $0[index].integer }) : .text(rows.map { $0[index].text }))
-            }
-        }
-        let sql = BatchSQL.of(schema: schema)
-        // A batch with watched states: from migration 7 one call writes both; at migration 6 their statement
-        // (`watchedAsColumns`) follows the batch's in one transaction.
-        if schema >= 6, let watched = watchedColumns(batch) {
-            return schema >= 7
-                ? ColumnStatement(sql: sql.callWatched, columns: columns + watched, commits: true)
-                : ColumnStatement(sql: sql.columns, columns: columns, commits: false)
-        }
-        return schema >= 5
-            ? ColumnStatement(sql: sql.call, columns: columns, commits: true)
-            : ColumnStatement(sql: sql.columns, columns: columns, commits: false)
-    }
-
-    /// PostgreSQL: the texts that write a batch, for the tables of one schema version (the columns of
-    /// `device_apps` changed at migration 9).
-    struct BatchSQL {
-        /// The array type of each of `columns`' parameters, in order.
-        let columnTypes: [String]
-        /// `writeAsColumns`' statement.
-        let columns: String
-        /// The call of `writeProcedure` with a batch's columns.
-        let call: String
-        /// The call of `writeWatchedProcedure`.
-        let callWatched: String
-
-        static let latest = BatchSQL(tables: [.devices, .deviceApps, .checkIns])
-        static let beforeDDM = BatchSQL(tables: [.devices, .deviceAppsBeforeDDM, .checkIns])
-
-        static func of(schema: Int) -> BatchSQL { schema >= 9 ? latest : beforeDDM }
-
-        init(tables: [Table]) {
-            columnTypes = tables.flatMap { table in
-                table.columns.map { table.integers.contains($0) ? "BIGINT[]" : "TEXT[]" }
-            }
-            func slots(_ types: [String]) -> String {
-                types.enumerated().map { "$\($0.offset + 1)::\($0.element)" }.joined(separator: ", ")
-            }
-            var parameters = columnTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)" }[...]
-            let inserts = tables.map { table in
-                let arrays = parameters.prefix(table.columns.count)
-                parameters = parameters.dropFirst(table.columns.count)
-                return insertText(
-                    into: table.name, columns: table.columns,
-                    source: "SELECT * FROM unnest(\(arrays.joined(separator: ", ")))",
-                    conflict: table.conflict)
-            }
-            // Every insert but the last is a `WITH` query; PostgreSQL runs each once, to completion.
-            columns =
-                "WITH " + inserts.dropLast().enumerated().map { "w\($0) AS (\($1))" }.joined(separator: ", ") + " "
-                + inserts[inserts.count - 1]
-            call = "CALL mdmconf_write_checkins(\(slots(columnTypes)))"
-            callWatched = "CALL mdmconf_write_checkins_watched(\(slots(columnTypes + watchedTypes)))"
-        }
-
-        /// Migration 5: `columns` in a procedure that commits before it answers, so a batch is one round trip to
-        /// the database instead of three (`BEGIN`, the statement, `COMMIT`, each waiting for the one before).
-        /// `COMMIT` in a procedure is a whole commit, flushed as `synchronous_commit` asks, so the `CALL`'s answer
-        /// confirms the batch is stored; a failure before it rolls the batch back. A migration that changes the
-        /// columns of these tables drops and creates the procedures again (migration 9).
-        var writeProcedure: String {
-            "CREATE PROCEDURE mdmconf_write_checkins(\(columnTypes.joined(separator: ", "))) LANGUAGE plpgsql AS "
-                + "$procedure$ BEGIN \(columns); COMMIT; END $procedure$"
-        }
-
-        /// Migration 7: a batch with watched states, its states and their events written and committed by one
-        /// call, as `writeProcedure` writes a batch without them.
-        var writeWatchedProcedure: String {
-            "CREATE PROCEDURE mdmconf_write_checkins_watched(\((columnTypes + watchedTypes).joined(separator: ", "))) "
-                + "LANGUAGE plpgsql AS $procedure$ BEGIN \(columns); \(watchedSQL(after: columnTypes.count)); "
-                + "COMMIT; END $procedure$"
-        }
-
-    }
-
     /// Multi-row `INSERT`s of at most `maxParameters` values (or `rowsPerStatement` rows) each; with `conflict`, an
     /// upsert that keeps the row with the later `last_checkin`.
-    static func insert(
+    package static func insert(
         into table: String, columns: [String], rows: [[Value]], conflict: [String]?, dialect: Dialect,
         rowsPerStatement: Int? = nil, linked: Bool = false
     ) -> [Statement] {
@@ -536,7 +320,7 @@ public enum FleetSQL {
 
     /// The text of an `INSERT` of `count` rows of parameters (numbered from 1). A `linked` row
     /// (its first column the device) also records its device's latest check-in as `previous`.
-    static func insertText(
+    package static func insertText(
         into table: String, columns: [String], rows count: Int, conflict: [String]?, dialect: Dialect,
         linked: Bool = false
     ) -> String {
@@ -560,7 +344,8 @@ public enum FleetSQL {
 
     /// An `INSERT` of the rows of `source` (`VALUES …` or a `SELECT`); with `conflict`, an upsert that keeps the row
     /// with the later `last_checkin`.
-    static func insertText(into table: String, columns: [String], source: String, conflict: [String]?) -> String {
+    package static func insertText(into table: String, columns: [String], source: String, conflict: [String]?) -> String
+    {
         var sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) " + source
         if let conflict {
             let updates = columns.filter { !conflict.contains($0) }.map { "\($0) = excluded.\($0)" }
@@ -626,46 +411,10 @@ public enum FleetSQL {
         """
     }
 
-    /// A device's latest check-ins, newest first: on PostgreSQL through `checkins_by_device`, on SQLite by following
-    /// the links from the device's latest check-in (migration 4), at most the limit's number of steps.
-    public static func checkIns(dialect: Dialect) -> String {
-        switch dialect {
-        case .postgres:
-            """
-            SELECT id, device, received_at, replica, body FROM checkins WHERE device = $1 ORDER BY id DESC LIMIT $2
-            """
-        case .sqlite:
-            """
-            WITH RECURSIVE chain (id, step) AS (SELECT last_history, 1 FROM devices WHERE device = ?1 AND ?2 > 0 \
-            UNION ALL SELECT checkins.previous, chain.step + 1 FROM chain JOIN checkins ON checkins.id = chain.id \
-            WHERE chain.step < ?2) \
-            SELECT checkins.id, checkins.device, checkins.received_at, checkins.replica, checkins.body \
-            FROM chain JOIN checkins ON checkins.id = chain.id WHERE checkins.device = ?1 ORDER BY checkins.id DESC
-            """
-        }
-    }
-
     /// The daily roll-ups from a day on, optionally of one app.
     public static func rollups(app: Bool, dialect: Dialect) -> String {
         "SELECT day, app, dimension, value, devices FROM compliance_daily WHERE day >= \(dialect.parameter(1))"
             + (app ? " AND app = \(dialect.parameter(2))" : "") + " ORDER BY day, app, dimension, value"
-    }
-
-    /// Removes the history received before the cutoff. SQLite removes it oldest first, up to the first check-in
-    /// stored that was received at or after the cutoff: what stays is whole at its old end, so each device's links
-    /// lead to all of its check-ins that stay. It finds that check-in by reading the history in storage order from
-    /// the oldest, which is what goes. (Only a clock set back makes the two differ: a check-in stamped before the
-    /// cutoff but stored after a later-stamped one then stays until a later prune.)
-    public static func pruneCheckIns(dialect: Dialect) -> String {
-        switch dialect {
-        case .postgres: "DELETE FROM checkins WHERE received_at < $1"
-        case .sqlite:
-            """
-            DELETE FROM checkins WHERE id < COALESCE(\
-            (SELECT id FROM checkins NOT INDEXED WHERE received_at >= ?1 ORDER BY id LIMIT 1), \
-            (SELECT MAX(id) + 1 FROM checkins))
-            """
-        }
     }
 
     /// Removes the roll-ups before a day.

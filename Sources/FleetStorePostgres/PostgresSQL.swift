@@ -1,0 +1,185 @@
+import CivilTime
+import Fleet
+import FleetStoreSQL
+
+/// The SQL only PostgreSQL runs: a batch written as one statement of column arrays, the stored procedures that write
+/// and commit it in one call (migrations 5, 7 and 9), and the reads and deletes of the indexed history.
+enum PostgresSQL {
+    typealias Statement = FleetSQL.Statement
+    typealias Table = FleetSQL.Table
+
+    /// This driver's statements of each migration, after the shared ones.
+    static let migrations = [
+        5: [BatchSQL.beforeDDM.writeProcedure],
+        7: [BatchSQL.beforeDDM.writeWatchedProcedure],
+        // The procedures name the columns they write: made again with the columns migration 9 adds.
+        9: [
+            "DROP PROCEDURE mdmconf_write_checkins", "DROP PROCEDURE mdmconf_write_checkins_watched",
+            BatchSQL.latest.writeProcedure, BatchSQL.latest.writeWatchedProcedure,
+        ],
+    ]
+
+    /// PostgreSQL: a batch's watched states and their events in one statement, run in the batch's transaction; nil
+    /// when the batch has none, or when the store's procedure writes them with the batch (migration 7:
+    /// `writeAsColumns`). Every `WITH` query reads the states as they were before the statement, so a state's
+    /// events are added exactly when its stored value differs.
+    static func watchedAsColumns(_ batch: [CheckInRecord], schema: Int = FleetSQL.latestVersion) -> ColumnStatement? {
+        guard schema == 6, let columns = watchedColumns(batch) else { return nil }
+        return ColumnStatement(sql: watchedSQL(after: 0), columns: columns, commits: false)
+    }
+
+    /// The columns of `watchedSQL`: the states (device, kind, value, time), then their events (id, endpoint,
+    /// type, subject, body, time, the state's kind and device); nil when the batch has no watched states.
+    static func watchedColumns(_ batch: [CheckInRecord]) -> [ColumnStatement.Column]? {
+        let watched = FleetSQL.watched(of: batch)
+        guard !watched.isEmpty else { return nil }
+        var events: [(OutboxEvent, kind: String, device: String)] = []
+        for (device, _, state) in watched { for event in state.events { events.append((event, state.kind, device)) } }
+        return [
+            .text(watched.map(\.device)), .text(watched.map(\.state.kind)), .text(watched.map(\.state.value)),
+            .integer(watched.map(\.at.seconds)),
+            .text(events.map(\.0.eventID)), .text(events.map(\.0.endpoint)), .text(events.map(\.0.type)),
+            .text(events.map(\.0.subject)), .text(events.map(\.0.body)), .integer(events.map(\.0.createdAt.seconds)),
+            .text(events.map(\.kind)), .text(events.map(\.device)),
+        ]
+    }
+
+    /// The array types of `watchedColumns`, in order.
+    private static let watchedTypes = [
+        "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]",
+        "TEXT[]",
+        "TEXT[]",
+    ]
+
+    /// The statement of the watched states and their events, its parameters numbered after the first `offset`.
+    static func watchedSQL(after offset: Int) -> String {
+        let p = watchedTypes.enumerated().map { "$\($0.offset + offset + 1)::\($0.element)" }
+        return """
+            WITH s AS (SELECT * FROM unnest(\(p[0]), \(p[1]), \(p[2]), \(p[3])) \
+            AS s(device, kind, value, changed_at)), \
+            changed AS (SELECT s.* FROM s LEFT JOIN event_state c ON c.device = s.device AND c.kind = s.kind \
+            WHERE c.value IS DISTINCT FROM s.value), \
+            stored AS (INSERT INTO event_state (device, kind, value, changed_at) \
+            SELECT device, kind, value, changed_at FROM changed \
+            ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at) \
+            INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) \
+            SELECT e.event_id, e.endpoint, e.type, e.subject, e.body, e.created_at, e.created_at \
+            FROM unnest(\(p[4...].joined(separator: ", "))) \
+            AS e(event_id, endpoint, type, subject, body, created_at, kind, device) \
+            JOIN changed ON changed.device = e.device AND changed.kind = e.kind
+            """
+    }
+
+    /// A statement whose parameters are whole columns, each bound as one array.
+    struct ColumnStatement: Sendable, Equatable {
+        /// One column's values, bound as an array.
+        enum Column: Sendable, Equatable {
+            /// A text column.
+            case text([String?])
+            /// An integer column.
+            case integer([Int64?])
+        }
+
+        /// The SQL text.
+        var sql: String
+        /// The columns, in placeholder order.
+        var columns: [Column]
+        /// The statement commits its own work (`CALL mdmconf_write_checkins`): it must not run inside `BEGIN`.
+        var commits: Bool
+    }
+
+    /// PostgreSQL: `batch` in one statement, the state upserts as data-modifying `WITH` queries before the history
+    /// insert, each table's rows bound as one array per column and read back with `unnest`. The text is the same for
+    /// every batch, so PostgreSQL parses and plans a short statement instead of one with a placeholder per value
+    /// (a quarter of its time per check-in went to parsing and planning those).
+    /// From migration 5 on, the statement is the stored procedure that runs it and commits (`writeProcedure`).
+    static func writeAsColumns(_ batch: [CheckInRecord], schema: Int = FleetSQL.latestVersion) -> ColumnStatement {
+        var columns: [ColumnStatement.Column] = []
+        for (table, rows) in FleetSQL.rows(of: batch, schema: schema) {
+            for (index, name) in table.columns.enumerated() {
+                columns.append(
+                    table.integers.contains(name)
+                        ? .integer(rows.map { $0[index].integer }) : .text(rows.map { $0[index].text }))
+            }
+        }
+        let sql = BatchSQL.of(schema: schema)
+        // A batch with watched states: from migration 7 one call writes both; at migration 6 their statement
+        // (`watchedAsColumns`) follows the batch's in one transaction.
+        if schema >= 6, let watched = watchedColumns(batch) {
+            return schema >= 7
+                ? ColumnStatement(sql: sql.callWatched, columns: columns + watched, commits: true)
+                : ColumnStatement(sql: sql.columns, columns: columns, commits: false)
+        }
+        return schema >= 5
+            ? ColumnStatement(sql: sql.call, columns: columns, commits: true)
+            : ColumnStatement(sql: sql.columns, columns: columns, commits: false)
+    }
+
+    /// PostgreSQL: the texts that write a batch, for the tables of one schema version (the columns of
+    /// `device_apps` changed at migration 9).
+    struct BatchSQL {
+        /// The array type of each of `columns`' parameters, in order.
+        let columnTypes: [String]
+        /// `writeAsColumns`' statement.
+        let columns: String
+        /// The call of `writeProcedure` with a batch's columns.
+        let call: String
+        /// The call of `writeWatchedProcedure`.
+        let callWatched: String
+
+        static let latest = BatchSQL(tables: [.devices, .deviceApps, .checkIns])
+        static let beforeDDM = BatchSQL(tables: [.devices, .deviceAppsBeforeDDM, .checkIns])
+
+        static func of(schema: Int) -> BatchSQL { schema >= 9 ? latest : beforeDDM }
+
+        init(tables: [FleetSQL.Table]) {
+            columnTypes = tables.flatMap { table in
+                table.columns.map { table.integers.contains($0) ? "BIGINT[]" : "TEXT[]" }
+            }
+            func slots(_ types: [String]) -> String {
+                types.enumerated().map { "$\($0.offset + 1)::\($0.element)" }.joined(separator: ", ")
+            }
+            var parameters = columnTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)" }[...]
+            let inserts = tables.map { table in
+                let arrays = parameters.prefix(table.columns.count)
+                parameters = parameters.dropFirst(table.columns.count)
+                return FleetSQL.insertText(
+                    into: table.name, columns: table.columns,
+                    source: "SELECT * FROM unnest(\(arrays.joined(separator: ", ")))",
+                    conflict: table.conflict)
+            }
+            // Every insert but the last is a `WITH` query; PostgreSQL runs each once, to completion.
+            columns =
+                "WITH " + inserts.dropLast().enumerated().map { "w\($0) AS (\($1))" }.joined(separator: ", ") + " "
+                + inserts[inserts.count - 1]
+            call = "CALL mdmconf_write_checkins(\(slots(columnTypes)))"
+            callWatched = "CALL mdmconf_write_checkins_watched(\(slots(columnTypes + watchedTypes)))"
+        }
+
+        /// Migration 5: `columns` in a procedure that commits before it answers, so a batch is one round trip to
+        /// the database instead of three (`BEGIN`, the statement, `COMMIT`, each waiting for the one before).
+        /// `COMMIT` in a procedure is a whole commit, flushed as `synchronous_commit` asks, so the `CALL`'s answer
+        /// confirms the batch is stored; a failure before it rolls the batch back. A migration that changes the
+        /// columns of these tables drops and creates the procedures again (migration 9).
+        var writeProcedure: String {
+            "CREATE PROCEDURE mdmconf_write_checkins(\(columnTypes.joined(separator: ", "))) LANGUAGE plpgsql AS "
+                + "$procedure$ BEGIN \(columns); COMMIT; END $procedure$"
+        }
+
+        /// Migration 7: a batch with watched states, its states and their events written and committed by one
+        /// call, as `writeProcedure` writes a batch without them.
+        var writeWatchedProcedure: String {
+            "CREATE PROCEDURE mdmconf_write_checkins_watched(\((columnTypes + watchedTypes).joined(separator: ", "))) "
+                + "LANGUAGE plpgsql AS $procedure$ BEGIN \(columns); \(watchedSQL(after: columnTypes.count)); "
+                + "COMMIT; END $procedure$"
+        }
+
+    }
+
+    /// A device's latest check-ins, newest first, through `checkins_by_device`.
+    static let checkIns =
+        "SELECT id, device, received_at, replica, body FROM checkins WHERE device = $1 ORDER BY id DESC LIMIT $2"
+
+    /// Removes the history received before the cutoff.
+    static let pruneCheckIns = "DELETE FROM checkins WHERE received_at < $1"
+}

@@ -1,0 +1,98 @@
+import CivilTime
+import Fleet
+import FleetStoreSQL
+
+/// The SQL only SQLite runs: the linked check-in history (migration 4), a batch written row by row, and the reads
+/// and deletes of the linked history.
+enum SQLiteSQL {
+    typealias Statement = FleetSQL.Statement
+
+    /// This driver's statements of each migration, after the shared ones.
+    static let migrations = [4: linkedHistory]
+
+    /// SQLite's history without `checkins_by_device`: that index took a page of the WAL for nearly every check-in
+    /// (its entries are in device order, so a batch's check-ins land on as many pages), two thirds of what a commit
+    /// wrote. Instead each check-in records its device's previous one (`previous`) and the device row its latest
+    /// (`last_history`, kept by a trigger), pages a batch already writes; a device's history is read by following
+    /// the links (`checkIns`). SQLite has one writer, so the links are made in the order rows are stored.
+    /// PostgreSQL, whose replicas write side by side, keeps the index.
+    static let linkedHistory = [
+        "ALTER TABLE checkins ADD COLUMN previous INTEGER",
+        "ALTER TABLE devices ADD COLUMN last_history INTEGER",
+        // Links for the history already stored, through the index before it goes.
+        """
+        UPDATE checkins SET previous = (SELECT MAX(earlier.id) FROM checkins AS earlier \
+        WHERE earlier.device = checkins.device AND earlier.id < checkins.id)
+        """,
+        "UPDATE devices SET last_history = (SELECT MAX(id) FROM checkins WHERE checkins.device = devices.device)",
+        "DROP INDEX checkins_by_device",
+        // Retention reads the history from its oldest end instead (`pruneCheckIns`).
+        "DROP INDEX checkins_by_time",
+        """
+        CREATE TRIGGER checkins_link AFTER INSERT ON checkins BEGIN \
+        UPDATE devices SET last_history = NEW.id WHERE device = NEW.device; END
+        """,
+    ]
+
+    /// SQLite: the statements that store `batch`, to run in one transaction, a row each. The store keeps their few
+    /// texts prepared (multi-row statements were compiled anew for every batch size), and a linked history row reads
+    /// the link the row before it left. `schema` is the store's migration (tests write stores of older ones).
+    static func writeRowByRow(_ batch: [CheckInRecord], schema: Int = FleetSQL.latestVersion) -> [Statement] {
+        FleetSQL.rows(of: batch, schema: schema).flatMap { table, rows in
+            FleetSQL.insert(
+                into: table.name, columns: table.columns, rows: rows, conflict: table.conflict, dialect: .sqlite,
+                rowsPerStatement: 1, linked: table.linked && schema >= 4)
+        } + (schema >= 6 ? watchedRowByRow(batch) : [])
+    }
+
+    /// SQLite: for each watched state, its events added unless the stored value is the same, then the value stored.
+    static func watchedRowByRow(_ batch: [CheckInRecord]) -> [Statement] {
+        var statements: [Statement] = []
+        for (device, at, state) in FleetSQL.watched(of: batch) {
+            for event in state.events {
+                statements.append(
+                    Statement(
+                        sql: """
+                            INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) \
+                            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6 WHERE NOT EXISTS (SELECT 1 FROM event_state \
+                            WHERE device = ?7 AND kind = ?8 AND value = ?9)
+                            """,
+                        values: [
+                            .text(event.eventID), .text(event.endpoint), .text(event.type), .text(event.subject),
+                            .text(event.body), .integer(event.createdAt.seconds), .text(device), .text(state.kind),
+                            .text(state.value),
+                        ]))
+            }
+            statements.append(
+                Statement(
+                    sql: """
+                        INSERT INTO event_state (device, kind, value, changed_at) VALUES (?1, ?2, ?3, ?4) \
+                        ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at \
+                        WHERE event_state.value <> excluded.value
+                        """,
+                    values: [.text(device), .text(state.kind), .text(state.value), .integer(at.seconds)]))
+        }
+        return statements
+    }
+
+    /// A device's latest check-ins, newest first, by following the links from the device's latest check-in
+    /// (migration 4), at most the limit's number of steps.
+    static let checkIns = """
+        WITH RECURSIVE chain (id, step) AS (SELECT last_history, 1 FROM devices WHERE device = ?1 AND ?2 > 0 \
+        UNION ALL SELECT checkins.previous, chain.step + 1 FROM chain JOIN checkins ON checkins.id = chain.id \
+        WHERE chain.step < ?2) \
+        SELECT checkins.id, checkins.device, checkins.received_at, checkins.replica, checkins.body \
+        FROM chain JOIN checkins ON checkins.id = chain.id WHERE checkins.device = ?1 ORDER BY checkins.id DESC
+        """
+
+    /// Removes the history received before the cutoff, oldest first, up to the first check-in stored that was
+    /// received at or after the cutoff: what stays is whole at its old end, so each device's links lead to all of its
+    /// check-ins that stay. It finds that check-in by reading the history in storage order from the oldest, which is
+    /// what goes. (Only a clock set back makes the two differ: a check-in stamped before the cutoff but stored after a
+    /// later-stamped one then stays until a later prune.)
+    static let pruneCheckIns = """
+        DELETE FROM checkins WHERE id < COALESCE(\
+        (SELECT id FROM checkins NOT INDEXED WHERE received_at >= ?1 ORDER BY id LIMIT 1), \
+        (SELECT MAX(id) + 1 FROM checkins))
+        """
+}
