@@ -126,14 +126,9 @@ public final class PostgresFleetStore: SQLFleetStore {
                 "SELECT COALESCE(MAX(version), 0)::BIGINT FROM mdmconf_migrations", logger: self.logger
             ).collect()
             let current = rows.first.flatMap { Self.values($0).first?.integer } ?? 0
-            if current > FleetSQL.latestVersion {
-                throw FleetStoreError(
-                    .tooNew,
-                    "the store \(self.location) is at schema version \(current), newer than this mdmconf (\(FleetSQL.latestVersion)); use a newer mdmconf"
-                )
-            }
-            for migration in FleetSQL.migrations(.postgres, own: PostgresSQL.migrations)
-            where migration.version > current && migration.version <= target {
+            for migration in try FleetSQL.pending(
+                from: current, to: target, .postgres, own: PostgresSQL.migrations, store: "\(self.location)")
+            {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                 }
@@ -302,10 +297,6 @@ public final class PostgresFleetStore: SQLFleetStore {
         }
         // The connection is kept until it has closed (PostgresNIO asserts that a connection is closed when freed).
         if close { connection.close().whenComplete { _ in withExtendedLifetime(connection) {} } }
-    }
-
-    public func saveRollup(day: String, rows: [RollupRow]) async throws {
-        try await run(FleetSQL.saveRollup(day: day, rows: rows, dialect: .postgres))
     }
 
     public func prune(checkInsBefore cutoff: Instant, rollupsBefore rollupCutoffDay: String) async throws -> Int {
@@ -482,21 +473,6 @@ public final class PostgresFleetStore: SQLFleetStore {
     public func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn] {
         try await rows(PostgresSQL.checkIns, [.text(device), .integer(Int64(limit))]).compactMap(
             FleetSQL.storedCheckIn)
-    }
-
-    public func rollups(app: String?, sinceDay: String) async throws -> [RollupRow] {
-        var values: [FleetSQL.Value] = [.text(sinceDay)]
-        if let app { values.append(.text(app)) }
-        return try await rows(FleetSQL.rollups(app: app != nil, dialect: .postgres), values).compactMap(
-            FleetSQL.rollupRow)
-    }
-
-    public func counts() async throws -> StoreCounts {
-        let values = try await rows(FleetSQL.counts, []).first ?? []
-        guard values.count == 3 else { return StoreCounts(devices: 0, deviceApps: 0, checkIns: 0) }
-        return StoreCounts(
-            devices: Int(values[0].integer ?? 0), deviceApps: Int(values[1].integer ?? 0),
-            checkIns: Int(values[2].integer ?? 0))
     }
 
     /// The dispatcher's lock: `pg_try_advisory_lock` on a connection kept for it, so the lock is held while the

@@ -178,6 +178,20 @@ public enum FleetSQL {
         ]
     }
 
+    /// The migrations a store at version `current` runs to reach `target`, in order; throws `FleetStoreError`
+    /// `.tooNew` when the store (named `store` in the message) was written by a newer mdmconf.
+    public static func pending(
+        from current: Int64, to target: Int, _ dialect: Dialect, own: [Int: [String]], store: String
+    ) throws -> [Migration] {
+        guard current <= latestVersion else {
+            throw FleetStoreError(
+                .tooNew,
+                "the store \(store) is at schema version \(current), newer than this mdmconf (\(latestVersion)); use a newer mdmconf"
+            )
+        }
+        return migrations(dialect, own: own).filter { $0.version > current && $0.version <= target }
+    }
+
     /// The schema version this mdmconf writes.
     public static var latestVersion: Int { shared(.sqlite).last?.version ?? 0 }
 

@@ -29,6 +29,29 @@ extension SQLFleetStore {
         if !statements.isEmpty { try await execute(statements) }
     }
 
+    // MARK: Roll-ups and counts
+
+    /// Replaces the roll-up rows of `day` with `rows`, in one transaction.
+    public func saveRollup(day: String, rows: [RollupRow]) async throws {
+        try await execute(FleetSQL.saveRollup(day: day, rows: rows, dialect: dialect))
+    }
+
+    /// Roll-up rows from `sinceDay` on, optionally of one app, ordered by day.
+    public func rollups(app: String?, sinceDay: String) async throws -> [RollupRow] {
+        try await rows(
+            FleetSQL.rollups(app: app != nil, dialect: dialect), [.text(sinceDay)] + (app.map { [.text($0)] } ?? [])
+        ).compactMap(FleetSQL.rollupRow)
+    }
+
+    /// How many rows the fleet tables hold.
+    public func counts() async throws -> StoreCounts {
+        let values = try await rows(FleetSQL.counts).first ?? []
+        guard values.count == 3 else { return StoreCounts(devices: 0, deviceApps: 0, checkIns: 0) }
+        return StoreCounts(
+            devices: Int(values[0].integer ?? 0), deviceApps: Int(values[1].integer ?? 0),
+            checkIns: Int(values[2].integer ?? 0))
+    }
+
     // MARK: The catalog's history
 
     /// Generations, newest first, at most `limit`.

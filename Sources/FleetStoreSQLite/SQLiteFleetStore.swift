@@ -101,14 +101,9 @@ public final class SQLiteFleetStore: SQLFleetStore {
             try connection.execute(FleetSQL.migrationsTable(.sqlite))
             let rows = try connection.execute("SELECT COALESCE(MAX(version), 0) FROM mdmconf_migrations")
             let current = rows.first?.first?.integer ?? 0
-            if current > FleetSQL.latestVersion {
-                throw FleetStoreError(
-                    .tooNew,
-                    "the store \(connection.path) is at schema version \(current), newer than this mdmconf (\(FleetSQL.latestVersion)); use a newer mdmconf"
-                )
-            }
-            for migration in FleetSQL.migrations(.sqlite, own: SQLiteSQL.migrations)
-            where migration.version > current && migration.version <= target {
+            for migration in try FleetSQL.pending(
+                from: current, to: target, .sqlite, own: SQLiteSQL.migrations, store: connection.path)
+            {
                 for statement in migration.statements { try connection.execute(statement) }
                 try connection.execute(
                     "INSERT INTO mdmconf_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
@@ -150,10 +145,6 @@ public final class SQLiteFleetStore: SQLFleetStore {
         for statement in SQLiteSQL.writeRowByRow(batch, schema: schema) {
             try connection.execute(statement.sql, statement.values, keep: true)
         }
-    }
-
-    public func saveRollup(day: String, rows: [RollupRow]) async throws {
-        try await run(FleetSQL.saveRollup(day: day, rows: rows, dialect: .sqlite))
     }
 
     public func prune(checkInsBefore cutoff: Instant, rollupsBefore rollupCutoffDay: String) async throws -> Int {
@@ -225,21 +216,6 @@ public final class SQLiteFleetStore: SQLFleetStore {
     public func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn] {
         let rows = try await read(SQLiteSQL.checkIns, [.text(device), .integer(Int64(limit))])
         return rows.compactMap(FleetSQL.storedCheckIn)
-    }
-
-    public func rollups(app: String?, sinceDay: String) async throws -> [RollupRow] {
-        var values: [FleetSQL.Value] = [.text(sinceDay)]
-        if let app { values.append(.text(app)) }
-        let rows = try await read(FleetSQL.rollups(app: app != nil, dialect: .sqlite), values)
-        return rows.compactMap(FleetSQL.rollupRow)
-    }
-
-    public func counts() async throws -> StoreCounts {
-        let values = try await read(FleetSQL.counts).first ?? []
-        guard values.count == 3 else { return StoreCounts(devices: 0, deviceApps: 0, checkIns: 0) }
-        return StoreCounts(
-            devices: Int(values[0].integer ?? 0), deviceApps: Int(values[1].integer ?? 0),
-            checkIns: Int(values[2].integer ?? 0))
     }
 
     public func close() async throws {
