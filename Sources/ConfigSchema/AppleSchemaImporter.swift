@@ -13,7 +13,9 @@ public struct AppleSchemaImporter: Sendable {
     public init() {}
 
     /// The kinds of schema the repository holds, named by the field of `payload` that gives the type.
-    public static let typeFields = ["payloadtype", "declarationtype", "statusitemtype", "requesttype", "credentialtype"]
+    public static let typeFields = [
+        "payloadtype", "declarationtype", "statusitemtype", "requesttype", "credentialtype",
+    ]
 
     /// True for YAML whose top level has a `payload` mapping: what every file of Apple's repository has. Judged
     /// from the text (no parse), so a plist or specfile never pays for YAML.
@@ -176,7 +178,8 @@ extension AppleSchemaImporter {
         /// Warns of every field of `mapping` not in `known`.
         mutating func checkFields(_ mapping: Node.Mapping, _ known: Set<String>, in place: String) {
             for (key, _) in mapping {
-                guard let name = key.string, !known.contains(name) else { continue }
+                guard case .scalar(let scalar) = key, !known.contains(scalar.string) else { continue }
+                let name = scalar.string
                 warning(
                     SchemaCode.unknownAppleField, "'\(name)' is not a field of \(place) in Apple's schema format",
                     key.mark, hint: "the fields are \(known.sorted().joined(separator: ", "))")
@@ -213,6 +216,8 @@ extension AppleSchemaImporter {
         mutating func schema(top: Node.Mapping, payload: Node.Mapping) -> SchemaLoad {
             checkFields(top, AppleSchemaImporter.topFields, in: "the top level")
             checkFields(payload, AppleSchemaImporter.payloadFields, in: "'payload'")
+            let top = Fields(top)
+            let payload = Fields(payload)
             var kind: AppleSchemaKind?
             var id: String?
             for field in AppleSchemaImporter.typeFields {
@@ -321,6 +326,7 @@ extension AppleSchemaImporter {
             -> KeySpec?
         {
             checkFields(mapping, AppleSchemaImporter.keyFields, in: "a key")
+            let mapping = Fields(mapping)
             guard let name = string(mapping["key"], "key") else {
                 error(SchemaCode.invalidAppleValue, "a key without 'key' (its name)", mark)
                 return nil
@@ -355,7 +361,9 @@ extension AppleSchemaImporter {
             for field in ["valuetype", "subtype"] {
                 guard let node = mapping[field], var value = string(node, field) else { continue }
                 // The deprecated `subtype` was written in angle brackets, as types are: `<url>`.
-                if field == "subtype", value.hasPrefix("<"), value.hasSuffix(">") { value = String(value.dropFirst().dropLast()) }
+                if field == "subtype", value.hasPrefix("<"), value.hasSuffix(">") {
+                    value = String(value.dropFirst().dropLast())
+                }
                 if AppleSchemaImporter.valueTypes.contains(value) {
                     facts.valueType = value
                 } else {
@@ -456,7 +464,9 @@ extension AppleSchemaImporter {
             let low = number("min")
             let high = number("max")
             if let low, let high, low > high {
-                error(SchemaCode.minGreaterThanMax, "'\(path)': '\(field)' has min \(Bound.number(low)) above max \(Bound.number(high))", node.mark)
+                error(
+                    SchemaCode.minGreaterThanMax,
+                    "'\(path)': '\(field)' has min \(Bound.number(low)) above max \(Bound.number(high))", node.mark)
             }
             return (low, high)
         }
@@ -495,17 +505,21 @@ extension AppleSchemaImporter {
                 return result
             }
             checkFields(mapping, Set(AppleSchemaImporter.platforms), in: "'supportedOS'")
+            let named = Fields(mapping)
             for platform in AppleSchemaImporter.platforms {
-                guard let platformNode = mapping[platform] else { continue }
+                guard let platformNode = named[platform] else { continue }
                 let key = platform.lowercased()
-                guard case .mapping(let facts) = platformNode else {
+                guard case .mapping(let factsMapping) = platformNode else {
                     // `iOS: {}` or an empty value: supported, nothing more said.
                     if platformNode.null == nil {
-                        error(SchemaCode.invalidAppleValue, "'supportedOS.\(platform)' must be a mapping", platformNode.mark)
+                        error(
+                            SchemaCode.invalidAppleValue, "'supportedOS.\(platform)' must be a mapping",
+                            platformNode.mark)
                     }
                     continue
                 }
-                checkFields(facts, AppleSchemaImporter.platformFields, in: "'supportedOS.\(platform)'")
+                checkFields(factsMapping, AppleSchemaImporter.platformFields, in: "'supportedOS.\(platform)'")
+                let facts = Fields(factsMapping)
                 if let introduced = string(facts["introduced"], "introduced") {
                     if introduced == "n/a" {
                         result.unsupported.insert(key)
@@ -563,6 +577,23 @@ extension Node.Mapping {
     fileprivate subscript(name: String) -> Node? {
         first { $0.key.string == name }?.value
     }
+}
+
+/// A mapping's values by their string keys, read once (the first of a key said twice). Looking a field up in a
+/// `Node.Mapping` walks the mapping and copies each pair on the way, and the importer looks up some twenty fields
+/// of every key: that was half of importing a large schema.
+private struct Fields {
+    private var values: [String: Node] = [:]
+
+    init(_ mapping: Node.Mapping) {
+        values.reserveCapacity(mapping.count)
+        for (key, value) in mapping {
+            guard case .scalar(let scalar) = key, values[scalar.string] == nil else { continue }
+            values[scalar.string] = value
+        }
+    }
+
+    subscript(name: String) -> Node? { values[name] }
 }
 
 /// Which of Apple's kinds of schema a file is, from the field of `payload` that names its type.

@@ -343,7 +343,9 @@ extension PlatformRules {
             found.append(
                 EnrollmentConflict(
                     code: SchemaCode.needsSupervision, severity: .error,
-                    message: "\(name) works only on supervised \(platform) devices, not with \(enrollment.rawValue) enrollment"))
+                    message:
+                        "\(name) works only on supervised \(platform) devices, not with \(enrollment.rawValue) enrollment"
+                ))
         }
         if requiresDEP == true, !enrollment.isAutomated {
             found.append(
@@ -358,10 +360,12 @@ extension PlatformRules {
                 EnrollmentConflict(
                     code: SchemaCode.enrollmentForbids, severity: .error,
                     message:
-                        "\(name) is for \(allowed.joined(separator: ", ")) enrollments, not \(enrollment.rawValue) (\(platform))"))
+                        "\(name) is for \(allowed.joined(separator: ", ")) enrollments, not \(enrollment.rawValue) (\(platform))"
+                ))
         }
         for (mode, applies, what) in [
-            (userEnrollment, enrollment == .user, "user enrollment"), (sharedIPad, enrollment == .sharedIPad, "a shared iPad"),
+            (userEnrollment, enrollment == .user, "user enrollment"),
+            (sharedIPad, enrollment == .sharedIPad, "a shared iPad"),
         ] {
             guard let mode else { continue }
             switch mode {
@@ -447,11 +451,11 @@ extension Availability {
         name: String, platform: String, osVersion: String?, enrollment: Enrollment?, strict: Bool,
         unavailable: DiagnosticCode = SchemaCode.unavailableKey
     ) -> [EnrollmentConflict] {
-        let key = platform.lowercased()
+        let key = Self.isLowercase(platform) ? platform : platform.lowercased()
         let severity: Severity = strict ? .error : .warning
         var found: [EnrollmentConflict] = []
         if unsupported.contains(key)
-            || (!platforms.isEmpty && !platforms.contains(where: { $0.lowercased() == key }))
+            || (!platforms.isEmpty && !platforms.contains(where: { Self.equalIgnoringASCIICase($0, key) }))
         {
             let only = platforms.isEmpty ? "" : " (only \(platforms.joined(separator: ", ")))"
             return [
@@ -463,17 +467,20 @@ extension Availability {
             if let introduced = introduced[key], compareVersions(version, introduced) < 0 {
                 found.append(
                     EnrollmentConflict(
-                        code: unavailable, severity: severity, message: "\(name) needs \(platform) \(introduced) or later"))
+                        code: unavailable, severity: severity,
+                        message: "\(name) needs \(platform) \(introduced) or later"))
             }
             if let removed = removed[key], compareVersions(version, removed) > 0 {
                 found.append(
                     EnrollmentConflict(
-                        code: unavailable, severity: severity, message: "\(name) is not available after \(platform) \(removed)"))
+                        code: unavailable, severity: severity,
+                        message: "\(name) is not available after \(platform) \(removed)"))
             }
             if let removed = removedIn[key], compareVersions(version, removed) >= 0 {
                 found.append(
                     EnrollmentConflict(
-                        code: unavailable, severity: severity, message: "\(name) was removed in \(platform) \(removed)"))
+                        code: unavailable, severity: severity, message: "\(name) was removed in \(platform) \(removed)")
+                )
             }
             if let deprecated = deprecated[key], compareVersions(version, deprecated) >= 0 {
                 found.append(
@@ -486,5 +493,22 @@ extension Availability {
             found += rules.conflicts(with: enrollment, name: name, platform: platform)
         }
         return found
+    }
+
+    /// Whether `text` has no ASCII capital (it is its own `lowercased()` for the platform names compared here).
+    static func isLowercase(_ text: String) -> Bool {
+        !text.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+    }
+
+    /// `a.lowercased() == lowercase` for ASCII names, without making the lowercased copy: OS support is checked for
+    /// every key of a profile, and those copies were a tenth of validating one.
+    static func equalIgnoringASCIICase(_ a: String, _ lowercase: String) -> Bool {
+        if a.utf8.contains(where: { $0 >= 0x80 }) || lowercase.utf8.contains(where: { $0 >= 0x80 }) {
+            return a.lowercased() == lowercase
+        }
+        guard a.utf8.count == lowercase.utf8.count else { return false }
+        return zip(a.utf8, lowercase.utf8).allSatisfy { byte, lower in
+            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == lower
+        }
     }
 }

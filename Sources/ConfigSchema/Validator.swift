@@ -388,7 +388,7 @@ struct Validation {
                     hint: deprecation.isEmpty ? nil : deprecation)
             }
             if options.platform != nil {
-                checkAvailability(children[index], at: entry.keyPosition, path: KeyPath(trail))
+                checkAvailability(children[index], at: entry.keyPosition)
             }
             if children[index].required, isEmpty(entry.value.value) {
                 report(
@@ -436,20 +436,22 @@ struct Validation {
         }
     }
 
-    private mutating func checkAvailability(_ spec: KeySpec, at position: SourcePosition, path: KeyPath) {
+    /// OS-support findings of the key `spec` at the trail's end (its path is made only when there is one).
+    private mutating func checkAvailability(_ spec: KeySpec, at position: SourcePosition) {
         guard let platform = options.platform, !spec.availability.isUnrestricted else { return }
         func findings(_ availability: Availability) -> [EnrollmentConflict] {
             availability.findings(
-                name: "'\(spec.name)'", platform: platform, osVersion: options.osVersion, enrollment: options.enrollment,
+                name: "'\(spec.name)'", platform: platform, osVersion: options.osVersion,
+                enrollment: options.enrollment,
                 strict: appleSchema)
         }
         var own = findings(spec.availability)
-        if let inherited = spec.apple?.inherited {
+        if !own.isEmpty, let inherited = spec.apple?.inherited {
             let said = Set(findings(inherited).map(\.message))
             own.removeAll { said.contains($0.message) }
         }
         for finding in own {
-            report(finding.code, finding.severity, finding.message, at: position, path: path)
+            report(finding.code, finding.severity, finding.message, at: position, path: KeyPath(trail))
         }
     }
 
@@ -544,14 +546,35 @@ struct Validation {
     }
 }
 
-/// Compares dotted numeric versions (`17.4` < `17.10`); missing components count as 0.
+/// Compares dotted numeric versions (`17.4` < `17.10`); missing components count as 0, as does one that is not a
+/// number, and empty components are skipped (`17..4` is `17.4`). Read in place, without splitting: every key of a
+/// profile checked for OS support compares up to four versions, and splitting them was a quarter of validating
+/// profiles against Apple's schemas.
 func compareVersions(_ a: String, _ b: String) -> Int {
-    let left = a.split(separator: ".").map { Int($0) ?? 0 }
-    let right = b.split(separator: ".").map { Int($0) ?? 0 }
-    for index in 0..<max(left.count, right.count) {
-        let l = index < left.count ? left[index] : 0
-        let r = index < right.count ? right[index] : 0
-        if l != r { return l < r ? -1 : 1 }
+    var left = a.utf8[...]
+    var right = b.utf8[...]
+    while true {
+        let l = nextVersionComponent(&left)
+        let r = nextVersionComponent(&right)
+        if l == nil && r == nil { return 0 }
+        let x = l ?? 0
+        let y = r ?? 0
+        if x != y { return x < y ? -1 : 1 }
     }
-    return 0
+}
+
+/// The next non-empty dot-separated component of `rest` as a number (0 when it is not one), or nil at the end.
+private func nextVersionComponent(_ rest: inout Substring.UTF8View) -> Int? {
+    let dot = UInt8(ascii: ".")
+    while rest.first == dot { rest.removeFirst() }
+    guard !rest.isEmpty else { return nil }
+    let end = rest.firstIndex(of: dot) ?? rest.endIndex
+    let part = rest[..<end]
+    rest = rest[end...]
+    var value = 0
+    if part.count <= 18, part.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+        for byte in part { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
+        return value
+    }
+    return Int(Substring(part)) ?? 0
 }
