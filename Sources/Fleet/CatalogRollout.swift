@@ -68,7 +68,7 @@ public struct RolloutPlan: Sendable, Equatable {
             rings: rings, every: interval, gate: try haltWhen.map(HealthGate.init) ?? .standard, minDevices: minDevices)
     }
 
-    /// A plan as the store keeps it: `rings` as `--rollout` writes them, `every` and `haltWhen` as ``PolicyDuration``
+    /// A plan as the store keeps it: `rings` as `--rollout` writes them, `every` and `haltWhen` as `PolicyDuration`
     /// and ``HealthGate`` write them (`never` for no gate).
     public init(storedRings rings: String, every: String?, haltWhen: String, minDevices: Int) throws(RolloutError) {
         try self.init(

@@ -9,7 +9,7 @@ public enum FleetChange: Sendable, Equatable {
     /// store does not hold yet (hash → bytes). Publishes are serialized: of two publishes of the same number, one
     /// fails on the generation's key.
     case generation(CatalogGeneration, files: [String: String], newBlobs: [String: [UInt8]])
-    /// The start of `generation`'s rollout over `base` with `plan` (its first step is a ``rolloutStep``).
+    /// The start of `generation`'s rollout over `base` with `plan` (its first step is a `rolloutStep`).
     case rolloutStart(generation: Int, base: Int, plan: RolloutPlan)
     /// A step of `generation`'s rollout; a step whose number is already stored fails the transaction.
     case rolloutStep(generation: Int, RolloutStep)
