@@ -120,7 +120,8 @@ public struct ConfigValidation: Sendable {
                 let finding = Diagnostic(
                     SchemaCode.signatureInvalid, severity: .error, message: error.reason,
                     location: SourceLocation(file: file), hint: "a signed profile is CMS SignedData holding the plist")
-                return CheckedFile(report: FileReport(path: file, diagnostics: [finding]), source: nil, unreadable: false)
+                return CheckedFile(
+                    report: FileReport(path: file, diagnostics: [finding]), source: nil, unreadable: false)
             }
         }
         var checked = validate(document, bytes: bytes, path: path, against: schema, profiles: profiles)
@@ -134,7 +135,8 @@ public struct ConfigValidation: Sendable {
         guard let trustRoots else {
             return [
                 Diagnostic(
-                    SchemaCode.signedProfile, severity: .info, message: "signed by \(signer); the signature was not verified",
+                    SchemaCode.signedProfile, severity: .info,
+                    message: "signed by \(signer); the signature was not verified",
                     location: SourceLocation(file: file), hint: "pass --ca CERTS.pem to verify it and its chain")
             ]
         }
@@ -162,9 +164,11 @@ public struct ConfigValidation: Sendable {
             let findings = ProfileValidation(
                 options: options, schema: { profiles.schema($0) }, payloadSchema: { profiles.payloadSchema($0) }
             ).validatePayload(document, type: payloadType)
-            return CheckedFile.make(FileReport(path: document.file, shape: "payload", diagnostics: findings), bytes: bytes)
+            return CheckedFile.make(
+                FileReport(path: document.file, shape: "payload", diagnostics: findings), bytes: bytes)
         }
         if schemaPath == nil, ProfileValidation.recognizes(document) {
+            profiles.prefetch(ProfileValidation.schemaIDs(of: document))
             let findings = ProfileValidation(
                 options: options, schema: { profiles.schema($0) }, payloadSchema: { profiles.payloadSchema($0) }
             ).validate(document)
@@ -174,10 +178,11 @@ public struct ConfigValidation: Sendable {
         if AndroidPolicyValidation.recognizes(document, schema: schema) {
             let policy = AndroidPolicyValidation(
                 options: options, explicitSchema: schemaPath == nil ? nil : schema, schema: { profiles.schema($0) })
-            let report = FileReport(path: document.file, shape: "android-policy", diagnostics: policy.validate(document))
+            let report = FileReport(
+                path: document.file, shape: "android-policy", diagnostics: policy.validate(document))
             return CheckedFile.make(report, bytes: bytes)
         }
-                if schemaPath == nil, schema == nil, DeclarationValidation.recognizes(document) {
+        if schemaPath == nil, schema == nil, DeclarationValidation.recognizes(document) {
             let declarations = DeclarationValidation(options: options, schema: { profiles.schema($0) })
             let report = FileReport(
                 path: document.file, shape: "declaration",
@@ -258,14 +263,35 @@ final class SchemaCache: @unchecked Sendable {
         return merged
     }
 
+    /// Loads the schemas of `ids` that are not loaded yet side by side, on every core: a profile names several
+    /// payload types, each a YAML file to read, and reading them was most of checking one profile. Other callers
+    /// wait for it, as they wait for a schema loaded one at a time.
+    func prefetch(_ ids: [String]) {
+        lock.lock()
+        defer { lock.unlock() }
+        var missing: [String] = []
+        for id in ids where loaded[id] == nil && !missing.contains(id) { missing.append(id) }
+        guard missing.count > 1 else { return }
+        let all = candidates ?? discovery.candidates()
+        candidates = all
+        let (discovery, loader) = (discovery, loader)
+        let schemas = ParallelMap.map(missing) { id in Self.load(id, in: all, discovery, loader) }
+        for (id, schema) in zip(missing, schemas) { loaded[id] = schema }
+    }
+
     private func schemaLocked(_ id: String) -> ConfigSchema? {
         if let known = loaded[id] { return known }
         let all = candidates ?? discovery.candidates()
         candidates = all
-        let schema = discovery.find(id, in: all).flatMap { found in
-            (try? loader.load(found.schema.path))?.load.usableSchema
-        }
+        let schema = Self.load(id, in: all, discovery, loader)
         loaded[id] = schema
         return schema
+    }
+
+    /// The usable schema declaring `id` among `candidates`, read from its file.
+    private static func load(
+        _ id: String, in candidates: [SchemaDiscovery.Candidate], _ discovery: SchemaDiscovery, _ loader: SchemaLoader
+    ) -> ConfigSchema? {
+        discovery.find(id, in: candidates).flatMap { found in (try? loader.load(found.schema.path))?.load.usableSchema }
     }
 }

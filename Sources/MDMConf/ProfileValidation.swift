@@ -30,9 +30,27 @@ public struct ProfileValidation: Sendable {
 
     /// True for a plist whose root is a profile: `PayloadType` `Configuration` (the one type of a top level).
     public static func recognizes(_ document: PlistDocument) -> Bool {
-        guard case .dictionary(let root)? = document.root?.value, case .string("Configuration")? = root["PayloadType"]?.value
+        guard case .dictionary(let root)? = document.root?.value,
+            case .string("Configuration")? = root["PayloadType"]?.value
         else { return false }
         return true
+    }
+
+    /// The ids of the schemas checking the profile in `document` reads: `TopLevel`, `CommonPayloadKeys` and each
+    /// payload's type, in the order they appear.
+    public static func schemaIDs(of document: PlistDocument) -> [String] {
+        var ids = ["TopLevel", "CommonPayloadKeys"]
+        guard case .dictionary(let top)? = document.root?.value,
+            case .array(let payloads)? = top["PayloadContent"]?.value
+        else { return ids }
+        for node in payloads {
+            if case .dictionary(let payload) = node.value, case .string(let type)? = payload["PayloadType"]?.value,
+                !ids.contains(type)
+            {
+                ids.append(type)
+            }
+        }
+        return ids
     }
 
     /// Every finding about the profile in `document`, after the reader's own.
@@ -149,7 +167,9 @@ public struct ProfileValidation: Sendable {
         var identifiers: [String: KeyPath] = [:]
 
         mutating func note(_ payload: PlistDictionary, file: String, path: KeyPath, into findings: inout [Diagnostic]) {
-            if let entry = payload.entries.first(where: { $0.key == "PayloadUUID" }), case .string(let uuid) = entry.value.value {
+            if let entry = payload.entries.first(where: { $0.key == "PayloadUUID" }),
+                case .string(let uuid) = entry.value.value
+            {
                 let at = SourceLocation(file: file, position: entry.value.position)
                 let keyPath = path.appending(key: "PayloadUUID").diagnosticValue
                 if !Self.isUUID(uuid) {
@@ -162,7 +182,8 @@ public struct ProfileValidation: Sendable {
                     findings.append(
                         Diagnostic(
                             SchemaCode.duplicatePayloadID, severity: .error,
-                            message: "PayloadUUID '\(uuid)' is also the UUID of \(first.isRoot ? "the profile" : first.description)",
+                            message:
+                                "PayloadUUID '\(uuid)' is also the UUID of \(first.isRoot ? "the profile" : first.description)",
                             location: at, keyPath: keyPath, hint: "every payload needs a UUID of its own"))
                 } else {
                     uuids[uuid.uppercased()] = path
