@@ -378,30 +378,17 @@ public final class PostgresFleetStore: SQLFleetStore {
     /// through PostgresNIO's generic decoding, this was a sixth of the CPU of a fleet scan).
     static func deviceState(_ row: PostgresRow) throws -> DeviceState {
         var cells = Cells(row)
-        return DeviceState(
-            device: try cells.text(), platform: try cells.text(), osVersion: try cells.optionalText(),
-            deviceModel: try cells.optionalText(), locale: try cells.optionalText(), timeZone: try cells.optionalText(),
-            enrolledAt: try cells.optionalInteger().map { Instant(seconds: $0) },
-            reportedAt: try cells.optionalInteger().map { Instant(seconds: $0) },
-            lastCheckIn: Instant(seconds: try cells.integer()), replica: try cells.text(), apps: [])
+        return try FleetSQL.deviceState(&cells)
     }
 
     /// A row of `FleetSQL.apps`/`appsOfDevice`: its device and state.
     static func appState(_ row: PostgresRow) throws -> (device: String, app: DeviceState.App) {
         var cells = Cells(row)
-        let device = try cells.text()
-        var app = CheckIn.App(
-            app: try cells.text(), version: try cells.text(), build: try cells.optionalText(),
-            channel: try cells.optionalText(), configETag: try cells.optionalText(),
-            configError: try cells.optionalText(), deferralsUsed: try cells.optionalInteger())
-        let lastCheckIn = Instant(seconds: try cells.integer())
-        // From migration 9 the row goes on with the DDM states.
-        app.ddm = FleetSQL.ddmState(delivery: cells.trailingText(), cells.trailingText(), cells.trailingText())
-        return (device, DeviceState.App(app: app, lastCheckIn: lastCheckIn))
+        return try FleetSQL.appState(&cells)
     }
 
     /// A row's cells in column order, as text and integers read straight from their bytes.
-    struct Cells {
+    struct Cells: FleetRowCells {
         var cells: PostgresRow.Iterator
 
         init(_ row: PostgresRow) { cells = row.makeIterator() }
@@ -420,13 +407,6 @@ public final class PostgresFleetStore: SQLFleetStore {
             cells.next()?.bytes.map { String(buffer: $0) }
         }
 
-        mutating func text() throws -> String {
-            guard let text = try optionalText() else {
-                throw FleetStoreError(.unavailable, "a NOT NULL column is null")
-            }
-            return text
-        }
-
         mutating func optionalInteger() throws -> Int64? {
             let cell = try next()
             guard let bytes = cell.bytes else { return nil }
@@ -442,12 +422,6 @@ public final class PostgresFleetStore: SQLFleetStore {
             return number
         }
 
-        mutating func integer() throws -> Int64 {
-            guard let number = try optionalInteger() else {
-                throw FleetStoreError(.unavailable, "a NOT NULL column is null")
-            }
-            return number
-        }
     }
 
     public func devices(after: String?, limit: Int) async throws -> [DeviceState] {

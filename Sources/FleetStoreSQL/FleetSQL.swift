@@ -450,36 +450,6 @@ public enum FleetSQL {
 
     // MARK: Rows back into values
 
-    /// A device row in the column order of `devices(dialect:)`, apps added later.
-    public static func deviceState(_ columns: [Value]) -> DeviceState? {
-        guard columns.count == 10, case .text(let device) = columns[0], case .text(let platform) = columns[1],
-            case .integer(let last) = columns[8], case .text(let replica) = columns[9]
-        else { return nil }
-        return DeviceState(
-            device: device, platform: platform, osVersion: columns[2].text, deviceModel: columns[3].text,
-            locale: columns[4].text, timeZone: columns[5].text,
-            enrolledAt: columns[6].integer.map { Instant(seconds: $0) },
-            reportedAt: columns[7].integer.map { Instant(seconds: $0) }, lastCheckIn: Instant(seconds: last),
-            replica: replica, apps: [])
-    }
-
-    /// An app row in the column order of `apps(dialect:)` (with or without the DDM states): its device and state.
-    public static func appState(_ columns: [Value]) -> (device: String, app: DeviceState.App)? {
-        guard columns.count == 9 || columns.count == 12, case .text(let device) = columns[0],
-            case .text(let app) = columns[1], case .text(let version) = columns[2], case .integer(let last) = columns[8]
-        else { return nil }
-        let ddm = columns.count == 12 ? ddmState(delivery: columns[9].text, columns[10].text, columns[11].text) : nil
-        return (
-            device,
-            DeviceState.App(
-                app: CheckIn.App(
-                    app: app, version: version, build: columns[3].text, channel: columns[4].text,
-                    configETag: columns[5].text, configError: columns[6].text, deferralsUsed: columns[7].integer,
-                    ddm: ddm),
-                lastCheckIn: Instant(seconds: last))
-        )
-    }
-
     /// An app's DDM states from its `delivery`, `ddm_state` and `ddm_config_state` columns: nil unless it was
     /// delivered by DDM.
     public static func ddmState(delivery: String?, _ state: String?, _ configState: String?) -> CheckIn.DDMAppState? {

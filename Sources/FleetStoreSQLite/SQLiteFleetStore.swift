@@ -81,12 +81,20 @@ public final class SQLiteFleetStore: SQLFleetStore {
     private func read(_ sql: String, _ values: [FleetSQL.Value] = [], keep: Bool = true) async throws
         -> [[FleetSQL.Value]]
     {
+        try await read(sql, values, keep: keep) { $0.values() }
+    }
+
+    /// `read`, each row made into a value by `decode` on the reading connection's thread.
+    private func read<Row: Sendable>(
+        _ sql: String, _ values: [FleetSQL.Value] = [], keep: Bool = true,
+        _ decode: @escaping @Sendable (inout SQLiteCells) throws -> Row
+    ) async throws -> [Row] {
         let reader = readers[
             nextReader.withLock { turn in
                 turn = (turn + 1) % readers.count
                 return turn
             }]
-        return try await reader.run { connection in try connection.execute(sql, values, keep: keep) }
+        return try await reader.run { connection in try connection.query(sql, values, keep: keep, decode) }
     }
 
     static func reason(_ error: any Error) -> String {
@@ -197,20 +205,27 @@ public final class SQLiteFleetStore: SQLFleetStore {
     // MARK: Reading
 
     public func devices(after: String?, limit: Int) async throws -> [DeviceState] {
-        let rows = try await read(FleetSQL.devices(dialect: .sqlite), [.text(after ?? ""), .integer(Int64(limit))])
-        var devices = rows.compactMap(FleetSQL.deviceState)
+        var devices = try await read(FleetSQL.devices(dialect: .sqlite), [.text(after ?? ""), .integer(Int64(limit))]) {
+            try FleetSQL.deviceState(&$0)
+        }
         guard let last = devices.last?.device else { return devices }
-        let apps = try await read(FleetSQL.apps(dialect: .sqlite, schema: schema), [.text(after ?? ""), .text(last)])
-        FleetSQL.attach(apps.compactMap(FleetSQL.appState), to: &devices)
+        let apps = try await read(FleetSQL.apps(dialect: .sqlite, schema: schema), [.text(after ?? ""), .text(last)]) {
+            try FleetSQL.appState(&$0)
+        }
+        FleetSQL.attach(apps, to: &devices)
         return devices
     }
 
     public func device(_ id: String) async throws -> DeviceState? {
-        let rows = try await read(FleetSQL.device(dialect: .sqlite), [.text(id)])
-        guard var devices = rows.first.flatMap(FleetSQL.deviceState).map({ [$0] }) else { return nil }
-        let apps = try await read(FleetSQL.appsOfDevice(dialect: .sqlite, schema: schema), [.text(id)])
-        FleetSQL.attach(apps.compactMap(FleetSQL.appState), to: &devices)
-        return devices.first
+        guard
+            var device = try await read(
+                FleetSQL.device(dialect: .sqlite), [.text(id)], { try FleetSQL.deviceState(&$0) }
+            ).first
+        else { return nil }
+        device.apps = try await read(FleetSQL.appsOfDevice(dialect: .sqlite, schema: schema), [.text(id)]) {
+            try FleetSQL.appState(&$0).app
+        }
+        return device
     }
 
     public func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn] {

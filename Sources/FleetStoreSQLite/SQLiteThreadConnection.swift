@@ -67,6 +67,13 @@ final class SQLiteThreadConnection: @unchecked Sendable {
     /// kept for the next time the same text runs. Call from `run`.
     @discardableResult
     func execute(_ sql: String, _ values: [FleetSQL.Value] = [], keep: Bool = false) throws -> [[FleetSQL.Value]] {
+        try query(sql, values, keep: keep) { cells in cells.values() }
+    }
+
+    /// `execute`, each row made into a value by `decode` from its cells as the statement stands on it.
+    func query<Row>(
+        _ sql: String, _ values: [FleetSQL.Value] = [], keep: Bool = false, _ decode: (inout SQLiteCells) throws -> Row
+    ) throws -> [Row] {
         let statement: OpaquePointer
         if keep, let kept = prepared[sql] {
             statement = kept
@@ -97,19 +104,14 @@ final class SQLiteThreadConnection: @unchecked Sendable {
             case .null: try check(sqlite3_bind_null(statement, index))
             }
         }
-        var rows: [[FleetSQL.Value]] = []
+        var rows: [Row] = []
+        let columns = sqlite3_column_count(statement)
         while true {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { return rows }
             guard step == SQLITE_ROW else { throw failure(step) }
-            rows.append(
-                (0..<sqlite3_column_count(statement)).map { column in
-                    switch sqlite3_column_type(statement, column) {
-                    case SQLITE_INTEGER, SQLITE_FLOAT: .integer(sqlite3_column_int64(statement, column))
-                    case SQLITE_TEXT: .text(String(cString: sqlite3_column_text(statement, column)))
-                    default: .null
-                    }
-                })
+            var cells = SQLiteCells(statement: statement, count: columns)
+            rows.append(try decode(&cells))
         }
     }
 
@@ -163,4 +165,59 @@ struct SQLiteCallError: Error, CustomStringConvertible {
     let status: Int32
     let message: String
     var description: String { message }
+}
+
+/// The cells of the row a statement stands on, read in column order straight from SQLite's buffers.
+struct SQLiteCells: FleetRowCells {
+    let statement: OpaquePointer
+    let count: Int32
+    private var column: Int32 = 0
+
+    init(statement: OpaquePointer, count: Int32) {
+        self.statement = statement
+        self.count = count
+    }
+
+    private mutating func next() throws -> Int32 {
+        guard column < count else { throw FleetStoreError(.unavailable, "a row has too few columns") }
+        defer { column += 1 }
+        return column
+    }
+
+    /// The text of `column`, nil when it is NULL.
+    private func text(_ column: Int32) -> String? {
+        guard sqlite3_column_type(statement, column) != SQLITE_NULL, let bytes = sqlite3_column_text(statement, column)
+        else { return nil }
+        return String(
+            decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column))),
+            as: UTF8.self)
+    }
+
+    mutating func optionalText() throws -> String? { text(try next()) }
+
+    mutating func trailingText() -> String? { (try? next()).flatMap(text) }
+
+    mutating func optionalInteger() throws -> Int64? {
+        let column = try next()
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_NULL: return nil
+        case SQLITE_INTEGER, SQLITE_FLOAT: return sqlite3_column_int64(statement, column)
+        default:
+            guard let number = text(column).flatMap({ Int64($0) }) else {
+                throw FleetStoreError(.unavailable, "column \(column) is not an integer")
+            }
+            return number
+        }
+    }
+
+    /// Every cell of the row as a value (an integer, text or NULL, as SQLite stores it).
+    func values() -> [FleetSQL.Value] {
+        (0..<count).map { column in
+            switch sqlite3_column_type(statement, column) {
+            case SQLITE_INTEGER, SQLITE_FLOAT: .integer(sqlite3_column_int64(statement, column))
+            case SQLITE_TEXT: text(column).map(FleetSQL.Value.text) ?? .null
+            default: .null
+            }
+        }
+    }
 }
