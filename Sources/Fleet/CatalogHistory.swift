@@ -1,6 +1,5 @@
 import CivilTime
 import MDMConf
-import PropertyList
 
 /// One published catalog generation: its number, what it holds and who published it why.
 public struct CatalogGeneration: Sendable, Equatable {

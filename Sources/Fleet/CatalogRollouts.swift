@@ -1,7 +1,5 @@
 import CivilTime
 import MDMConf
-import MDMDiagnostics
-import UpdatePolicy
 import WebhookEvents
 
 /// The rollouts in the fleet store. A rollout is started by the publish that stores its generation, and changes
