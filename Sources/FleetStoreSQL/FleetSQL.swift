@@ -295,8 +295,8 @@ public enum FleetSQL {
         for (index, record) in batch.enumerated() where !record.watched.isEmpty {
             latest[record.checkIn.device] = index
         }
-        return latest.keys.sorted().flatMap { device in
-            let record = batch[latest[device]!]
+        return latest.sorted { $0.key < $1.key }.flatMap { device, index in
+            let record = batch[index]
             return record.watched.map { (device, record.receivedAt, $0) }
         }
     }
