@@ -185,6 +185,52 @@ import WebhookEvents
 /// Rollouts in the store: started by the publish, changed only by steps, the first of two concurrent steps wins,
 /// and abort publishes the base's content again with the step in one transaction.
 @Suite struct CatalogRolloutStoreTests {
+    /// Plans as the store keeps them come back equal: a group as the first ring, a schedule, a gate of two measures
+    /// with decimals, and no gate at all (stored as `never`).
+    static let storedPlans: [RolloutPlan] = {
+        do {
+            return [
+                try RolloutPlan(rings: "pilot,10,100", every: "24h", haltWhen: nil, minDevices: 20),
+                try RolloutPlan(
+                    rings: "0.5,12.25,100", every: nil,
+                    haltWhen: "config-errors > 2% or newly-noncompliant > 0.5%", minDevices: 3),
+                try RolloutPlan(
+                    rings: "1,100", every: PolicyDuration("90m"),
+                    gate: HealthGate(configErrors: nil, newlyNoncompliant: nil),
+                    minDevices: 1),
+            ]
+        } catch {
+            return []
+        }
+    }()
+
+    @Test(arguments: StoreKind.available)
+    func plansComeBackAsStored(kind: StoreKind) async throws {
+        #expect(Self.storedPlans.count == 3)
+        let store = try await TestStores.open(kind)
+        let history = CatalogHistory(store: store)
+        let files = try CatalogFiles.read(folder: try TestStores.copyCatalog().path)
+        _ = try await history.publish(files, author: "ana", message: "first")
+        for (index, plan) in Self.storedPlans.enumerated() {
+            var changed = files.files
+            changed["settings.plist"] = Array("<plist version=\"1.0\"><dict/><!-- \(index) --></plist>".utf8)
+            // Each rollout is aborted before the next, so that the next publish may roll out again.
+            guard
+                case .published(let generation, _) = try await history.publish(
+                    CatalogFiles(changed), author: "ana", message: "plan \(index)", rollout: plan)
+            else {
+                Issue.record("plan \(index) was not published")
+                continue
+            }
+            let stored = try #require(try await CatalogRollouts(store: store).rollout(of: generation.number))
+            #expect(stored.plan == plan, "\(stored.plan) ≠ \(plan)")
+            #expect(stored.steps.map(\.action) == ["start"] && stored.current.reason == "rings \(plan.rings)")
+            _ = try await CatalogRollouts(store: store).perform(
+                "abort", on: stored, author: "ana", subscriptions: nil)
+        }
+        try await store.close()
+    }
+
     @Test(arguments: StoreKind.available)
     func stepsAndAbort(kind: StoreKind) async throws {
         let store = try await TestStores.open(kind)
