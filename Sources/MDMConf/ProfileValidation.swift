@@ -170,15 +170,17 @@ public struct ProfileValidation: Sendable {
             if let entry = payload.entries.first(where: { $0.key == "PayloadUUID" }),
                 case .string(let uuid) = entry.value.value
             {
-                let at = SourceLocation(file: file, position: entry.value.position)
-                let keyPath = path.appending(key: "PayloadUUID").diagnosticValue
+                // The location and key path are made only for a finding: this runs for every payload.
+                var at: SourceLocation { SourceLocation(file: file, position: entry.value.position) }
+                var keyPath: String? { path.appending(key: "PayloadUUID").diagnosticValue }
+                let key = uuid.uppercased()
                 if !Self.isUUID(uuid) {
                     findings.append(
                         Diagnostic(
                             SchemaCode.invalidPayloadUUID, severity: .error,
                             message: "PayloadUUID '\(uuid)' is not a UUID", location: at, keyPath: keyPath,
                             hint: "36 characters: 8-4-4-4-12 hexadecimal digits, e.g. from uuidgen"))
-                } else if let first = uuids[uuid.uppercased()] {
+                } else if let first = uuids[key] {
                     findings.append(
                         Diagnostic(
                             SchemaCode.duplicatePayloadID, severity: .error,
@@ -186,7 +188,7 @@ public struct ProfileValidation: Sendable {
                                 "PayloadUUID '\(uuid)' is also the UUID of \(first.isRoot ? "the profile" : first.description)",
                             location: at, keyPath: keyPath, hint: "every payload needs a UUID of its own"))
                 } else {
-                    uuids[uuid.uppercased()] = path
+                    uuids[key] = path
                 }
             }
             if let entry = payload.entries.first(where: { $0.key == "PayloadIdentifier" }),
