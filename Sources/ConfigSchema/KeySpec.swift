@@ -337,21 +337,24 @@ public struct PlatformRules: Sendable, Equatable {
 extension PlatformRules {
     /// Why a payload or key with these rules does not suit a device enrolled as `enrollment`: each finding's code,
     /// severity and reason. `name` is how the finding names what it checks.
-    public func conflicts(with enrollment: Enrollment, name: String, platform: String) -> [EnrollmentConflict] {
+    /// `name` is made only for a conflict (it is the key's name in quotes, asked for every key of a profile).
+    public func conflicts(with enrollment: Enrollment, name: @autoclosure () -> String, platform: String)
+        -> [EnrollmentConflict]
+    {
         var found: [EnrollmentConflict] = []
         if supervised == true, !enrollment.isSupervised {
             found.append(
                 EnrollmentConflict(
                     code: SchemaCode.needsSupervision, severity: .error,
                     message:
-                        "\(name) works only on supervised \(platform) devices, not with \(enrollment.rawValue) enrollment"
+                        "\(name()) works only on supervised \(platform) devices, not with \(enrollment.rawValue) enrollment"
                 ))
         }
         if requiresDEP == true, !enrollment.isAutomated {
             found.append(
                 EnrollmentConflict(
                     code: SchemaCode.enrollmentForbids, severity: .error,
-                    message: "\(name) needs a device enrolled through Automated Device Enrollment (\(platform))"))
+                    message: "\(name()) needs a device enrolled through Automated Device Enrollment (\(platform))"))
         }
         if let allowed = allowedEnrollments, !allowed.isEmpty,
             Set(allowed).isDisjoint(with: enrollment.declarativeEnrollments)
@@ -360,7 +363,7 @@ extension PlatformRules {
                 EnrollmentConflict(
                     code: SchemaCode.enrollmentForbids, severity: .error,
                     message:
-                        "\(name) is for \(allowed.joined(separator: ", ")) enrollments, not \(enrollment.rawValue) (\(platform))"
+                        "\(name()) is for \(allowed.joined(separator: ", ")) enrollments, not \(enrollment.rawValue) (\(platform))"
                 ))
         }
         for (mode, applies, what) in [
@@ -373,17 +376,17 @@ extension PlatformRules {
                 found.append(
                     EnrollmentConflict(
                         code: SchemaCode.enrollmentForbids, severity: .error,
-                        message: "\(name) is not allowed with \(what) (\(platform))"))
+                        message: "\(name()) is not allowed with \(what) (\(platform))"))
             case .ignored where applies:
                 found.append(
                     EnrollmentConflict(
                         code: SchemaCode.enrollmentIgnores, severity: .warning,
-                        message: "\(name) is ignored with \(what) (\(platform))"))
+                        message: "\(name()) is ignored with \(what) (\(platform))"))
             case .required where !applies:
                 found.append(
                     EnrollmentConflict(
                         code: SchemaCode.enrollmentForbids, severity: .error,
-                        message: "\(name) works only with \(what) (\(platform))"))
+                        message: "\(name()) works only with \(what) (\(platform))"))
             default: break
             }
         }
@@ -448,7 +451,7 @@ extension Availability {
     /// supervision and enrollment rules. `strict` (Apple's schemas) makes an unavailable key an error: the device
     /// refuses or drops it; the community formats say it as a warning.
     public func findings(
-        name: String, platform: String, osVersion: String?, enrollment: Enrollment?, strict: Bool,
+        name: @autoclosure () -> String, platform: String, osVersion: String?, enrollment: Enrollment?, strict: Bool,
         unavailable: DiagnosticCode = SchemaCode.unavailableKey
     ) -> [EnrollmentConflict] {
         let key = Self.isLowercase(platform) ? platform : platform.lowercased()
@@ -460,7 +463,7 @@ extension Availability {
             let only = platforms.isEmpty ? "" : " (only \(platforms.joined(separator: ", ")))"
             return [
                 EnrollmentConflict(
-                    code: unavailable, severity: severity, message: "\(name) is not available on \(platform)\(only)")
+                    code: unavailable, severity: severity, message: "\(name()) is not available on \(platform)\(only)")
             ]
         }
         if let version = osVersion {
@@ -468,29 +471,30 @@ extension Availability {
                 found.append(
                     EnrollmentConflict(
                         code: unavailable, severity: severity,
-                        message: "\(name) needs \(platform) \(introduced) or later"))
+                        message: "\(name()) needs \(platform) \(introduced) or later"))
             }
             if let removed = removed[key], compareVersions(version, removed) > 0 {
                 found.append(
                     EnrollmentConflict(
                         code: unavailable, severity: severity,
-                        message: "\(name) is not available after \(platform) \(removed)"))
+                        message: "\(name()) is not available after \(platform) \(removed)"))
             }
             if let removed = removedIn[key], compareVersions(version, removed) >= 0 {
                 found.append(
                     EnrollmentConflict(
-                        code: unavailable, severity: severity, message: "\(name) was removed in \(platform) \(removed)")
+                        code: unavailable, severity: severity,
+                        message: "\(name()) was removed in \(platform) \(removed)")
                 )
             }
             if let deprecated = deprecated[key], compareVersions(version, deprecated) >= 0 {
                 found.append(
                     EnrollmentConflict(
                         code: SchemaCode.deprecatedKey, severity: .warning,
-                        message: "\(name) is deprecated since \(platform) \(deprecated)"))
+                        message: "\(name()) is deprecated since \(platform) \(deprecated)"))
             }
         }
         if let enrollment, let rules = rules[key] {
-            found += rules.conflicts(with: enrollment, name: name, platform: platform)
+            found += rules.conflicts(with: enrollment, name: name(), platform: platform)
         }
         return found
     }
