@@ -282,14 +282,18 @@ import WebhookEvents
         receiver.stop()
         // A second publish counts its changes against the first.
         let config = catalog + "/apps/com.example.field/config.plist"
-        try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "<integer>443</integer>", with: "<integer>8443</integer>")
-            .write(toFile: config, atomically: true, encoding: .utf8)
+        try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+            of: "<integer>443</integer>", with: "<integer>8443</integer>"
+        )
+        .write(toFile: config, atomically: true, encoding: .utf8)
         #expect(try CLIProcess.run(["publish", catalog, "--store", location, "--message", "port"]).status == 0)
         let store = try await TestStores.open(try #require(StoreLocation.parse(location).get()))
         let second = try await EventOutbox(store: store).list().first
         try await store.close()
         #expect(second?.event.subject == "2")
-        #expect(second?.event.body.contains(#""changes":{"against":1,"files":1,"values":1}"#) == true, "\(second?.event.body ?? "")")
+        #expect(
+            second?.event.body.contains(#""changes":{"against":1,"files":1,"values":1}"#) == true,
+            "\(second?.event.body ?? "")")
     }
 }
 
@@ -315,13 +319,8 @@ final class ReceiverProcess: @unchecked Sendable {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return
-            }
-            lock.withLock { output += String(decoding: data, as: UTF8.self) }
+        PipeReader.drain(out) { [weak self] data in
+            self?.lock.withLock { self?.output += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
         let deadline = Date().addingTimeInterval(60)

@@ -24,13 +24,8 @@ final class ServerProcess: @unchecked Sendable {
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return
-            }
-            lock.withLock { logText += String(decoding: data, as: UTF8.self) }
+        PipeReader.drain(err) { [weak self] data in
+            self?.lock.withLock { self?.logText += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
         let deadline = Date().addingTimeInterval(120)
@@ -79,4 +74,32 @@ final class ServerProcess: @unchecked Sendable {
 struct ServerProcessError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
+}
+
+/// Reads a child's output pipe to its end on a thread of its own, handing each chunk over as it comes, so a busy
+/// child never blocks on a full pipe. A blocking read, not `FileHandle.readabilityHandler`: on Linux, tearing down
+/// the dispatch read source that handler installs can race the descriptor's close, and it crashed libdispatch's
+/// manager thread in the middle of a CI run (`_dispatch_event_loop_drain`, a bad pointer dereference). A blocking
+/// read never registers the descriptor with libdispatch.
+enum PipeReader {
+    static func drain(_ pipe: Pipe, _ take: @escaping @Sendable (Data) -> Void) {
+        let handle = pipe.fileHandleForReading
+        Thread.detachNewThread {
+            // read(2) itself: it returns what the pipe holds as soon as it holds anything (FileHandle's reads wait
+            // for a full buffer or the end).
+            withExtendedLifetime(handle) {
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let count = read(handle.fileDescriptor, &buffer, buffer.count)
+                    if count > 0 {
+                        take(Data(buffer[0..<count]))
+                    } else if count < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        return
+                    }
+                }
+            }
+        }
+    }
 }
