@@ -55,7 +55,7 @@ public struct AppleSchemaImporter: Sendable {
             reader.error(SchemaCode.yamlSyntax, "\(error)", nil)
             return SchemaLoad(schema: nil, diagnostics: reader.diagnostics)
         }
-        guard case .mapping(let top)? = root, let payload = top["payload"]?.mapping else {
+        guard case .mapping(let top)? = root, let payload = Fields(top)["payload"]?.mapping else {
             reader.error(
                 SchemaCode.notASchema, "YAML without a top-level 'payload' mapping is not one of Apple's schemas",
                 root?.mark)
@@ -266,8 +266,9 @@ extension AppleSchemaImporter {
         func errorCode(_ node: Node?) -> String? {
             guard case .sequence(let items)? = node else { return nil }
             for item in items {
-                guard case .mapping(let mapping) = item, mapping["key"]?.string == "code",
-                    case .sequence(let values)? = mapping["rangelist"], values.count == 1
+                guard case .mapping(let mapping) = item, case let fields = Fields(mapping),
+                    fields["key"]?.string == "code", case .sequence(let values)? = fields["rangelist"],
+                    values.count == 1
                 else { continue }
                 return values[0].string
             }
@@ -287,7 +288,7 @@ extension AppleSchemaImporter {
                 case .scalar(let scalar): names.append(scalar.string)
                 case .mapping(let mapping):
                     checkFields(mapping, ["status-items", "note"], in: "'related-status-items'")
-                    names += strings(mapping["status-items"], "status-items") ?? []
+                    names += strings(Fields(mapping)["status-items"], "status-items") ?? []
                 default:
                     error(SchemaCode.invalidAppleValue, "'related-status-items' lists status items", item.mark)
                 }
@@ -313,7 +314,7 @@ extension AppleSchemaImporter {
                 if seen.contains(spec.name) {
                     error(
                         SchemaCode.duplicateKeyName, "'\(parent)\(spec.name)' is declared twice in '\(field)'",
-                        mapping["key"]?.mark)
+                        Fields(mapping)["key"]?.mark)
                 }
                 seen.insert(spec.name)
                 result.append(spec)
@@ -572,16 +573,9 @@ extension AppleSchemaImporter {
     }
 }
 
-extension Node.Mapping {
-    /// The value of the string key `name`.
-    fileprivate subscript(name: String) -> Node? {
-        first { $0.key.string == name }?.value
-    }
-}
-
-/// A mapping's values by their string keys, read once (the first of a key said twice). Looking a field up in a
-/// `Node.Mapping` walks the mapping and copies each pair on the way, and the importer looks up some twenty fields
-/// of every key: that was half of importing a large schema.
+/// A mapping's values by their string keys, read once (the first of a key said twice): every field the importer
+/// reads goes through it. Looking a field up in a `Node.Mapping` itself walks the mapping and copies each pair on the
+/// way, and the importer looks up some twenty fields of every key: that was half of importing a large schema.
 private struct Fields {
     private var values: [String: Node] = [:]
 
