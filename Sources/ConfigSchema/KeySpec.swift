@@ -271,7 +271,7 @@ public struct Condition: Sendable {
 }
 
 /// Where a key exists: platforms and OS version ranges (`pfm_platforms`, `pfm_ios_min`, …).
-public struct Availability: Sendable {
+public struct Availability: Sendable, Equatable {
     /// Platform names as manifests write them (`iOS`, `macOS`, `tvOS`, `watchOS`, `visionOS`); empty = all.
     public var platforms: [String] = []
     /// Per platform (lowercased): first OS version with the key, last one, first one that deprecated it.

@@ -439,6 +439,9 @@ struct Validation {
     /// OS-support findings of the key `spec` at the trail's end (its path is made only when there is one).
     private mutating func checkAvailability(_ spec: KeySpec, at position: SourcePosition) {
         guard let platform = options.platform, !spec.availability.isUnrestricted else { return }
+        // A key that says nothing of its own holds what its payload holds, which is reported once, for the payload.
+        // (Most keys of Apple's schemas; the two usually share storage, so this costs a pointer comparison.)
+        if let inherited = spec.apple?.inherited, inherited == spec.availability { return }
         func findings(_ availability: Availability) -> [EnrollmentConflict] {
             availability.findings(
                 name: "'\(spec.name)'", platform: platform, osVersion: options.osVersion,

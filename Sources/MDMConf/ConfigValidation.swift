@@ -49,15 +49,17 @@ public struct ConfigValidation: Sendable {
         let loader = SchemaLoader(readerOptions: readerOptions, androidResources: androidResources)
         var schemas: [String: ConfigSchema] = [:]
         var assigned: [String?] = Array(repeating: nil, count: paths.count)
+        var candidates: [SchemaDiscovery.Candidate]?
         if let schemaPath {
             if let failure = load(schemaPath, with: loader, into: &schemas) {
                 return Outcome(files: [], schemaFailure: failure)
             }
             assigned = Array(repeating: schemaPath, count: paths.count)
         } else {
-            let candidates = discovery.candidates()
+            let all = discovery.candidates()
+            candidates = all
             for (index, path) in paths.enumerated() {
-                guard let found = discovery.find(appID ?? Self.domain(of: path), in: candidates) else { continue }
+                guard let found = discovery.find(appID ?? Self.domain(of: path), in: all) else { continue }
                 assigned[index] = found.schema.path
                 if schemas[found.schema.path] == nil,
                     let failure = load(found.schema.path, with: loader, into: &schemas)
@@ -67,7 +69,7 @@ public struct ConfigValidation: Sendable {
             }
         }
         let inputs = Array(zip(paths, assigned.map { $0.flatMap { schemas[$0] } }))
-        let byID = SchemaCache(discovery: discovery, loader: loader)
+        let byID = SchemaCache(discovery: discovery, loader: loader, candidates: candidates)
         var files = ParallelMap.map(inputs) { path, schema in validate(path, against: schema, profiles: byID) }
         // Declarations checked together are a set: unique identifiers, references that resolve, no cycle.
         let declarations = files.compactMap(\.declaration)
@@ -237,13 +239,16 @@ final class SchemaCache: @unchecked Sendable {
     private let lock = NSLock()
     private let discovery: SchemaDiscovery
     private let loader: SchemaLoader
+    private let compiled = CompiledSchemaCache()
     private var candidates: [SchemaDiscovery.Candidate]?
     private var loaded: [String: ConfigSchema?] = [:]
     private var payloads: [String: ConfigSchema?] = [:]
 
-    init(discovery: SchemaDiscovery, loader: SchemaLoader) {
+    /// Schemas found by `discovery` among `candidates` (found when first needed when nil), loaded with `loader`.
+    init(discovery: SchemaDiscovery, loader: SchemaLoader, candidates: [SchemaDiscovery.Candidate]? = nil) {
         self.discovery = discovery
         self.loader = loader
+        self.candidates = candidates
     }
 
     /// The usable schema declaring `id`, or nil.
@@ -274,8 +279,8 @@ final class SchemaCache: @unchecked Sendable {
         guard missing.count > 1 else { return }
         let all = candidates ?? discovery.candidates()
         candidates = all
-        let (discovery, loader) = (discovery, loader)
-        let schemas = ParallelMap.map(missing) { id in Self.load(id, in: all, discovery, loader) }
+        let (discovery, loader, compiled) = (discovery, loader, compiled)
+        let schemas = ParallelMap.map(missing) { id in Self.load(id, in: all, discovery, loader, compiled) }
         for (id, schema) in zip(missing, schemas) { loaded[id] = schema }
     }
 
@@ -283,15 +288,16 @@ final class SchemaCache: @unchecked Sendable {
         if let known = loaded[id] { return known }
         let all = candidates ?? discovery.candidates()
         candidates = all
-        let schema = Self.load(id, in: all, discovery, loader)
+        let schema = Self.load(id, in: all, discovery, loader, compiled)
         loaded[id] = schema
         return schema
     }
 
-    /// The usable schema declaring `id` among `candidates`, read from its file.
+    /// The usable schema declaring `id` among `candidates`, read from its compiled form or its file.
     private static func load(
-        _ id: String, in candidates: [SchemaDiscovery.Candidate], _ discovery: SchemaDiscovery, _ loader: SchemaLoader
+        _ id: String, in candidates: [SchemaDiscovery.Candidate], _ discovery: SchemaDiscovery, _ loader: SchemaLoader,
+        _ compiled: CompiledSchemaCache
     ) -> ConfigSchema? {
-        discovery.find(id, in: candidates).flatMap { found in (try? loader.load(found.schema.path))?.load.usableSchema }
+        discovery.find(id, in: candidates).flatMap { found in compiled.schema(found.schema.path, loader: loader) }
     }
 }

@@ -49,9 +49,9 @@ public enum InputPaths {
 
     private static func filesBelow(_ folder: String, extensions: [String]) -> [String] {
         var files: [String] = []
-        for name in entries(of: folder) where !name.hasPrefix(".") {
+        for (name, kind) in InputFile.kindedEntries(of: folder) where !name.hasPrefix(".") {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-            if isDirectory(path) {
+            if kind ?? isDirectory(path) {
                 files += filesBelow(path, extensions: extensions)
             } else if let dot = name.lastIndex(of: "."),
                 extensions.contains(String(name[name.index(after: dot)...]).lowercased())
@@ -64,4 +64,19 @@ public enum InputPaths {
 
     /// The names in `folder` (without `.` and `..`), in directory order; empty when it cannot be opened.
     static func entries(of folder: String) -> [String] { InputFile.entries(of: folder) }
+
+    /// A file's size and modification time (to the nanosecond): what on-disk caches trust a file by.
+    typealias Stamp = (size: Int64, mtime: Int64)
+
+    /// The stamp of `path`, or nil when it cannot be `stat`ed.
+    static func stamp(of path: String) -> Stamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+            let mtime = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+        #else
+            let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        #endif
+        return (Int64(info.st_size), mtime)
+    }
 }

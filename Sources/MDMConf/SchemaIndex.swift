@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import PropertyList
 
 /// The ids declared by the schema files of one folder, cached on disk between runs and trusted for a file while its
 /// path, size and modification time (to the nanosecond) are unchanged.
@@ -36,24 +31,55 @@ struct SchemaIndex {
         file = base.map {
             "\($0)/mdmconf/schema-index-\(Self.generation)-\(ContentHash.hex(Array(SchemaDiscovery.realPath(folder).utf8), bytes: 8)).tsv"
         }
-        guard let file, let text = try? String(contentsOfFile: file, encoding: .utf8) else { return }
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false)
-            guard fields.count == 4, let size = Int64(fields[0]), let mtime = Int64(fields[1]) else { continue }
-            entries[String(fields[3])] = Entry(size: size, mtime: mtime, id: String(fields[2]))
+        guard let file, case .bytes(let bytes)? = try? InputFile.read(file, limit: 64 << 20) else { return }
+        entries = Self.parse(bytes)
+    }
+
+    /// The entries of an index file's lines; a line that is not `size TAB mtime TAB id TAB path` is skipped. Read as
+    /// bytes: the index is read by every run that looks a schema up, and splitting it as `String` took longer than
+    /// the `stat`s it saves.
+    static func parse(_ bytes: [UInt8]) -> [String: Entry] {
+        var entries: [String: Entry] = [:]
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            defer { start = end + 1 }
+            var fields: [Range<Int>] = []
+            var fieldStart = start
+            for index in start..<end where bytes[index] == UInt8(ascii: "\t") && fields.count < 3 {
+                fields.append(fieldStart..<index)
+                fieldStart = index + 1
+            }
+            fields.append(fieldStart..<end)
+            guard fields.count == 4, let size = number(bytes[fields[0]]), let mtime = number(bytes[fields[1]]) else {
+                continue
+            }
+            let path = String(decoding: bytes[fields[3]], as: UTF8.self)
+            entries[path] = Entry(size: size, mtime: mtime, id: String(decoding: bytes[fields[2]], as: UTF8.self))
         }
+        return entries
+    }
+
+    /// A decimal `Int64`, with an optional minus sign.
+    private static func number(_ digits: ArraySlice<UInt8>) -> Int64? {
+        var rest = digits
+        let negative = rest.first == UInt8(ascii: "-")
+        if negative { rest = rest.dropFirst() }
+        guard !rest.isEmpty else { return nil }
+        var value: Int64 = 0
+        for digit in rest {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            let (tens, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = tens.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            value = sum
+        }
+        return negative ? -value : value
     }
 
     /// The id `path` declares: from the index when the file is unchanged, else from `read`.
     mutating func id(of path: String, read: (String) -> String?) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return read(path) }
-        #if canImport(Darwin)
-            let mtime = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
-        #else
-            let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        #endif
-        let size = Int64(info.st_size)
+        guard let (size, mtime) = InputPaths.stamp(of: path) else { return read(path) }
         if let entry = entries[path], entry.size == size, entry.mtime == mtime {
             used[path] = entry
             return entry.id.isEmpty ? nil : entry.id

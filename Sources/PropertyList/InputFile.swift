@@ -61,37 +61,52 @@ public enum InputFile {
     ) throws(InputError) -> Contents {
         // A regular file is read straight into an array of its size (one extra byte notices growth);
         // pipes and terminals in chunks.
+        // Each chunk is read into memory that is not zeroed first.
         let chunk = knownSize.map { $0 + 1 } ?? 64 * 1024
         var bytes: [UInt8] = []
         while true {
-            let start = bytes.count
-            bytes.append(contentsOf: repeatElement(0, count: chunk))
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                systemRead(descriptor, buffer.baseAddress.map { $0 + start }, chunk)
+            var count = 0
+            var failure: Int32 = 0
+            let piece = [UInt8](unsafeUninitializedCapacity: chunk) { buffer, initialized in
+                count = systemRead(descriptor, buffer.baseAddress, chunk)
+                failure = count < 0 ? errno : 0
+                initialized = max(count, 0)
             }
-            bytes.removeLast(chunk - max(count, 0))
             if count < 0 {
-                if errno == EINTR { continue }
-                throw InputError(path: path, reason: describe(errno))
+                if failure == EINTR { continue }
+                throw InputError(path: path, reason: describe(failure))
             }
             if count == 0 { break }
+            if bytes.isEmpty { bytes = piece } else { bytes += piece }
             if bytes.count > limit { return .tooLarge(size: bytes.count) }
         }
         return .bytes(bytes)
     }
 
     /// The names in `folder` (without `.` and `..`), in directory order; empty when it cannot be opened.
-    public static func entries(of folder: String) -> [String] {
+    public static func entries(of folder: String) -> [String] { kindedEntries(of: folder).map(\.name) }
+
+    /// The names in `folder` (without `.` and `..`), in directory order, each with whether it is a folder when the
+    /// directory says so (nil when it does not, as for a symbolic link: `stat` it). Walking a tree of schemas this
+    /// way needs no `stat` per file.
+    public static func kindedEntries(of folder: String) -> [(name: String, isDirectory: Bool?)] {
         guard let handle = opendir(folder) else { return [] }
         defer { closedir(handle) }
-        var names: [String] = []
+        var names: [(name: String, isDirectory: Bool?)] = []
         while let entry = readdir(handle) {
             let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
                 tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
                     String(cString: $0)
                 }
             }
-            if name != "." && name != ".." { names.append(name) }
+            guard name != "." && name != ".." else { continue }
+            let kind: Bool? =
+                switch Int32(entry.pointee.d_type) {
+                case Int32(DT_DIR): true
+                case Int32(DT_REG): false
+                default: nil
+                }
+            names.append((name, kind))
         }
         return names
     }

@@ -197,6 +197,60 @@ struct ProfileValidationTests {
         #expect(found == expected, "\(diagnostics.map { $0["message"] ?? "" })")
     }
 
+    /// Schemas are read back from their compiled form on later runs; an edited schema is imported again, and a
+    /// damaged compiled file is only a cache miss. Every run gives what importing the YAML gives.
+    @Test func compiledSchemasFollowTheirFiles() throws {
+        let library = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mdmconf-apple-\(UUID().uuidString)")
+        let profiles = library.appendingPathComponent("mdm/profiles")
+        try FileManager.default.createDirectory(at: profiles, withIntermediateDirectories: true)
+        for name in ["TopLevel.yaml", "CommonPayloadKeys.yaml", "com.apple.wifi.managed.yaml"] {
+            try FileManager.default.copyItem(
+                atPath: Self.appleRepository + "/mdm/profiles/" + name,
+                toPath: profiles.appendingPathComponent(name).path)
+        }
+        let cache = library.appendingPathComponent("cache")
+        let environment = ["MDMCONF_SCHEMA_PATH": library.path, "XDG_CACHE_HOME": cache.path]
+        let arguments = [
+            "validate", "Tests/MDMConfTests/ProfileFixtures/wifi-payload.plist", "--payload-type",
+            "com.apple.wifi.managed", "--platform", "iOS", "--os-version", "17.4", "--format", "json",
+        ]
+        func findings() throws -> [String] {
+            let result = try CLIProcess.run(arguments, environment: environment)
+            let files = try #require(try CLIProcess.json(result.stdout)["files"] as? [[String: Any]])
+            let diagnostics = try #require(files.first?["diagnostics"] as? [[String: Any]])
+            return diagnostics.map {
+                "\($0["code"] as? String ?? "?") \($0["line"] as? Int ?? 0) \($0["message"] ?? "")"
+            }
+        }
+        let compiledFolder = cache.appendingPathComponent("mdmconf/compiled-1")
+        let imported = try findings()
+        let compiled = try FileManager.default.contentsOfDirectory(atPath: compiledFolder.path)
+        #expect(compiled.count == 2 && compiled.allSatisfy { $0.hasSuffix(".schema") }, "\(compiled)")
+        #expect(try findings() == imported)
+
+        // SSID_STR becomes an integer in the schema: the next run says so.
+        let wifi = profiles.appendingPathComponent("com.apple.wifi.managed.yaml")
+        let yaml = try String(contentsOf: wifi, encoding: .utf8)
+        try yaml.replacingOccurrences(
+            of: "- key: SSID_STR\n  title: SSID\n  supportedOS:\n    iOS:\n      introduced: '7.0'\n  type: <string>",
+            with: "- key: SSID_STR\n  title: SSID\n  supportedOS:\n    iOS:\n      introduced: '7.0'\n  type: <integer>"
+        ).write(to: wifi, atomically: true, encoding: .utf8)
+        let edited = try findings()
+        #expect(edited != imported)
+        #expect(edited.contains { $0.contains("SSID_STR") && $0.contains("integer") }, "\(edited)")
+
+        // Damaged compiled files are imported again and rewritten.
+        for name in try FileManager.default.contentsOfDirectory(atPath: compiledFolder.path) {
+            let file = compiledFolder.appendingPathComponent(name)
+            var bytes = try Data(contentsOf: file)
+            bytes = bytes.prefix(bytes.count / 2) + Data(repeating: 0xFF, count: 7)
+            try bytes.write(to: file)
+        }
+        #expect(try findings() == edited)
+        #expect(try findings() == edited)
+    }
+
     @Test func usage() throws {
         let both = try CLIProcess.run(
             ["validate", Self.fixture, "--payload-type", "com.apple.wifi.managed", "--schema", "x.yaml"])
