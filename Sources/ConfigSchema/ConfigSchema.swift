@@ -17,35 +17,79 @@ public struct ConfigSchema: Sendable {
 
     /// The app's bundle id (specfile `bundleId`), preference domain (manifest `pfm_domain`), payload or declaration
     /// type (Apple), or package name (Android; empty when nothing near the file names it).
-    public var id: String
+    public var id: String {
+        get { storage.id }
+        set { unique().id = newValue }
+    }
     /// The format the file was written in.
-    public var format: Format
+    public var format: Format {
+        get { storage.format }
+        set { unique().format = newValue }
+    }
     /// The file the schema was read from.
-    public var path: String
+    public var path: String {
+        get { storage.path }
+        set { unique().path = newValue }
+    }
     /// The schema's own name for what it configures.
-    public var title: String?
+    public var title: String? {
+        get { storage.title }
+        set { unique().title = newValue }
+    }
     /// What the schema says the configuration is for.
-    public var description: String?
+    public var description: String? {
+        get { storage.description }
+        set { unique().description = newValue }
+    }
     /// What Apple's schemas say of the payload as a whole (kind, OS support, enrollment rules); nil for the
     /// other formats.
-    public var apple: AppleSchemaFacts?
+    public var apple: AppleSchemaFacts? {
+        get { storage.apple }
+        set { unique().apple = newValue }
+    }
     /// The keys of the configuration dictionary.
     public var keys: [KeySpec] {
-        didSet { root.children = keys }
+        get { storage.root.children ?? [] }
+        set { unique().root.children = newValue }
     }
     /// The root as a dictionary key spec, built once (the validator starts every file here).
-    public private(set) var root: KeySpec
+    public var root: KeySpec { storage.root }
+
+    /// The fields, held once and shared by every copy until one is changed: a schema is handed out for every
+    /// payload of every profile checked, and copying its fields one by one was a twentieth of checking a folder.
+    private final class Storage: @unchecked Sendable {
+        var id: String
+        var format: Format
+        var path: String
+        var title: String?
+        var description: String?
+        var apple: AppleSchemaFacts?
+        var root: KeySpec
+
+        init(id: String, format: Format, path: String, title: String?, root: KeySpec) {
+            (self.id, self.format, self.path, self.title, self.root) = (id, format, path, title, root)
+        }
+
+        func copy() -> Storage {
+            let copy = Storage(id: id, format: format, path: path, title: title, root: root)
+            (copy.description, copy.apple) = (description, apple)
+            return copy
+        }
+    }
+
+    // Changed only through `unique()`, which copies it first when another schema shares it.
+    private var storage: Storage
+
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
 
     /// A schema of `keys`, declaring `id`, read from `path` in `format`.
     public init(id: String, format: Format, path: String, title: String? = nil, keys: [KeySpec]) {
-        self.id = id
-        self.format = format
-        self.path = path
-        self.title = title
-        self.keys = keys
         var root = KeySpec(name: "", types: [.dictionary])
         root.children = keys
-        self.root = root
+        storage = Storage(id: id, format: format, path: path, title: title, root: root)
     }
 
     /// True when the value at `path`, or a container it sits in, is declared sensitive.
@@ -84,7 +128,8 @@ public struct SchemaLoad: Sendable {
     /// compile): `validate` exits 78 then.
     public var usableSchema: ConfigSchema? {
         let fatal: Set<String> = [
-            SchemaCode.invalidPattern.code, SchemaCode.notASchema.code, SchemaCode.yamlSyntax.code, PlistCode.notWellFormed.code,
+            SchemaCode.invalidPattern.code, SchemaCode.notASchema.code, SchemaCode.yamlSyntax.code,
+            PlistCode.notWellFormed.code,
             PlistCode.entityDeclaration.code, PlistCode.emptyDocument.code, PlistCode.invalidEncoding.code,
         ]
         return diagnostics.contains { fatal.contains($0.code.code) } ? nil : schema
