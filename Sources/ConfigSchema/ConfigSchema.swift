@@ -58,12 +58,8 @@ public struct ConfigSchema: Sendable {
     /// The fields, held once and shared by every copy until one is changed: a schema is handed out for every
     /// payload of every profile checked, and copying its fields one by one was a twentieth of checking a folder.
     private final class Storage: @unchecked Sendable {
-        var id: String
-        var format: Format
-        var path: String
-        var title: String?
-        var description: String?
-        var apple: AppleSchemaFacts?
+        var id: String, format: Format, path: String
+        var title: String?, description: String?, apple: AppleSchemaFacts?
         var root: KeySpec
 
         init(id: String, format: Format, path: String, title: String?, root: KeySpec) {

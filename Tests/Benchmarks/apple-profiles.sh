@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `mdmconf validate` of configuration profiles against Apple's YAML schemas, side by side with `xmllint --noout` of
-# the same files in one hyperfine run (release build as script authors use it): one profile of 20 payloads with the
-# schema index warm, and 1,000 such profiles in one process.
+# the same files in one hyperfine run (release build as script authors use it): one profile of 20 payloads cold (no
+# id index, no compiled schema: every YAML file on the path is indexed and the profile's schemas imported) and warm,
+# and 1,000 such profiles in one process.
 #
 #   bash Tests/Benchmarks/apple-profiles.sh     # needs hyperfine and xmllint, and the corpus copy of
 #                                               # apple/device-management beside the project (APPLE=… to point elsewhere)
@@ -40,6 +41,13 @@ export MDMCONF_SCHEMA_PATH="$APPLE" XDG_CACHE_HOME="$PWD/$D/cache"
 printf 'profile: %s bytes, 20 payloads; schema files on the path: %s\n' "$(stat -c %s "$D/profile.mobileconfig")" \
     "$(find "$APPLE" -name '*.yaml' | wc -l)"
 
+hyperfine -N --runs "${RUNS_COLD:-20}" -i --prepare "rm -rf $D/cache" \
+    "xmllint --noout $D/profile.mobileconfig" \
+    "$D/mdmconf validate $D/profile.mobileconfig --platform iOS --os-version 17.4 --enrollment supervised" \
+    --export-markdown "$D/cold.md" >/dev/null
+echo "cold (no index, no compiled schema):"
+cat "$D/cold.md"
+echo "warm:"
 hyperfine -N --warmup 5 --runs "${RUNS:-50}" -i \
     "xmllint --noout $D/profile.mobileconfig" \
     "$D/mdmconf validate $D/profile.mobileconfig --platform iOS --os-version 17.4 --enrollment supervised" \
