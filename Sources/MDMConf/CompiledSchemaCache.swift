@@ -62,5 +62,5 @@ struct CompiledSchemaCache: Sendable {
     }
 
     /// The running executable's stamp: what a compiled schema was compiled by.
-    private static let program: InputPaths.Stamp? = Bundle.main.executablePath.flatMap(InputPaths.stamp(of:))
+    private static let program: InputPaths.Stamp? = SchemaDiscovery.executablePath.flatMap(InputPaths.stamp(of:))
 }

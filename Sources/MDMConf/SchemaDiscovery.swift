@@ -53,10 +53,7 @@ public struct SchemaDiscovery: Sendable {
 
     /// The project's `Schemas/` folder, found by walking up from the executable (`.build/…/mdmconf`).
     static func bundledSchemasFolder() -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        var folder = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard var folder = executablePath else { return nil }
         for _ in 0..<6 {
             guard let slash = folder.lastIndex(of: "/") else { return nil }
             folder = String(folder[..<slash])
@@ -66,6 +63,15 @@ public struct SchemaDiscovery: Sendable {
         }
         return nil
     }
+
+    /// The running executable's path, from `/proc/self/exe` (Foundation's `Bundle.main` lists the executable's whole
+    /// folder to find it, which in `/usr/local/bin` or `/tmp` costs more than checking a profile).
+    static let executablePath: String? = {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return CommandLine.arguments.first.map(realPath) }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
 
     /// A schema file and the id it declares.
     public struct Candidate: Sendable, Hashable {

@@ -12,6 +12,6 @@ need() {
 # script_mdmconf OUT: builds `mdmconf` as the README tells script authors to (release, static Swift runtime, no PIE;
 # in .build-static so it does not disturb .build) and writes it stripped to OUT.
 script_mdmconf() {
-    swift build -c release --static-swift-stdlib --scratch-path .build-static --product mdmconf -Xlinker -no-pie >/dev/null
+    swift build -c release --static-swift-stdlib --scratch-path .build-static --product mdmconf -Xlinker -no-pie -Xlinker --no-export-dynamic >/dev/null
     strip -o "$1" .build-static/release/mdmconf
 }

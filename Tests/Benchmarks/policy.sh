@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 source Tests/Benchmarks/common.sh
 need hyperfine:hyperfine xmllint:libxml2-utils
 
-swift build -c release --static-swift-stdlib --product mdmconf -Xlinker -no-pie >/dev/null
+swift build -c release --static-swift-stdlib --product mdmconf -Xlinker -no-pie -Xlinker --no-export-dynamic >/dev/null
 swift build -c release --product policy-decisions-benchmark >/dev/null
 BIN="$(swift build -c release --show-bin-path)"
 

@@ -14,7 +14,7 @@ need hyperfine:hyperfine xmllint:libxml2-utils
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 PLUTIL=$(command -v plutil || true)
 
-swift build -c release --static-swift-stdlib --product mdmconf -Xlinker -no-pie >/dev/null
+swift build -c release --static-swift-stdlib --product mdmconf -Xlinker -no-pie -Xlinker --no-export-dynamic >/dev/null
 MDMCONF="$(swift build -c release --show-bin-path)/mdmconf"
 
 DATA=.build/bench-data
