@@ -6,7 +6,7 @@ import PropertyList
 /// reads each payload schema's binary form instead of importing its YAML again.
 ///
 /// One file per schema, `$XDG_CACHE_HOME/mdmconf/compiled-<version>/<hash of the schema's absolute path>.schema`
-/// (`~/.cache/…` without `XDG_CACHE_HOME`). Its header holds what the schema was made from: the schema file's size
+/// (`~/.cache/…` without `XDG_CACHE_HOME`). Its header holds what the schema was made from: the schema file's path, size
 /// and modification time (to the nanosecond), the reader limits it was read with, and the size and modification time
 /// of the mdmconf executable that wrote it. A file whose header differs in any of them is imported again and
 /// rewritten (atomically), so editing a schema or installing another build of mdmconf never serves a stale schema.
@@ -30,7 +30,11 @@ struct CompiledSchemaCache: Sendable {
         guard let folder, let program = Self.program, let source = InputPaths.stamp(of: path) else {
             return Self.load(path, loader)
         }
-        var header = Self.magic
+        // Named by the absolute path rather than the real one: resolving links costs a `readlink` per component,
+        // and a schema reached by two paths is only kept twice. The path is in the header too, so two paths whose
+        // names hash alike never read each other's schema.
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var header = Self.magic + Array(absolute.utf8) + [0]
         for number in [
             program.size, program.mtime, source.size, source.mtime, Int64(loader.readerOptions.maxInputSize),
             Int64(loader.readerOptions.maxNodes), Int64(loader.readerOptions.maxDepth),
@@ -38,10 +42,7 @@ struct CompiledSchemaCache: Sendable {
         ] {
             withUnsafeBytes(of: number.littleEndian) { header += $0 }
         }
-        // Named by the absolute path rather than the real one: resolving links costs a `readlink` per component,
-        // and a schema reached by two paths is only kept twice.
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        let file = "\(folder)/\(ContentHash.hex(Array(absolute.utf8), bytes: 12)).schema"
+        let file = "\(folder)/\(InputPaths.nameHash(absolute)).schema"
         if case .bytes(let stored)? = try? InputFile.read(file, limit: 64 << 20), stored.starts(with: header),
             let schema = try? CompiledSchema.decode(Array(stored[header.count...]), path: path)
         {

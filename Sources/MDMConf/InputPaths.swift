@@ -65,6 +65,18 @@ public enum InputPaths {
     /// The names in `folder` (without `.` and `..`), in directory order; empty when it cannot be opened.
     static func entries(of folder: String) -> [String] { InputFile.entries(of: folder) }
 
+    /// A short, stable name for `text` in a cache folder: 64-bit FNV-1a as 16 hexadecimal digits. Not a checksum:
+    /// what a cache file holds is checked against its header, so two texts that hash alike only share a name.
+    static func nameHash(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
     /// A file's size and modification time (to the nanosecond): what on-disk caches trust a file by.
     typealias Stamp = (size: Int64, mtime: Int64)
 

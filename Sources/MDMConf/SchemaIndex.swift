@@ -29,10 +29,11 @@ struct SchemaIndex {
             ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ProcessInfo.processInfo.environment["HOME"].map { $0 + "/.cache" }
         file = base.map {
-            "\($0)/mdmconf/schema-index-\(Self.generation)-\(ContentHash.hex(Array(SchemaDiscovery.realPath(folder).utf8), bytes: 8)).tsv"
+            "\($0)/mdmconf/schema-index-\(Self.generation)-\(InputPaths.nameHash(SchemaDiscovery.realPath(folder))).tsv"
         }
         guard let file, case .bytes(let bytes)? = try? InputFile.read(file, limit: 64 << 20) else { return }
         entries = Self.parse(bytes)
+        used.reserveCapacity(entries.count)
     }
 
     /// The entries of an index file's lines; a line that is not `size TAB mtime TAB id TAB path` is skipped. Read as
@@ -40,6 +41,7 @@ struct SchemaIndex {
     /// the `stat`s it saves.
     static func parse(_ bytes: [UInt8]) -> [String: Entry] {
         var entries: [String: Entry] = [:]
+        entries.reserveCapacity(bytes.lazy.filter { $0 == UInt8(ascii: "\n") }.count)
         var start = 0
         while start < bytes.count {
             let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count

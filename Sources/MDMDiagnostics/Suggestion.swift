@@ -2,15 +2,18 @@
 public enum Suggestion {
     /// The candidate closest to `name`, if one is close enough to be a likely typo.
     public static func closest(to name: String, in candidates: [String]) -> String? {
-        let lowered = String(name.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()).lowercased()
+        let start = name.firstIndex { !$0.isWhitespace } ?? name.endIndex
+        let end = name[start...].lastIndex { !$0.isWhitespace }.map { name.index(after: $0) } ?? start
+        let lowered = name[start..<end].lowercased()
         if let exact = candidates.first(where: { $0.lowercased() == lowered && $0 != name }) { return exact }
         let limit = max(1, min(3, name.count / 3))
-        var best: (String, Int)?
+        var best: String?
+        var bestDistance = Int.max
         for candidate in candidates where candidate != name {
             let distance = editDistance(lowered, candidate.lowercased(), limit: limit)
-            if distance <= limit, best.map({ distance < $0.1 }) ?? true { best = (candidate, distance) }
+            if distance <= limit, distance < bestDistance { (best, bestDistance) = (candidate, distance) }
         }
-        return best?.0
+        return best
     }
 
     /// Levenshtein distance, giving up (returning limit + 1) once it must exceed `limit`.
