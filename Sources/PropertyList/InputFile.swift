@@ -59,9 +59,8 @@ public enum InputFile {
     private static func readAll(
         descriptor: Int32, path: String, limit: Int, knownSize: Int?
     ) throws(InputError) -> Contents {
-        // A regular file is read straight into an array of its size (one extra byte notices growth);
-        // pipes and terminals in chunks.
-        // Each chunk is read into memory that is not zeroed first.
+        // A regular file is read straight into an array of its size (one extra byte notices growth), pipes and
+        // terminals in chunks; each chunk into memory that is not zeroed first.
         let chunk = knownSize.map { $0 + 1 } ?? 64 * 1024
         var bytes: [UInt8] = []
         while true {
