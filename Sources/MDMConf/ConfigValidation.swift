@@ -82,10 +82,14 @@ public struct ConfigValidation: Sendable {
         return Outcome(files: files, schemaFailure: nil)
     }
 
-    /// Loads a schema into `schemas`, or returns why it cannot be used.
+    /// Loads a schema into `schemas` (its compiled form when that is current), or returns why it cannot be used.
     private func load(_ path: String, with loader: SchemaLoader, into schemas: inout [String: ConfigSchema])
         -> CheckedFile?
     {
+        if let schema = CompiledSchemaCache().schema(path, loader: loader) {
+            schemas[path] = schema
+            return nil
+        }
         do {
             let (load, bytes) = try loader.load(path)
             guard let schema = load.usableSchema else {

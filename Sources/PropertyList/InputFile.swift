@@ -59,24 +59,22 @@ public enum InputFile {
     private static func readAll(
         descriptor: Int32, path: String, limit: Int, knownSize: Int?
     ) throws(InputError) -> Contents {
-        // A regular file is read straight into an array of its size (one extra byte notices growth), pipes and
-        // terminals in chunks; each chunk into memory that is not zeroed first.
+        // A regular file is read straight into an array of its size (one extra byte notices growth);
+        // pipes and terminals in chunks.
         let chunk = knownSize.map { $0 + 1 } ?? 64 * 1024
         var bytes: [UInt8] = []
         while true {
-            var count = 0
-            var failure: Int32 = 0
-            let piece = [UInt8](unsafeUninitializedCapacity: chunk) { buffer, initialized in
-                count = systemRead(descriptor, buffer.baseAddress, chunk)
-                failure = count < 0 ? errno : 0
-                initialized = max(count, 0)
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: chunk))
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                systemRead(descriptor, buffer.baseAddress.map { $0 + start }, chunk)
             }
+            bytes.removeLast(chunk - max(count, 0))
             if count < 0 {
-                if failure == EINTR { continue }
-                throw InputError(path: path, reason: describe(failure))
+                if errno == EINTR { continue }
+                throw InputError(path: path, reason: describe(errno))
             }
             if count == 0 { break }
-            if bytes.isEmpty { bytes = piece } else { bytes += piece }
             if bytes.count > limit { return .tooLarge(size: bytes.count) }
         }
         return .bytes(bytes)
