@@ -36,6 +36,9 @@ enum CLIProcess {
         var env = ProcessInfo.processInfo.environment
         env["XDG_STATE_HOME"] = stateHome
         env["XDG_CACHE_HOME"] = stateHome + "/cache"
+        // A child that crashes must fail its test, not hang it: the Swift runtime's backtracer attaches to a crashed
+        // child and keeps its output pipes open, and on this Linux it was seen waiting for ever (2026-11-27).
+        env["SWIFT_BACKTRACE"] = "enable=no"
         return env
     }
 
