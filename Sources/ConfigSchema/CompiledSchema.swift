@@ -69,7 +69,7 @@ struct SchemaWriter {
     }
 
     /// A signed integer, zig-zag encoded so small negative numbers stay short.
-    mutating func int(_ value: Int) { uint(UInt64(bitPattern: Int64((value << 1) ^ (value >> (Int.bitWidth - 1))))) }
+    mutating func int(_ value: Int) { int64(Int64(value)) }
 
     mutating func int64(_ value: Int64) { uint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
 
@@ -139,10 +139,7 @@ struct SchemaReader {
         }
     }
 
-    mutating func int() throws(CompiledSchemaError) -> Int {
-        let raw = try uint()
-        return Int(truncatingIfNeeded: Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1))
-    }
+    mutating func int() throws(CompiledSchemaError) -> Int { Int(truncatingIfNeeded: try int64()) }
 
     mutating func int64() throws(CompiledSchemaError) -> Int64 {
         let raw = try uint()

@@ -18,10 +18,7 @@ struct CompiledSchemaCache: Sendable {
     let folder: String?
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let base =
-            environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? environment["HOME"].map { $0 + "/.cache" }
-        folder = base.map { "\($0)/mdmconf/compiled-\(CompiledSchema.version)" }
+        folder = InputPaths.cacheFolder(environment).map { "\($0)/compiled-\(CompiledSchema.version)" }
     }
 
     /// The usable schema in `path`: from its compiled form when that is current, else imported with `loader` (and

@@ -1,3 +1,4 @@
+import Foundation
 import PropertyList
 
 #if canImport(Glibc)
@@ -64,6 +65,15 @@ public enum InputPaths {
 
     /// The names in `folder` (without `.` and `..`), in directory order; empty when it cannot be opened.
     static func entries(of folder: String) -> [String] { InputFile.entries(of: folder) }
+
+    /// `$XDG_CACHE_HOME/mdmconf` (`~/.cache/mdmconf` without it), where the schema index and the compiled schemas are
+    /// kept; nil when neither variable is set.
+    static func cacheFolder(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        let base =
+            environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? environment["HOME"].map { $0 + "/.cache" }
+        return base.map { $0 + "/mdmconf" }
+    }
 
     /// A short, stable name for `text` in a cache folder: 64-bit FNV-1a as 16 hexadecimal digits. Not a checksum:
     /// what a cache file holds is checked against its header, so two texts that hash alike only share a name.

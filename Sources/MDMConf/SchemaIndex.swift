@@ -25,11 +25,8 @@ struct SchemaIndex {
     private var changed = false
 
     init(folder: String) {
-        let base =
-            ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ProcessInfo.processInfo.environment["HOME"].map { $0 + "/.cache" }
-        file = base.map {
-            "\($0)/mdmconf/schema-index-\(Self.generation)-\(InputPaths.nameHash(SchemaDiscovery.realPath(folder))).tsv"
+        file = InputPaths.cacheFolder().map {
+            "\($0)/schema-index-\(Self.generation)-\(InputPaths.nameHash(SchemaDiscovery.realPath(folder))).tsv"
         }
         guard let file, case .bytes(let bytes)? = try? InputFile.read(file, limit: 64 << 20) else { return }
         entries = Self.parse(bytes)
