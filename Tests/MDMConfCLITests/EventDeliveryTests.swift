@@ -96,8 +96,10 @@ import WebhookEvents
     @Test(arguments: StoreKind.available)
     func eventsPendingAtKill9AreDeliveredAfterRestart(kind: StoreKind) async throws {
         let location = try TestStores.freshLocation(kind).description
-        // The receiver's port is learnt, then the receiver stopped: the server finds nobody there.
-        let first = try ReceiverProcess([])
+        // The receiver's port is learnt, then the receiver stopped: the server finds nobody there. The port lies
+        // outside the kernel's ephemeral range, so no process another test starts on port 0 can take it meanwhile
+        // (a receiver that could not bind it again failed this test once in CI).
+        let first = try ReceiverProcess.outsideEphemeralPorts()
         let port = first.port
         first.stop()
         let catalog = try Self.catalog(url: "http://127.0.0.1:\(port)/hooks/mdmconf")
@@ -339,6 +341,19 @@ final class ReceiverProcess: @unchecked Sendable {
     }
 
     var text: String { lock.withLock { output } }
+
+    /// A receiver on a free port between 20000 and 29999, below Linux's ephemeral range (32768–60999).
+    static func outsideEphemeralPorts() throws -> ReceiverProcess {
+        var failure: Error?
+        for _ in 0..<20 {
+            do {
+                return try ReceiverProcess(["--port", String(Int.random(in: 20_000...29_999))])
+            } catch {
+                failure = error
+            }
+        }
+        throw failure ?? ServerProcessError(message: "no free port for webhook-receiver")
+    }
 
     /// The deliveries it verified and accepted, in order.
     var accepted: [Accepted] {
