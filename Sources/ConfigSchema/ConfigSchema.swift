@@ -51,6 +51,15 @@ public struct ConfigSchema: Sendable {
     public var keys: [KeySpec] {
         get { storage.root.children ?? [] }
         set { unique().root.children = newValue }
+        _modify {
+            // The keys are taken out while they change, so a schema held once changes them in place (adding the
+            // common payload keys to a payload's schema would otherwise copy every key).
+            let storage = unique()
+            var keys = storage.root.children ?? []
+            storage.root.children = nil
+            defer { storage.root.children = keys }
+            yield &keys
+        }
     }
     /// The root as a dictionary key spec, built once (the validator starts every file here).
     public var root: KeySpec { storage.root }

@@ -86,9 +86,13 @@ public struct KeySpec: Sendable {
     public func childIndex(_ name: String) -> Int? { childPositions[name] }
 
     private static func index(_ children: [KeySpec]?) -> [String: Int] {
+        guard let children, !children.isEmpty else { return [:] }
         var positions: [String: Int] = [:]
-        for (offset, child) in (children ?? []).enumerated() where positions[child.name] == nil {
-            positions[child.name] = offset
+        positions.reserveCapacity(children.count)
+        // By index, reading only the name: iterating the specs would copy each one (a retain per field) and building
+        // this index was most of merging a payload's schema with the common payload keys.
+        for offset in children.indices where positions[children[offset].name] == nil {
+            positions[children[offset].name] = offset
         }
         return positions
     }

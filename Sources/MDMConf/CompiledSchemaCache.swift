@@ -17,7 +17,7 @@ struct CompiledSchemaCache: Sendable {
     /// The folder of compiled schemas; nil when there is no home or cache folder.
     let folder: String?
 
-    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    init(environment: [String: String]? = nil) {
         folder = InputPaths.cacheFolder(environment).map { "\($0)/compiled-\(CompiledSchema.version)" }
     }
 

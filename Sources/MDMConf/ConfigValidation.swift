@@ -263,11 +263,18 @@ final class SchemaCache: @unchecked Sendable {
     }
 
     /// A payload type's schema merged with `CommonPayloadKeys`, made once (see ``ProfileValidation/merged(_:_:)``).
+    ///
+    /// The type's own schema is moved out of the loaded ones to be merged, so the merge adds the common keys to it in
+    /// place instead of copying each of its keys (a restrictions payload has hundreds); asked for again by its id, it
+    /// is read again.
     func payloadSchema(_ type: String) -> ConfigSchema? {
         lock.lock()
         defer { lock.unlock() }
         if let known = payloads[type] { return known }
-        let merged = schemaLocked(type).map { ProfileValidation.merged(schemaLocked("CommonPayloadKeys"), $0) }
+        let common = schemaLocked("CommonPayloadKeys")
+        var schema = schemaLocked(type)
+        if type != "CommonPayloadKeys" { loaded[type] = nil }
+        let merged = schema.take().map { ProfileValidation.merged(common, $0) }
         payloads[type] = merged
         return merged
     }
@@ -279,7 +286,7 @@ final class SchemaCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         var missing: [String] = []
-        for id in ids where loaded[id] == nil && !missing.contains(id) { missing.append(id) }
+        for id in ids where loaded[id] == nil && payloads[id] == nil && !missing.contains(id) { missing.append(id) }
         guard missing.count > 1 else { return }
         let all = candidates ?? discovery.candidates()
         candidates = all

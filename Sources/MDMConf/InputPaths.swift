@@ -20,12 +20,69 @@ public enum InputPaths {
         var result: [String] = []
         for path in paths {
             if path != "-", isDirectory(path) {
-                result += filesBelow(path, extensions: extensions).sorted()
+                result += files(below: path, extensions: extensions, stamped: false).map(\.path)
             } else {
                 result.append(path)
             }
         }
         return result
+    }
+
+    /// The files below `folder` (in its sub-folders too, following links; names starting with `.` skipped) whose
+    /// names end in one of `extensions` (any case), sorted by path; with `stamped`, each with its ``stamp(of:)``.
+    ///
+    /// Every folder is opened once and its files are `stat`ed relative to it: a schema library is walked by every
+    /// run that looks a schema up, and resolving each file's whole path again was most of the walk.
+    static func files(below folder: String, extensions: [String], stamped: Bool) -> [(path: String, stamp: Stamp?)] {
+        var files: [(path: String, stamp: Stamp?)] = []
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return [] }
+        let root = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+        walk(directory, path: root, stamped: stamped, into: &files) { name in
+            guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")) else { return false }
+            let suffix = name[name.index(after: dot)...]
+            return extensions.contains { $0.utf8.count == suffix.utf8.count && $0.lowercased() == suffix.lowercased() }
+        }
+        files.sort { $0.path < $1.path }
+        return files
+    }
+
+    /// Adds the matching files of the open folder `directory` (named `path`) and of its sub-folders; closes it.
+    private static func walk(
+        _ directory: Int32, path: String, stamped: Bool, into files: inout [(path: String, stamp: Stamp?)],
+        matching: (String) -> Bool
+    ) {
+        guard let handle = fdopendir(directory) else {
+            close(directory)
+            return
+        }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
+                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
+                    String(cString: $0)
+                }
+            }
+            guard !name.hasPrefix(".") else { continue }
+            var info = stat()
+            var isFolder = Int32(entry.pointee.d_type) == Int32(DT_DIR)
+            var known = false
+            if Int32(entry.pointee.d_type) != Int32(DT_DIR) && Int32(entry.pointee.d_type) != Int32(DT_REG) {
+                // A link, or a file system that does not say: ask.
+                guard fstatat(dirfd(handle), name, &info, 0) == 0 else { continue }
+                isFolder = (info.st_mode & S_IFMT) == S_IFDIR
+                known = true
+            }
+            if isFolder {
+                let child = openat(dirfd(handle), name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                if child >= 0 {
+                    walk(child, path: path + "/" + name, stamped: stamped, into: &files, matching: matching)
+                }
+            } else if matching(name) {
+                let found = !stamped || known || fstatat(dirfd(handle), name, &info, 0) == 0
+                files.append((path + "/" + name, stamped && found ? stamp(info) : nil))
+            }
+        }
     }
 
     /// True when `path` names an existing file that is not a folder.
@@ -48,30 +105,19 @@ public enum InputPaths {
     /// True when `path` is a folder (following links).
     public static func isDirectory(_ path: String) -> Bool { InputFile.isDirectory(path) }
 
-    private static func filesBelow(_ folder: String, extensions: [String]) -> [String] {
-        var files: [String] = []
-        for (name, kind) in InputFile.kindedEntries(of: folder) where !name.hasPrefix(".") {
-            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-            if kind ?? isDirectory(path) {
-                files += filesBelow(path, extensions: extensions)
-            } else if let dot = name.lastIndex(of: "."),
-                extensions.contains(String(name[name.index(after: dot)...]).lowercased())
-            {
-                files.append(path)
-            }
-        }
-        return files
-    }
-
     /// The names in `folder` (without `.` and `..`), in directory order; empty when it cannot be opened.
     static func entries(of folder: String) -> [String] { InputFile.entries(of: folder) }
 
     /// `$XDG_CACHE_HOME/mdmconf` (`~/.cache/mdmconf` without it), where the schema index and the compiled schemas are
-    /// kept; nil when neither variable is set.
-    static func cacheFolder(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    /// kept; nil when neither variable is set. The process's own variables are read with `getenv` (Foundation builds
+    /// a dictionary of the whole environment for every `ProcessInfo.environment`).
+    static func cacheFolder(_ environment: [String: String]? = nil) -> String? {
+        func variable(_ name: String) -> String? {
+            if let environment { return environment[name] }
+            return getenv(name).map { String(cString: $0) }
+        }
         let base =
-            environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? environment["HOME"].map { $0 + "/.cache" }
+            variable("XDG_CACHE_HOME").flatMap { $0.isEmpty ? nil : $0 } ?? variable("HOME").map { $0 + "/.cache" }
         return base.map { $0 + "/mdmconf" }
     }
 
@@ -94,6 +140,10 @@ public enum InputPaths {
     static func stamp(of path: String) -> Stamp? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        return stamp(info)
+    }
+
+    private static func stamp(_ info: stat) -> Stamp {
         #if canImport(Darwin)
             let mtime = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
         #else

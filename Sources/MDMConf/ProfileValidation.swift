@@ -122,11 +122,11 @@ public struct ProfileValidation: Sendable {
     }
 
     /// The payload's own keys with the keys every payload has (the payload's schema wins where both name a key).
-    public static func merged(_ common: ConfigSchema?, _ schema: ConfigSchema) -> ConfigSchema {
+    public static func merged(_ common: ConfigSchema?, _ schema: consuming ConfigSchema) -> ConfigSchema {
         guard let common else { return schema }
-        var merged = schema
-        let named = Set(schema.keys.map(\.name))
-        merged.keys = common.keys.filter { !named.contains($0.name) } + schema.keys
+        var merged = consume schema
+        let named = Set(merged.keys.lazy.map(\.name))
+        merged.keys.insert(contentsOf: common.keys.filter { !named.contains($0.name) }, at: 0)
         return merged
     }
 

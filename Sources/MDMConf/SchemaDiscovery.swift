@@ -91,9 +91,9 @@ public struct SchemaDiscovery: Sendable {
         for folder in folders where InputPaths.isDirectory(folder) && seenFolders.insert(Self.realPath(folder)).inserted
         {
             var index = SchemaIndex(folder: folder)
-            for path in InputPaths.expand([folder], extensions: ["xml", "plist", "yaml", "json"]) {
-                guard let id = index.id(of: path, read: Self.readID) else { continue }
-                found.append(Candidate(path: path, id: id))
+            for file in InputPaths.files(below: folder, extensions: ["xml", "plist", "yaml", "json"], stamped: true) {
+                guard let id = index.id(of: file.path, stamp: file.stamp, read: Self.readID) else { continue }
+                found.append(Candidate(path: file.path, id: id))
             }
             index.save()
         }

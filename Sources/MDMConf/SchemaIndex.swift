@@ -43,18 +43,18 @@ struct SchemaIndex {
         while start < bytes.count {
             let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
             defer { start = end + 1 }
-            var fields: [Range<Int>] = []
-            var fieldStart = start
-            for index in start..<end where bytes[index] == UInt8(ascii: "\t") && fields.count < 3 {
-                fields.append(fieldStart..<index)
-                fieldStart = index + 1
+            // The three tabs (the path, last, may hold more).
+            var tabs = (start, start, start)
+            var found = 0
+            for index in start..<end where bytes[index] == UInt8(ascii: "\t") {
+                found += 1
+                if found == 1 { tabs.0 = index } else if found == 2 { tabs.1 = index } else { tabs.2 = index; break }
             }
-            fields.append(fieldStart..<end)
-            guard fields.count == 4, let size = number(bytes[fields[0]]), let mtime = number(bytes[fields[1]]) else {
-                continue
-            }
-            let path = String(decoding: bytes[fields[3]], as: UTF8.self)
-            entries[path] = Entry(size: size, mtime: mtime, id: String(decoding: bytes[fields[2]], as: UTF8.self))
+            guard found == 3, let size = number(bytes[start..<tabs.0]), let mtime = number(bytes[tabs.0 + 1..<tabs.1])
+            else { continue }
+            let path = String(decoding: bytes[tabs.2 + 1..<end], as: UTF8.self)
+            entries[path] = Entry(
+                size: size, mtime: mtime, id: String(decoding: bytes[tabs.1 + 1..<tabs.2], as: UTF8.self))
         }
         return entries
     }
@@ -76,9 +76,10 @@ struct SchemaIndex {
         return negative ? -value : value
     }
 
-    /// The id `path` declares: from the index when the file is unchanged, else from `read`.
-    mutating func id(of path: String, read: (String) -> String?) -> String? {
-        guard let (size, mtime) = InputPaths.stamp(of: path) else { return read(path) }
+    /// The id `path` declares: from the index when the file is unchanged (its `stamp`, nil when it could not be
+    /// `stat`ed), else from `read`.
+    mutating func id(of path: String, stamp: InputPaths.Stamp?, read: (String) -> String?) -> String? {
+        guard let (size, mtime) = stamp else { return read(path) }
         if let entry = entries[path], entry.size == size, entry.mtime == mtime {
             used[path] = entry
             return entry.id.isEmpty ? nil : entry.id
