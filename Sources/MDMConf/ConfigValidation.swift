@@ -42,35 +42,28 @@ public struct ConfigValidation: Sendable {
         /// A schema that could not be used, with its findings: the run stops there (exit 78, or 66 when the
         /// schema file could not be read).
         public var schemaFailure: CheckedFile?
+        /// The schemas the run read, held as long as the outcome is: a command that exits after printing it keeps
+        /// the outcome to the end rather than free every schema first.
+        var schemas: SchemaCache?
     }
 
     /// Checks each configuration in `paths` (files, already expanded) against its schema.
     public func run(_ paths: [String]) -> Outcome {
         let loader = SchemaLoader(readerOptions: readerOptions, androidResources: androidResources)
-        var schemas: [String: ConfigSchema] = [:]
-        var assigned: [String?] = Array(repeating: nil, count: paths.count)
-        var candidates: [SchemaDiscovery.Candidate]?
-        if let schemaPath {
-            if let failure = load(schemaPath, with: loader, into: &schemas) {
-                return Outcome(files: [], schemaFailure: failure)
-            }
-            assigned = Array(repeating: schemaPath, count: paths.count)
-        } else {
-            let all = discovery.candidates()
-            candidates = all
-            for (index, path) in paths.enumerated() {
-                guard let found = discovery.find(appID ?? Self.domain(of: path), in: all) else { continue }
-                assigned[index] = found.schema.path
-                if schemas[found.schema.path] == nil,
-                    let failure = load(found.schema.path, with: loader, into: &schemas)
-                {
-                    return Outcome(files: [], schemaFailure: failure)
-                }
-            }
+        let fixed: ConfigSchema?
+        switch schemaPath.map({ SchemaCache.load($0, with: loader, CompiledSchemaCache()) }) {
+        case .schema(let schema)?: fixed = schema
+        case .failure(let failure)?: return Outcome(files: [], schemaFailure: failure)
+        case nil: fixed = nil
         }
-        let inputs = Array(zip(paths, assigned.map { $0.flatMap { schemas[$0] } }))
-        let byID = SchemaCache(discovery: discovery, loader: loader, candidates: candidates)
-        var files = ParallelMap.map(inputs) { path, schema in validate(path, against: schema, profiles: byID) }
+        // Without --schema the library on the search path is walked on another thread while the files are read.
+        let schemas = SchemaCache(discovery: discovery, loader: loader, discoverNow: schemaPath == nil)
+        let checked = ParallelMap.map(paths) { path in validate(path, against: fixed, schemas: schemas) }
+        // A schema that a file's name leads to and that cannot be used stops the run: the first, in the files' order.
+        for case .schemaFailure(let failure) in checked {
+            return Outcome(files: [], schemaFailure: failure, schemas: schemas)
+        }
+        var files = checked.compactMap { if case .file(let file) = $0 { file } else { nil } }
         // Declarations checked together are a set: unique identifiers, references that resolve, no cycle.
         let declarations = files.compactMap(\.declaration)
         if declarations.count > 1 {
@@ -79,39 +72,25 @@ public struct ConfigValidation: Sendable {
                 if let more = findings[files[index].report.path] { files[index].report.diagnostics += more }
             }
         }
-        return Outcome(files: files, schemaFailure: nil)
+        return Outcome(files: files, schemaFailure: nil, schemas: schemas)
     }
 
-    /// Loads a schema into `schemas` (its compiled form when that is current), or returns why it cannot be used.
-    private func load(_ path: String, with loader: SchemaLoader, into schemas: inout [String: ConfigSchema])
-        -> CheckedFile?
-    {
-        if let schema = CompiledSchemaCache().schema(path, loader: loader) {
-            schemas[path] = schema
-            return nil
-        }
-        do {
-            let (load, bytes) = try loader.load(path)
-            guard let schema = load.usableSchema else {
-                let errors = load.diagnostics.filter { $0.severity == .error }
-                return CheckedFile.make(FileReport(path: path, diagnostics: errors), bytes: bytes)
-            }
-            schemas[path] = schema
-            return nil
-        } catch {
-            return CheckedFile(
-                report: FileReport(path: path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
-        }
+    /// What checking one file came to: its result, or the schema its name leads to that cannot be used.
+    private enum Checked: Sendable {
+        case file(CheckedFile)
+        case schemaFailure(CheckedFile)
     }
 
-    private func validate(_ path: String, against schema: ConfigSchema?, profiles: SchemaCache) -> CheckedFile {
+    private func validate(_ path: String, against fixed: ConfigSchema?, schemas: SchemaCache) -> Checked {
         var document: PlistDocument
         var bytes: [UInt8]
         do {
             (document, bytes) = try PropertyListReader(options: readerOptions).readFile(path)
         } catch {
-            return CheckedFile(
-                report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil, unreadable: true)
+            return .file(
+                CheckedFile(
+                    report: FileReport(path: error.path, diagnostics: [error.diagnostic]), source: nil,
+                    unreadable: true))
         }
         // A signed profile: the plist inside the CMS message is what is checked, after the signature's findings.
         var signature: [Diagnostic] = []
@@ -126,13 +105,14 @@ public struct ConfigValidation: Sendable {
                 let finding = Diagnostic(
                     SchemaCode.signatureInvalid, severity: .error, message: error.reason,
                     location: SourceLocation(file: file), hint: "a signed profile is CMS SignedData holding the plist")
-                return CheckedFile(
-                    report: FileReport(path: file, diagnostics: [finding]), source: nil, unreadable: false)
+                return .file(
+                    CheckedFile(report: FileReport(path: file, diagnostics: [finding]), source: nil, unreadable: false))
             }
         }
-        var checked = validate(document, bytes: bytes, path: path, against: schema, profiles: profiles)
+        let result = validate(document, bytes: bytes, path: path, against: fixed, schemas: schemas)
+        guard case .file(var checked) = result else { return result }
         checked.report.diagnostics.insert(contentsOf: signature, at: 0)
-        return checked
+        return .file(checked)
     }
 
     /// Who signed `signed`, and with `trustRoots` whether the signature and its chain verify.
@@ -164,39 +144,49 @@ public struct ConfigValidation: Sendable {
     }
 
     private func validate(
-        _ document: PlistDocument, bytes: [UInt8], path: String, against schema: ConfigSchema?, profiles: SchemaCache
-    ) -> CheckedFile {
+        _ document: PlistDocument, bytes: [UInt8], path: String, against fixed: ConfigSchema?, schemas: SchemaCache
+    ) -> Checked {
         if let payloadType {
             let findings = ProfileValidation(
-                options: options, schema: { profiles.schema($0) }, payloadSchema: { profiles.payloadSchema($0) }
+                options: options, schema: { schemas.schema($0) }, payloadSchema: { schemas.payloadSchema($0) }
             ).validatePayload(document, type: payloadType)
-            return CheckedFile.make(
-                FileReport(path: document.file, shape: "payload", diagnostics: findings), bytes: bytes)
+            return .file(
+                CheckedFile.make(FileReport(path: document.file, shape: "payload", diagnostics: findings), bytes: bytes)
+            )
         }
         if schemaPath == nil, ProfileValidation.recognizes(document) {
-            profiles.prefetch(ProfileValidation.schemaIDs(of: document))
+            schemas.prefetch(ProfileValidation.schemaIDs(of: document))
             let findings = ProfileValidation(
-                options: options, schema: { profiles.schema($0) }, payloadSchema: { profiles.payloadSchema($0) }
+                options: options, schema: { schemas.schema($0) }, payloadSchema: { schemas.payloadSchema($0) }
             ).validate(document)
             let report = FileReport(path: document.file, shape: "profile", diagnostics: findings)
-            return CheckedFile.make(report, bytes: bytes)
+            return .file(CheckedFile.make(report, bytes: bytes))
+        }
+        // The rest is checked against --schema, or the schema declaring the id the file's name (or --app) gives.
+        var schema = fixed
+        if schemaPath == nil {
+            switch schemas.named(appID ?? Self.domain(of: path)) {
+            case .schema(let named)?: schema = named
+            case .failure(let failure)?: return .schemaFailure(failure)
+            case nil: break
+            }
         }
         if AndroidPolicyValidation.recognizes(document, schema: schema) {
             let policy = AndroidPolicyValidation(
-                options: options, explicitSchema: schemaPath == nil ? nil : schema, schema: { profiles.schema($0) })
+                options: options, explicitSchema: schemaPath == nil ? nil : schema, schema: { schemas.schema($0) })
             let report = FileReport(
                 path: document.file, shape: "android-policy", diagnostics: policy.validate(document))
-            return CheckedFile.make(report, bytes: bytes)
+            return .file(CheckedFile.make(report, bytes: bytes))
         }
         if schemaPath == nil, schema == nil, DeclarationValidation.recognizes(document) {
-            let declarations = DeclarationValidation(options: options, schema: { profiles.schema($0) })
+            let declarations = DeclarationValidation(options: options, schema: { schemas.schema($0) })
             let report = FileReport(
                 path: document.file, shape: "declaration",
                 diagnostics: declarations.validate(document) + DeclarationValidation.exportedAssetFindings(document))
             // The source is kept: the set's findings, added once every file is read, quote it too.
             var checked = CheckedFile(report: report, source: SourceText(bytes), unreadable: false)
             checked.declaration = declarations.summary(document)
-            return checked
+            return .file(checked)
         }
         var diagnostics = Validator.validate(document, against: schema, options: options)
         if schema == nil {
@@ -211,7 +201,7 @@ public struct ConfigValidation: Sendable {
         }
         let report = FileReport(
             path: document.file, schema: schema?.reference, shape: document.shape?.rawValue, diagnostics: diagnostics)
-        return CheckedFile.make(report, bytes: bytes)
+        return .file(CheckedFile.make(report, bytes: bytes))
     }
 
     /// One configuration's bytes checked against `schema`, as `validate` checks a file: the upload of
@@ -244,15 +234,24 @@ final class SchemaCache: @unchecked Sendable {
     private let discovery: SchemaDiscovery
     private let loader: SchemaLoader
     private let compiled = CompiledSchemaCache()
-    private var candidates: [SchemaDiscovery.Candidate]?
+    private let candidates: CandidateList
     private var loaded: [String: ConfigSchema?] = [:]
     private var payloads: [String: ConfigSchema?] = [:]
+    private var byPath: [String: Loaded] = [:]
 
-    /// Schemas found by `discovery` among `candidates` (found when first needed when nil), loaded with `loader`.
-    init(discovery: SchemaDiscovery, loader: SchemaLoader, candidates: [SchemaDiscovery.Candidate]? = nil) {
+    /// A schema file loaded: the schema, or what makes it unusable (its errors, or why it cannot be read).
+    enum Loaded: Sendable {
+        case schema(ConfigSchema)
+        case failure(CheckedFile)
+    }
+
+    /// Schemas found by `discovery`, loaded with `loader`; with `discoverNow` the library is walked on another
+    /// thread from now on (else when a schema is first asked for).
+    init(discovery: SchemaDiscovery, loader: SchemaLoader, discoverNow: Bool = false) {
         self.discovery = discovery
         self.loader = loader
-        self.candidates = candidates
+        candidates = CandidateList(discovery)
+        if discoverNow { candidates.start() }
     }
 
     /// The usable schema declaring `id`, or nil.
@@ -260,6 +259,18 @@ final class SchemaCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return schemaLocked(id)
+    }
+
+    /// The schema declaring `id` that a configuration's name leads to, loaded once; nil when none declares it.
+    func named(_ id: String) -> Loaded? {
+        let all = candidates.value()
+        guard let found = discovery.find(id, in: all) else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = byPath[found.schema.path] { return known }
+        let loaded = Self.load(found.schema.path, with: loader, compiled)
+        byPath[found.schema.path] = loaded
+        return loaded
     }
 
     /// A payload type's schema merged with `CommonPayloadKeys`, made once (see ``ProfileValidation/merged(_:_:)``).
@@ -272,9 +283,9 @@ final class SchemaCache: @unchecked Sendable {
         defer { lock.unlock() }
         if let known = payloads[type] { return known }
         let common = schemaLocked("CommonPayloadKeys")
-        var schema = schemaLocked(type)
+        var merged = schemaLocked(type)
         if type != "CommonPayloadKeys" { loaded[type] = nil }
-        let merged = schema.take().map { ProfileValidation.merged(common, $0) }
+        if let schema = merged.take() { merged = ProfileValidation.merged(common, consume schema) }
         payloads[type] = merged
         return merged
     }
@@ -288,8 +299,7 @@ final class SchemaCache: @unchecked Sendable {
         var missing: [String] = []
         for id in ids where loaded[id] == nil && payloads[id] == nil && !missing.contains(id) { missing.append(id) }
         guard missing.count > 1 else { return }
-        let all = candidates ?? discovery.candidates()
-        candidates = all
+        let all = candidates.value()
         let (discovery, loader, compiled) = (discovery, loader, compiled)
         let schemas = ParallelMap.map(missing) { id in Self.load(id, in: all, discovery, loader, compiled) }
         for (id, schema) in zip(missing, schemas) { loaded[id] = schema }
@@ -297,9 +307,7 @@ final class SchemaCache: @unchecked Sendable {
 
     private func schemaLocked(_ id: String) -> ConfigSchema? {
         if let known = loaded[id] { return known }
-        let all = candidates ?? discovery.candidates()
-        candidates = all
-        let schema = Self.load(id, in: all, discovery, loader, compiled)
+        let schema = Self.load(id, in: candidates.value(), discovery, loader, compiled)
         loaded[id] = schema
         return schema
     }
@@ -310,5 +318,65 @@ final class SchemaCache: @unchecked Sendable {
         _ compiled: CompiledSchemaCache
     ) -> ConfigSchema? {
         discovery.find(id, in: candidates).flatMap { found in compiled.schema(found.schema.path, loader: loader) }
+    }
+
+    /// The schema in `path` (its compiled form when that is current), or why it cannot be used.
+    static func load(_ path: String, with loader: SchemaLoader, _ compiled: CompiledSchemaCache) -> Loaded {
+        if let schema = compiled.schema(path, loader: loader) { return .schema(schema) }
+        do {
+            let (load, bytes) = try loader.load(path)
+            guard let schema = load.usableSchema else {
+                let errors = load.diagnostics.filter { $0.severity == .error }
+                return .failure(CheckedFile.make(FileReport(path: path, diagnostics: errors), bytes: bytes))
+            }
+            return .schema(schema)
+        } catch {
+            return .failure(
+                CheckedFile(
+                    report: FileReport(path: path, diagnostics: [error.diagnostic]), source: nil, unreadable: true))
+        }
+    }
+}
+
+/// The schema files on the search path, listed once: on another thread from the start, or by the first to ask.
+private final class CandidateList: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let discovery: SchemaDiscovery
+    private var candidates: [SchemaDiscovery.Candidate]?
+    private var started = false
+
+    init(_ discovery: SchemaDiscovery) { self.discovery = discovery }
+
+    /// Starts listing them on another thread.
+    func start() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !started else { return }
+        started = true
+        Thread.detachNewThread { self.finish(self.discovery.candidates()) }
+    }
+
+    /// The candidates, waiting for the listing under way or making it.
+    func value() -> [SchemaDiscovery.Candidate] {
+        condition.lock()
+        while candidates == nil {
+            if !started {
+                started = true
+                condition.unlock()
+                let all = discovery.candidates()
+                finish(all)
+                return all
+            }
+            condition.wait()
+        }
+        defer { condition.unlock() }
+        return candidates ?? []
+    }
+
+    private func finish(_ all: [SchemaDiscovery.Candidate]) {
+        condition.lock()
+        candidates = all
+        condition.broadcast()
+        condition.unlock()
     }
 }

@@ -125,9 +125,16 @@ public struct ProfileValidation: Sendable {
     public static func merged(_ common: ConfigSchema?, _ schema: consuming ConfigSchema) -> ConfigSchema {
         guard let common else { return schema }
         var merged = consume schema
-        let named = Set(merged.keys.lazy.map(\.name))
+        let named = names(merged.keys)
         merged.keys.insert(contentsOf: common.keys.filter { !named.contains($0.name) }, at: 0)
         return merged
+    }
+
+    /// The names of `keys`, read by index: iterating the keys would copy each one to read its name.
+    private static func names(_ keys: [KeySpec]) -> Set<String> {
+        var names = Set<String>(minimumCapacity: keys.count)
+        for index in keys.indices { names.insert(keys[index].name) }
+        return names
     }
 
     /// The payload type as a whole on the given platform, OS version and enrollment.

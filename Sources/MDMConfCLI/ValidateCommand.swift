@@ -44,7 +44,9 @@ struct ValidateCommand: ParsableCommand {
     @Argument(help: "Configuration plists to check (XML, binary or JSON); - reads standard input.")
     var configs: [String]
 
-    @Option(name: .long, help: ArgumentHelp("Schema to check against (specfile, manifest, Apple YAML or Android).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Schema to check against (specfile, manifest, Apple YAML or Android).", valueName: "file"))
     var schema: String?
 
     @Option(name: .long, help: ArgumentHelp("Look the schema up by this id instead of the file name.", valueName: "id"))
@@ -166,6 +168,7 @@ struct Validate: Equatable {
             }
         }
         let outcome = validation.run(InputPaths.expand(configs, extensions: ["plist", "json", "mobileconfig"]))
+        defer { UntilExit.keep(outcome) }
         if let failure = outcome.schemaFailure {
             report.print(DiagnosticReport(files: [failure.report]), sources: [failure].sources)
             throw (failure.unreadable ? ExitStatus.unreadableInput : ExitStatus.invalidConfiguration).exitCode
