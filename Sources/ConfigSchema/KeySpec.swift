@@ -83,10 +83,21 @@ public struct KeySpec: Sendable {
     public func child(_ name: String) -> KeySpec? { childIndex(name).flatMap { children?[$0] } }
 
     /// The index in `children` of child `name`.
-    public func childIndex(_ name: String) -> Int? { childPositions[name] }
+    public func childIndex(_ name: String) -> Int? {
+        guard let children else { return nil }
+        guard children.count > Self.scannedChildren else {
+            for index in children.indices where children[index].name == name { return index }
+            return nil
+        }
+        return childPositions[name]
+    }
+
+    /// Up to this many children are looked up by a scan of their names, without an index: most dictionaries have
+    /// a few members, and building their index was a sixth of reading a compiled schema.
+    private static let scannedChildren = 8
 
     private static func index(_ children: [KeySpec]?) -> [String: Int] {
-        guard let children, !children.isEmpty else { return [:] }
+        guard let children, children.count > scannedChildren else { return [:] }
         var positions: [String: Int] = [:]
         positions.reserveCapacity(children.count)
         // By index, reading only the name: iterating the specs would copy each one (a retain per field) and building

@@ -263,13 +263,12 @@ final class SchemaCache: @unchecked Sendable {
 
     /// The schema declaring `id` that a configuration's name leads to, loaded once; nil when none declares it.
     func named(_ id: String) -> Loaded? {
-        let all = candidates.value()
-        guard let found = discovery.find(id, in: all) else { return nil }
+        guard let found = candidates.find(id) else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        if let known = byPath[found.schema.path] { return known }
-        let loaded = Self.load(found.schema.path, with: loader, compiled)
-        byPath[found.schema.path] = loaded
+        if let known = byPath[found.path] { return known }
+        let loaded = Self.load(found.path, with: loader, compiled)
+        byPath[found.path] = loaded
         return loaded
     }
 
@@ -299,25 +298,18 @@ final class SchemaCache: @unchecked Sendable {
         var missing: [String] = []
         for id in ids where loaded[id] == nil && payloads[id] == nil && !missing.contains(id) { missing.append(id) }
         guard missing.count > 1 else { return }
-        let all = candidates.value()
-        let (discovery, loader, compiled) = (discovery, loader, compiled)
-        let schemas = ParallelMap.map(missing) { id in Self.load(id, in: all, discovery, loader, compiled) }
+        let (candidates, loader, compiled) = (candidates, loader, compiled)
+        let schemas = ParallelMap.map(missing) { id in
+            candidates.find(id).flatMap { compiled.schema($0.path, loader: loader) }
+        }
         for (id, schema) in zip(missing, schemas) { loaded[id] = schema }
     }
 
     private func schemaLocked(_ id: String) -> ConfigSchema? {
         if let known = loaded[id] { return known }
-        let schema = Self.load(id, in: candidates.value(), discovery, loader, compiled)
+        let schema = candidates.find(id).flatMap { compiled.schema($0.path, loader: loader) }
         loaded[id] = schema
         return schema
-    }
-
-    /// The usable schema declaring `id` among `candidates`, read from its compiled form or its file.
-    private static func load(
-        _ id: String, in candidates: [SchemaDiscovery.Candidate], _ discovery: SchemaDiscovery, _ loader: SchemaLoader,
-        _ compiled: CompiledSchemaCache
-    ) -> ConfigSchema? {
-        discovery.find(id, in: candidates).flatMap { found in compiled.schema(found.schema.path, loader: loader) }
     }
 
     /// The schema in `path` (its compiled form when that is current), or why it cannot be used.
@@ -339,44 +331,102 @@ final class SchemaCache: @unchecked Sendable {
 }
 
 /// The schema files on the search path, listed once: on another thread from the start, or by the first to ask.
+///
+/// The list is first what the indexes hold when no folder changed (``SchemaDiscovery/unverifiedCandidates()``); a
+/// lookup that finds a file changed since, or finds nothing, walks the folders once (``SchemaDiscovery/candidates()``)
+/// and looks again.
 private final class CandidateList: @unchecked Sendable {
     private let condition = NSCondition()
     private let discovery: SchemaDiscovery
     private var candidates: [SchemaDiscovery.Candidate]?
+    private var verified = false
     private var started = false
+    private var verifying = false
 
     init(_ discovery: SchemaDiscovery) { self.discovery = discovery }
 
-    /// Starts listing them on another thread.
+    /// Starts listing them on another thread (a POSIX thread: Foundation's `Thread` first sets up CoreFoundation,
+    /// which took longer than the listing it was to hide). When no thread can be made, the first to ask lists them.
     func start() {
         condition.lock()
         defer { condition.unlock() }
         guard !started else { return }
-        started = true
-        Thread.detachNewThread { self.finish(self.discovery.candidates()) }
-    }
-
-    /// The candidates, waiting for the listing under way or making it.
-    func value() -> [SchemaDiscovery.Candidate] {
-        condition.lock()
-        while candidates == nil {
-            if !started {
-                started = true
-                condition.unlock()
-                let all = discovery.candidates()
-                finish(all)
-                return all
-            }
-            condition.wait()
+        let retained = Unmanaged.passRetained(self)
+        #if canImport(Darwin)
+            var thread: pthread_t?
+        #else
+            var thread = pthread_t()
+        #endif
+        let made = pthread_create(
+            &thread, nil,
+            { raw in
+                #if canImport(Darwin)
+                    let list = Unmanaged<CandidateList>.fromOpaque(raw).takeRetainedValue()
+                #else
+                    let list = Unmanaged<CandidateList>.fromOpaque(raw!).takeRetainedValue()
+                #endif
+                list.list()
+                return nil
+            }, retained.toOpaque())
+        guard made == 0 else {
+            retained.release()
+            return
         }
-        defer { condition.unlock() }
-        return candidates ?? []
+        #if canImport(Darwin)
+            if let thread { pthread_detach(thread) }
+        #else
+            pthread_detach(thread)
+        #endif
+        started = true
     }
 
-    private func finish(_ all: [SchemaDiscovery.Candidate]) {
+    /// The schema declaring `id` (see ``SchemaDiscovery/find(_:in:)``), from a list whose files are checked as
+    /// they are found; nil when no schema on the path declares it.
+    func find(_ id: String) -> SchemaDiscovery.Candidate? {
+        let (all, checked) = value()
+        let found = discovery.find(id, in: all)?.schema
+        if checked || found?.isCurrent == true { return found }
+        return discovery.find(id, in: verifiedValue())?.schema
+    }
+
+    private func list() {
+        let unverified = discovery.unverifiedCandidates()
+        let all = unverified ?? discovery.candidates()
         condition.lock()
-        candidates = all
+        if candidates == nil { (candidates, verified) = (all, unverified == nil) }
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// The list, and whether every file of it was checked; waiting for the listing under way, or making it.
+    private func value() -> ([SchemaDiscovery.Candidate], Bool) {
+        condition.lock()
+        if !started {
+            started = true
+            condition.unlock()
+            list()
+            condition.lock()
+        }
+        while candidates == nil { condition.wait() }
+        defer { condition.unlock() }
+        return (candidates ?? [], verified)
+    }
+
+    /// The list with every file checked: walking the folders when the list was taken from the indexes unchecked.
+    private func verifiedValue() -> [SchemaDiscovery.Candidate] {
+        condition.lock()
+        while verifying { condition.wait() }
+        if verified, let candidates {
+            condition.unlock()
+            return candidates
+        }
+        verifying = true
+        condition.unlock()
+        let all = discovery.candidates()
+        condition.lock()
+        (candidates, verified, verifying) = (all, true, false)
+        condition.broadcast()
+        condition.unlock()
+        return all
     }
 }

@@ -34,24 +34,48 @@ public enum InputPaths {
     /// Every folder is opened once and its files are `stat`ed relative to it: a schema library is walked by every
     /// run that looks a schema up, and resolving each file's whole path again was most of the walk.
     static func files(below folder: String, extensions: [String], stamped: Bool) -> [(path: String, stamp: Stamp?)] {
+        listing(below: folder, extensions: extensions, stamped: stamped).files
+    }
+
+    /// What a walk of a folder found: the matching files (see ``files(below:extensions:stamped:)``) and, when
+    /// stamped, every folder it opened with its ``FolderStamp``, taken before its names were read.
+    struct Listing {
         var files: [(path: String, stamp: Stamp?)] = []
+        var folders: [(path: String, stamp: FolderStamp)] = []
+    }
+
+    /// The walk of ``files(below:extensions:stamped:)``, with the folders it opened.
+    static func listing(below folder: String, extensions: [String], stamped: Bool) -> Listing {
+        var listing = Listing()
         let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { return [] }
+        guard directory >= 0 else { return listing }
         let root = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
-        walk(directory, path: root, stamped: stamped, into: &files) { name in
-            guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")) else { return false }
-            let suffix = name[name.index(after: dot)...]
-            return extensions.contains { $0.utf8.count == suffix.utf8.count && $0.lowercased() == suffix.lowercased() }
+        let wanted = extensions.map { Array($0.lowercased().utf8) }
+        walk(directory, path: root, stamped: stamped, into: &listing) { name in
+            let bytes = name.utf8
+            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return false }
+            let suffix = bytes[bytes.index(after: dot)...]
+            // ASCII letters compared without case, without making a lowercased copy of every name.
+            return wanted.contains { $0.count == suffix.count && zip($0, suffix).allSatisfy { $0 == Self.lower($1) } }
         }
-        files.sort { $0.path < $1.path }
-        return files
+        listing.files.sort { precedes($0.path, $1.path) }
+        return listing
+    }
+
+    /// The order files are listed in: `String`'s, which for paths in Unicode's composed form is the order of their
+    /// UTF-8 bytes (what the schema index is read in).
+    static func precedes(_ left: String, _ right: String) -> Bool { left < right }
+
+    private static func lower(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
     }
 
     /// Adds the matching files of the open folder `directory` (named `path`) and of its sub-folders; closes it.
     private static func walk(
-        _ directory: Int32, path: String, stamped: Bool, into files: inout [(path: String, stamp: Stamp?)],
-        matching: (String) -> Bool
+        _ directory: Int32, path: String, stamped: Bool, into listing: inout Listing, matching: (String) -> Bool
     ) {
+        var info = stat()
+        if stamped, fstat(directory, &info) == 0 { listing.folders.append((path, folderStamp(info))) }
         guard let handle = fdopendir(directory) else {
             close(directory)
             return
@@ -64,7 +88,6 @@ public enum InputPaths {
                 }
             }
             guard !name.hasPrefix(".") else { continue }
-            var info = stat()
             var isFolder = Int32(entry.pointee.d_type) == Int32(DT_DIR)
             var known = false
             if Int32(entry.pointee.d_type) != Int32(DT_DIR) && Int32(entry.pointee.d_type) != Int32(DT_REG) {
@@ -76,11 +99,11 @@ public enum InputPaths {
             if isFolder {
                 let child = openat(dirfd(handle), name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                 if child >= 0 {
-                    walk(child, path: path + "/" + name, stamped: stamped, into: &files, matching: matching)
+                    walk(child, path: path + "/" + name, stamped: stamped, into: &listing, matching: matching)
                 }
             } else if matching(name) {
                 let found = !stamped || known || fstatat(dirfd(handle), name, &info, 0) == 0
-                files.append((path + "/" + name, stamped && found ? stamp(info) : nil))
+                listing.files.append((path + "/" + name, stamped && found ? stamp(info) : nil))
             }
         }
     }
@@ -142,6 +165,19 @@ public enum InputPaths {
         guard stat(path, &info) == 0 else { return nil }
         return stamp(info)
     }
+
+    /// A folder's inode and modification time (to the nanosecond): its names are the same while both are (adding,
+    /// removing or renaming an entry changes the time; a folder put in its place has another inode).
+    typealias FolderStamp = (inode: UInt64, mtime: Int64)
+
+    /// The stamp of the folder at `path`, or nil when it cannot be `stat`ed.
+    static func folderStamp(of path: String) -> FolderStamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return folderStamp(info)
+    }
+
+    private static func folderStamp(_ info: stat) -> FolderStamp { (UInt64(info.st_ino), stamp(info).mtime) }
 
     private static func stamp(_ info: stat) -> Stamp {
         #if canImport(Darwin)

@@ -79,6 +79,36 @@ public struct SchemaDiscovery: Sendable {
         public var path: String
         /// The id it declares (a bundle id, a manifest domain, a payload or declaration type).
         public var id: String
+        /// The file's size and modification time when its id was read, for a candidate listed without a `stat` of
+        /// the file (``unverifiedCandidates()``): whoever uses it checks that the file still has them.
+        var unverified: InputPaths.Stamp?
+
+        /// A schema file declaring `id`.
+        public init(path: String, id: String) {
+            self.path = path
+            self.id = id
+        }
+
+        init(path: String, id: String, unverified: InputPaths.Stamp) {
+            (self.path, self.id, self.unverified) = (path, id, unverified)
+        }
+
+        public static func == (left: Candidate, right: Candidate) -> Bool {
+            left.path == right.path && left.id == right.id
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(path)
+            hasher.combine(id)
+        }
+
+        /// True unless the candidate was listed without a `stat` and its file no longer has the size and
+        /// modification time it had when its id was read.
+        var isCurrent: Bool {
+            guard let unverified else { return true }
+            guard let now = InputPaths.stamp(of: path) else { return false }
+            return now == unverified
+        }
     }
 
     /// Every schema on the search path with its declared id, in search order. Each folder's ids are kept in an
@@ -86,18 +116,40 @@ public struct SchemaDiscovery: Sendable {
     /// changed: a library of hundreds of ProfileManifests costs a `stat` per file, not a read.
     public func candidates() -> [Candidate] {
         var found: [Candidate] = []
-        // The same folder can be on the path twice (./Schemas is the bundled one when run in the project).
-        var seenFolders: Set<String> = []
-        for folder in folders where InputPaths.isDirectory(folder) && seenFolders.insert(Self.realPath(folder)).inserted
-        {
+        for folder in searchedFolders() {
             var index = SchemaIndex(folder: folder)
-            for file in InputPaths.files(below: folder, extensions: ["xml", "plist", "yaml", "json"], stamped: true) {
+            let listing = InputPaths.listing(
+                below: folder, extensions: ["xml", "plist", "yaml", "json"], stamped: true)
+            for file in listing.files {
                 guard let id = index.id(of: file.path, stamp: file.stamp, read: Self.readID) else { continue }
                 found.append(Candidate(path: file.path, id: id))
             }
+            index.record(folders: listing.folders)
             index.save()
         }
         return found
+    }
+
+    /// The candidates as the indexes hold them, when no folder of the search path had a file added, removed or
+    /// renamed since they were written: a `stat` per folder instead of one per file. Nil when a folder changed or
+    /// has no index (``candidates()`` then walks them).
+    ///
+    /// A file changed in place is not seen here, so each candidate carries the stamp its id was read at: a lookup
+    /// checks the file it finds (``Candidate/isCurrent``) and, when it changed or nothing declares the id, asks
+    /// ``candidates()``.
+    func unverifiedCandidates() -> [Candidate]? {
+        var found: [Candidate] = []
+        for folder in searchedFolders() {
+            guard let files = SchemaIndex(folder: folder).unchangedFiles() else { return nil }
+            for file in files { found.append(Candidate(path: file.path, id: file.id, unverified: file.stamp)) }
+        }
+        return found
+    }
+
+    /// The folders of the search path that exist, each once (./Schemas is the bundled one when run in the project).
+    private func searchedFolders() -> [String] {
+        var seen: Set<String> = []
+        return folders.filter { InputPaths.isDirectory($0) && seen.insert(Self.realPath($0)).inserted }
     }
 
     /// The id a schema file declares, or nil (also for a file that cannot be read: `mdmconf lint` reports it).

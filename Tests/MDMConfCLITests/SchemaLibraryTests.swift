@@ -74,6 +74,55 @@ import Testing
         #expect(moved.stdout.hasSuffix("field-copy.xml\n"), "\(moved.stdout)")
     }
 
+    /// `validate` trusts the index without a `stat` per file while no folder of the library changed; a file edited
+    /// in place (its folder unchanged) must still never be served under the id it no longer declares, and an id it
+    /// comes to declare must be found.
+    @Test func validateFollowsSchemasEditedInPlace() throws {
+        let library = try Self.library()
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-cache-\(UUID().uuidString)")
+        let env = ["XDG_CACHE_HOME": cache.path, "MDMCONF_SCHEMA_PATH": library.path]
+        let config = try CLIProcess.temporaryFile(
+            "com.google.Chrome.plist",
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>HomepageLocation</key><string>https://intranet.example.com</string>
+            <key>HomepageIsNewTabPage</key><string>yes</string></dict></plist>
+            """)
+        func validate() throws -> String {
+            let result = try CLIProcess.run(["validate", config, "--format", "json"], environment: env)
+            #expect(result.status <= 1, "\(result.stderr)")
+            return result.stdout
+        }
+        // Cold (the index is written, with the folders walked), then warm from the index alone: the same answer.
+        let cold = try validate()
+        #expect(cold.contains("com.google.Chrome.plist") && cold.contains("must be a boolean"), "\(cold)")
+        #expect(try validate() == cold)
+
+        // Chrome's manifest edited in place to declare another domain: nothing declares com.google.Chrome now.
+        func edit(_ name: String, from old: String, to new: String) throws {
+            let file = library.appendingPathComponent("Apps/ProfileManifests_ManagedPreferencesApplications_\(name)")
+            let text = try String(contentsOf: file, encoding: .utf8)
+            #expect(text.contains(old))
+            try text.replacingOccurrences(of: old, with: new).write(to: file, atomically: false, encoding: .utf8)
+        }
+        try edit(
+            "com.google.Chrome.plist", from: "<string>com.google.Chrome</string>",
+            to: "<string>com.google.ChromeRenamed</string>")
+        let renamed = try validate()
+        #expect(renamed.contains("no schema found for 'com.google.Chrome'"), "\(renamed)")
+        #expect(!renamed.contains("must be a boolean"), "\(renamed)")
+
+        // Nudge's manifest edited in place to declare com.google.Chrome: the lookup that finds nothing walks the
+        // library again and finds it.
+        try edit(
+            "com.github.macadmins.Nudge.plist", from: "<string>com.github.macadmins.Nudge</string>",
+            to: "<string>com.google.Chrome</string>")
+        let nudge = try validate()
+        #expect(nudge.contains("com.github.macadmins.Nudge.plist"), "\(nudge)")
+        #expect(!nudge.contains("no schema found"), "\(nudge)")
+        #expect(try validate() == nudge)
+    }
+
     /// `validate` finds a configuration's manifest by its preference domain on MDMCONF_SCHEMA_PATH.
     @Test func validateFindsTheManifestByDomain() throws {
         let library = try Self.library()
