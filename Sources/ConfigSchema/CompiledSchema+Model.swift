@@ -188,7 +188,7 @@ extension SchemaReader {
         key.maxLength = try optional { r throws(CompiledSchemaError) in try r.int() }
         key.pattern = try optional { r throws(CompiledSchemaError) in
             let source = try r.string()
-            return Pattern(checked: source)
+            do { return try Pattern(source) } catch { throw CompiledSchemaError() }
         }
         key.minCount = try optional { r throws(CompiledSchemaError) in try r.int() }
         key.maxCount = try optional { r throws(CompiledSchemaError) in try r.int() }

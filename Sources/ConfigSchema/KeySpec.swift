@@ -83,21 +83,10 @@ public struct KeySpec: Sendable {
     public func child(_ name: String) -> KeySpec? { childIndex(name).flatMap { children?[$0] } }
 
     /// The index in `children` of child `name`.
-    public func childIndex(_ name: String) -> Int? {
-        guard let children else { return nil }
-        guard children.count > Self.scannedChildren else {
-            for index in children.indices where children[index].name == name { return index }
-            return nil
-        }
-        return childPositions[name]
-    }
-
-    /// Up to this many children are looked up by a scan of their names, without an index: most dictionaries have
-    /// a few members, and building their index was a sixth of reading a compiled schema.
-    private static let scannedChildren = 8
+    public func childIndex(_ name: String) -> Int? { childPositions[name] }
 
     private static func index(_ children: [KeySpec]?) -> [String: Int] {
-        guard let children, children.count > scannedChildren else { return [:] }
+        guard let children, !children.isEmpty else { return [:] }
         var positions: [String: Int] = [:]
         positions.reserveCapacity(children.count)
         // By index, reading only the name: iterating the specs would copy each one (a retain per field) and building
@@ -372,7 +361,7 @@ extension PlatformRules {
                     message: "\(name()) needs a device enrolled through Automated Device Enrollment (\(platform))"))
         }
         if let allowed = allowedEnrollments, !allowed.isEmpty,
-            Set(allowed).isDisjoint(with: enrollment.declarativeEnrollments)
+            !allowed.contains(where: enrollment.declarativeEnrollments.contains)
         {
             found.append(
                 EnrollmentConflict(
@@ -381,31 +370,42 @@ extension PlatformRules {
                         "\(name()) is for \(allowed.joined(separator: ", ")) enrollments, not \(enrollment.rawValue) (\(platform))"
                 ))
         }
-        for (mode, applies, what) in [
-            (userEnrollment, enrollment == .user, "user enrollment"),
-            (sharedIPad, enrollment == .sharedIPad, "a shared iPad"),
-        ] {
-            guard let mode else { continue }
-            switch mode {
-            case .forbidden where applies:
-                found.append(
-                    EnrollmentConflict(
-                        code: SchemaCode.enrollmentForbids, severity: .error,
-                        message: "\(name()) is not allowed with \(what) (\(platform))"))
-            case .ignored where applies:
-                found.append(
-                    EnrollmentConflict(
-                        code: SchemaCode.enrollmentIgnores, severity: .warning,
-                        message: "\(name()) is ignored with \(what) (\(platform))"))
-            case .required where !applies:
-                found.append(
-                    EnrollmentConflict(
-                        code: SchemaCode.enrollmentForbids, severity: .error,
-                        message: "\(name()) works only with \(what) (\(platform))"))
-            default: break
-            }
+        // Most keys have neither rule: nothing is made for them (this runs for every key of every profile).
+        if let userEnrollment {
+            found += Self.conflicts(userEnrollment, applies: enrollment == .user, "user enrollment", name, platform)
+        }
+        if let sharedIPad {
+            found += Self.conflicts(sharedIPad, applies: enrollment == .sharedIPad, "a shared iPad", name, platform)
         }
         return found
+    }
+
+    /// What one enrollment mode's rule (`mode`, for user enrollment or a shared iPad) says of a device that is
+    /// (`applies`) or is not in that mode.
+    private static func conflicts(
+        _ mode: EnrollmentMode, applies: Bool, _ what: String, _ name: () -> String, _ platform: String
+    ) -> [EnrollmentConflict] {
+        switch mode {
+        case .forbidden where applies:
+            [
+                EnrollmentConflict(
+                    code: SchemaCode.enrollmentForbids, severity: .error,
+                    message: "\(name()) is not allowed with \(what) (\(platform))")
+            ]
+        case .ignored where applies:
+            [
+                EnrollmentConflict(
+                    code: SchemaCode.enrollmentIgnores, severity: .warning,
+                    message: "\(name()) is ignored with \(what) (\(platform))")
+            ]
+        case .required where !applies:
+            [
+                EnrollmentConflict(
+                    code: SchemaCode.enrollmentForbids, severity: .error,
+                    message: "\(name()) works only with \(what) (\(platform))")
+            ]
+        default: []
+        }
     }
 }
 
