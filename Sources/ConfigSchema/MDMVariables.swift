@@ -51,7 +51,11 @@ public enum MDMVariables {
 
     /// Every token in `text` in the syntaxes of `mdm` (all of them for `.any`), in order of appearance.
     public static func tokens(in text: String, for mdm: MDM = .any) -> [VariableToken] {
-        guard text.utf8.contains(where: { $0 == 0x24 || $0 == 0x7B }) else { return [] }
+        // Most strings hold neither `$` nor `{`: looked for in the string's bytes, for every string of a profile.
+        let marked =
+            text.utf8.withContiguousStorageIfAvailable { bytes in bytes.contains { $0 == 0x24 || $0 == 0x7B } }
+            ?? text.utf8.contains { $0 == 0x24 || $0 == 0x7B }
+        guard marked else { return [] }
         var found: [VariableToken] = []
         let scalars = Array(text.unicodeScalars)
         var index = 0

@@ -274,7 +274,8 @@ struct Validation {
         }
         checkBounds(node, spec: spec, sensitive: sensitive)
         if case .string(let text) = value {
-            let length = text.count
+            // Counting characters walks the string's grapheme clusters: only when the schema bounds its length.
+            let length = spec.minLength == nil && spec.maxLength == nil ? 0 : text.count
             if let minimum = spec.minLength, length < minimum {
                 report(
                     SchemaCode.lengthOutOfRange, .error,
