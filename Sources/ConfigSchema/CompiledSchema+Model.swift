@@ -71,22 +71,34 @@ extension SchemaWriter {
     /// the community formats).
     mutating func availability(_ availability: Availability) {
         guard !availability.isUnrestricted else { return uint(0) }
+        // Its per-platform rules go to a table of their own: the availabilities of a payload differ in versions
+        // and mostly share their rules, and reading the rules was most of reading an availability.
+        var rules = SchemaWriter()
+        rules.map(availability.rules) { $0.rules($1) }
+        let rulesIndex =
+            ruleMapIndex[rules.bytes]
+            ?? {
+                ruleMapIndex[rules.bytes] = ruleMaps.count
+                ruleMaps.append(rules.bytes)
+                return ruleMaps.count - 1
+            }()
         var value = SchemaWriter()
-        value.availabilityValue(availability)
+        value.availabilityValue(availability, rules: rulesIndex)
         if let index = availabilityIndex[value.bytes] { return uint(UInt64(index + 1)) }
         availabilityIndex[value.bytes] = availabilities.count
         availabilities.append(value.bytes)
         uint(UInt64(availabilities.count))
     }
 
-    mutating func availabilityValue(_ availability: Availability) {
+    /// An availability's fields, its rules as their place in the table of distinct rule maps.
+    mutating func availabilityValue(_ availability: Availability, rules: Int) {
         strings(availability.platforms)
         map(availability.introduced) { $0.string($1) }
         map(availability.removed) { $0.string($1) }
         map(availability.deprecated) { $0.string($1) }
         map(availability.removedIn) { $0.string($1) }
         strings(availability.unsupported.sorted())
-        map(availability.rules) { $0.rules($1) }
+        uint(UInt64(rules))
     }
 
     mutating func rules(_ rules: PlatformRules) {
@@ -252,8 +264,15 @@ extension SchemaReader {
         availability.deprecated = try map { r throws(CompiledSchemaError) in try r.string() }
         availability.removedIn = try map { r throws(CompiledSchemaError) in try r.string() }
         availability.unsupported = Set(try strings())
-        availability.rules = try map { r throws(CompiledSchemaError) in try r.rules() }
+        let rules = try uint()
+        guard rules < UInt64(ruleMaps.count) else { throw CompiledSchemaError() }
+        availability.rules = ruleMaps[Int(rules)]
         return availability
+    }
+
+    /// A map of per-platform rules, as the table of distinct ones holds it.
+    mutating func ruleMap() throws(CompiledSchemaError) -> [String: PlatformRules] {
+        try map { r throws(CompiledSchemaError) in try r.rules() }
     }
 
     mutating func rules() throws(CompiledSchemaError) -> PlatformRules {

@@ -10,7 +10,7 @@ import PropertyList
 /// and throws on anything it did not write, so a damaged file is a cache miss, never a wrong schema.
 public enum CompiledSchema {
     /// Raised whenever what is written changes shape.
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
 
     /// The bytes of `schema`.
     public static func encode(_ schema: ConfigSchema) -> [UInt8] {
@@ -22,10 +22,11 @@ public enum CompiledSchema {
         body.optional(schema.description) { $0.string($1) }
         body.optional(schema.apple) { $0.appleSchema($1) }
         body.array(schema.keys) { $0.key($1) }
-        // The distinct availabilities come first: most keys of a payload share their payload's, and each is read
-        // once and shared by every key that names it.
+        // The distinct availabilities come first (after the distinct rule maps they name): most keys of a payload
+        // share their payload's, and each is read once and shared by every key that names it.
         var writer = SchemaWriter()
         writer.uint(UInt64(version))
+        writer.array(body.ruleMaps) { $0.bytes += $1 }
         writer.array(body.availabilities) { $0.bytes += $1 }
         writer.bytes += body.bytes
         return writer.bytes
@@ -35,6 +36,7 @@ public enum CompiledSchema {
     public static func decode(_ bytes: [UInt8], path: String) throws(CompiledSchemaError) -> ConfigSchema {
         var reader = SchemaReader(bytes: bytes)
         guard try reader.uint() == UInt64(version) else { throw CompiledSchemaError() }
+        reader.ruleMaps = try reader.array { r throws(CompiledSchemaError) in try r.ruleMap() }
         reader.availabilities = try reader.array { r throws(CompiledSchemaError) in try r.availabilityValue() }
         let id = try reader.string()
         guard let format = ConfigSchema.Format(rawValue: try reader.string()) else { throw CompiledSchemaError() }
@@ -58,6 +60,10 @@ struct SchemaWriter {
     var availabilities: [[UInt8]] = []
     /// Where each availability's bytes are in `availabilities`.
     var availabilityIndex: [[UInt8]: Int] = [:]
+    /// Each distinct map of per-platform rules written, as its bytes; availabilities name one by its place here.
+    var ruleMaps: [[UInt8]] = []
+    /// Where each rule map's bytes are in `ruleMaps`.
+    var ruleMapIndex: [[UInt8]: Int] = [:]
 
     mutating func uint(_ value: UInt64) {
         var rest = value
@@ -116,6 +122,8 @@ struct SchemaReader {
     var offset = 0
     /// The schema's distinct availabilities, read first.
     var availabilities: [Availability] = []
+    /// The distinct maps of per-platform rules the availabilities name, read before them.
+    var ruleMaps: [[String: PlatformRules]] = []
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The bytes of an input file with an index of its line starts, for quoting source lines.
 public struct SourceText: Sendable {
     /// The file's bytes.
@@ -7,8 +15,19 @@ public struct SourceText: Sendable {
     /// Indexes the lines of `bytes`.
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
+        // Found with `memchr` in the buffer: every file with a finding is indexed, and a byte-by-byte walk of a
+        // 14 KB profile was a twentieth of checking it.
         var starts = [0]
-        for (index, byte) in bytes.enumerated() where byte == 0x0A { starts.append(index + 1) }
+        starts.reserveCapacity(bytes.count / 24 + 1)
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count, let found = memchr(base + offset, 0x0A, buffer.count - offset) {
+                let index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                starts.append(index + 1)
+                offset = index + 1
+            }
+        }
         self.lineStarts = starts
     }
 

@@ -223,8 +223,11 @@ struct ProfileValidationTests {
                 "\($0["code"] as? String ?? "?") \($0["line"] as? Int ?? 0) \($0["message"] ?? "")"
             }
         }
-        let compiledFolder = cache.appendingPathComponent("mdmconf/compiled-1")
         let imported = try findings()
+        // `compiled-<version of the binary form>`: the one folder of that name the first run made.
+        let made = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("mdmconf").path)
+        let compiledFolder = cache.appendingPathComponent(
+            "mdmconf/" + (try #require(made.first { $0.hasPrefix("compiled-") }, "\(made)")))
         let compiled = try FileManager.default.contentsOfDirectory(atPath: compiledFolder.path)
         #expect(compiled.count == 2 && compiled.allSatisfy { $0.hasSuffix(".schema") }, "\(compiled)")
         #expect(try findings() == imported)
