@@ -298,11 +298,16 @@ final class SchemaCache: @unchecked Sendable {
         var missing: [String] = []
         for id in ids where loaded[id] == nil && payloads[id] == nil && !missing.contains(id) { missing.append(id) }
         guard missing.count > 1 else { return }
-        let (candidates, loader, compiled) = (candidates, loader, compiled)
-        let schemas = ParallelMap.map(missing) { id in
-            candidates.find(id).flatMap { compiled.schema($0.path, loader: loader) }
+        // Largest file first: a profile's one or two big schemas (restrictions, VPN) then start at once on the two
+        // cores, and the small ones fill in beside them instead of holding one of them back.
+        let found = missing.map { candidates.find($0) }
+        let sizes = found.map { $0.flatMap { $0.unverified?.size ?? InputPaths.stamp(of: $0.path)?.size } ?? 0 }
+        let order = missing.indices.sorted { sizes[$0] > sizes[$1] }
+        let (loader, compiled) = (loader, compiled)
+        let schemas = ParallelMap.map(order.map { found[$0] }) { candidate in
+            candidate.flatMap { compiled.schema($0.path, loader: loader) }
         }
-        for (id, schema) in zip(missing, schemas) { loaded[id] = schema }
+        for (index, schema) in zip(order, schemas) { loaded[missing[index]] = schema }
     }
 
     private func schemaLocked(_ id: String) -> ConfigSchema? {
