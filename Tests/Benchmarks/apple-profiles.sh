@@ -58,3 +58,31 @@ hyperfine --warmup 1 --runs "${RUNS_MANY:-5}" -i \
     "$D/mdmconf validate $D/many --platform iOS --os-version 17.4 --enrollment supervised" \
     --export-markdown "$D/many.md" >/dev/null
 cat "$D/many.md"
+
+# The same two comparisons interleaved: hyperfine's blocks above time every run of one command, then every run of
+# the other, so a burst of load on this shared 2-core machine lands on one side. Here each round times a few runs
+# of both, the rounds alternate, and the ratio is of the medians over all rounds.
+ROUNDS=${ROUNDS:-12}
+for round in $(seq 1 "$ROUNDS"); do
+    hyperfine -N --warmup 2 --runs 5 -i \
+        "xmllint --noout $D/profile.mobileconfig" \
+        "$D/mdmconf validate $D/profile.mobileconfig --platform iOS --os-version 17.4 --enrollment supervised" \
+        --export-json "$D/one-$round.json" >/dev/null
+    hyperfine --runs 1 -i \
+        "xmllint --noout $D/many/*.mobileconfig" \
+        "$D/mdmconf validate $D/many --platform iOS --os-version 17.4 --enrollment supervised" \
+        --export-json "$D/many-$round.json" >/dev/null
+done
+echo "interleaved ($ROUNDS rounds; medians):"
+python3 - "$D" "$ROUNDS" <<'PY'
+import json, statistics, sys
+folder, rounds = sys.argv[1], int(sys.argv[2])
+for name, label in (("one", "one profile, warm"), ("many", "1,000 profiles")):
+    times = [[], []]
+    for round in range(1, rounds + 1):
+        with open(f"{folder}/{name}-{round}.json") as handle:
+            for side, result in enumerate(json.load(handle)["results"]):
+                times[side] += result["times"]
+    xmllint, mdmconf = (statistics.median(side) * 1000 for side in times)
+    print(f"| {label} | xmllint {xmllint:.1f} ms | mdmconf {mdmconf:.1f} ms | {mdmconf / xmllint:.2f}× |")
+PY
