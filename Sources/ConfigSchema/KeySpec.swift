@@ -89,8 +89,8 @@ public struct KeySpec: Sendable {
         guard let children, !children.isEmpty else { return [:] }
         var positions: [String: Int] = [:]
         positions.reserveCapacity(children.count)
-        // By index, reading only the name: iterating the specs would copy each one (a retain per field) and building
-        // this index was most of merging a payload's schema with the common payload keys.
+        // By index, reading only the name: iterating the specs copied each one (a retain per field), and building this
+        // index was a third of merging a payload's schema with the common payload keys.
         for offset in children.indices where positions[children[offset].name] == nil {
             positions[children[offset].name] = offset
         }

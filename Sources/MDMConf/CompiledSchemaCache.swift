@@ -17,8 +17,8 @@ struct CompiledSchemaCache: Sendable {
     /// The folder of compiled schemas; nil when there is no home or cache folder.
     let folder: String?
 
-    init(environment: [String: String]? = nil) {
-        folder = InputPaths.cacheFolder(environment).map { "\($0)/compiled-\(CompiledSchema.version)" }
+    init() {
+        folder = InputPaths.cacheFolder().map { "\($0)/compiled-\(CompiledSchema.version)" }
     }
 
     /// The usable schema in `path`: from its compiled form when that is current, else imported with `loader` (and

@@ -1,4 +1,3 @@
-import Foundation
 import PropertyList
 
 #if canImport(Glibc)
@@ -20,7 +19,7 @@ public enum InputPaths {
         var result: [String] = []
         for path in paths {
             if path != "-", isDirectory(path) {
-                result += files(below: path, extensions: extensions, stamped: false).map(\.path)
+                result += listing(below: path, extensions: extensions, stamped: false).files.map(\.path)
             } else {
                 result.append(path)
             }
@@ -28,23 +27,17 @@ public enum InputPaths {
         return result
     }
 
-    /// The files below `folder` (in its sub-folders too, following links; names starting with `.` skipped) whose
-    /// names end in one of `extensions` (any case), sorted by path; with `stamped`, each with its ``stamp(of:)``.
-    ///
-    /// Every folder is opened once and its files are `stat`ed relative to it: a schema library is walked by every
-    /// run that looks a schema up, and resolving each file's whole path again was most of the walk.
-    static func files(below folder: String, extensions: [String], stamped: Bool) -> [(path: String, stamp: Stamp?)] {
-        listing(below: folder, extensions: extensions, stamped: stamped).files
-    }
-
-    /// What a walk of a folder found: the matching files (see ``files(below:extensions:stamped:)``) and, when
-    /// stamped, every folder it opened with its ``FolderStamp``, taken before its names were read.
+    /// What a walk of a folder found: the matching files, sorted by path (with their ``stamp(of:)`` when stamped),
+    /// and, when stamped, every folder it opened with its ``FolderStamp``, taken before its names were read.
     struct Listing {
         var files: [(path: String, stamp: Stamp?)] = []
         var folders: [(path: String, stamp: FolderStamp)] = []
     }
 
-    /// The walk of ``files(below:extensions:stamped:)``, with the folders it opened.
+    /// The files below `folder` (in its sub-folders too, following links; names starting with `.` skipped) whose
+    /// names end in one of `extensions` (any case). Every folder is opened once and its files are `stat`ed relative
+    /// to it, not by their whole paths: the `stat`s are most of walking a schema library, which every run that looks
+    /// a schema up may do.
     static func listing(below folder: String, extensions: [String], stamped: Bool) -> Listing {
         var listing = Listing()
         let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -132,13 +125,10 @@ public enum InputPaths {
     static func entries(of folder: String) -> [String] { InputFile.entries(of: folder) }
 
     /// `$XDG_CACHE_HOME/mdmconf` (`~/.cache/mdmconf` without it), where the schema index and the compiled schemas are
-    /// kept; nil when neither variable is set. The process's own variables are read with `getenv` (Foundation builds
-    /// a dictionary of the whole environment for every `ProcessInfo.environment`).
-    static func cacheFolder(_ environment: [String: String]? = nil) -> String? {
-        func variable(_ name: String) -> String? {
-            if let environment { return environment[name] }
-            return getenv(name).map { String(cString: $0) }
-        }
+    /// kept; nil when neither variable is set. Read with `getenv`: Foundation builds a dictionary of the whole
+    /// environment for every `ProcessInfo.environment`.
+    static func cacheFolder() -> String? {
+        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
         let base =
             variable("XDG_CACHE_HOME").flatMap { $0.isEmpty ? nil : $0 } ?? variable("HOME").map { $0 + "/.cache" }
         return base.map { $0 + "/mdmconf" }

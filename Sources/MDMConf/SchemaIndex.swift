@@ -28,7 +28,8 @@ struct SchemaIndex {
     /// The folders the last walk opened, with their stamps.
     private var folders: [Line] = []
     /// The first line not yet passed: files are asked for in the order of their paths, so the index is read like
-    /// a merge, with no dictionary of its paths (building one took longer than the `stat`s of the files).
+    /// a merge, with no dictionary of its paths to build (reading the index into one was a fifth of listing the
+    /// candidates).
     private var next = 0
     private var used: [(path: String, entry: Entry)] = []
     private var walked: [(path: String, stamp: InputPaths.FolderStamp)] = []

@@ -15,8 +15,8 @@ public struct SourceText: Sendable {
     /// Indexes the lines of `bytes`.
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
-        // Found with `memchr` in the buffer: every file with a finding is indexed, and a byte-by-byte walk of a
-        // 14 KB profile was a twentieth of checking it.
+        // Found with `memchr` in the buffer: every file with a finding is indexed, and walking the bytes one by one
+        // was 4 % of checking 1,000 profiles.
         var starts = [0]
         starts.reserveCapacity(bytes.count / 24 + 1)
         bytes.withUnsafeBufferPointer { buffer in
