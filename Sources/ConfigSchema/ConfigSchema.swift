@@ -62,7 +62,9 @@ public struct ConfigSchema: Sendable {
         }
     }
     /// The root as a dictionary key spec, built once (the validator starts every file here).
-    public var root: KeySpec { storage.root }
+    public var root: KeySpec {
+        _read { yield storage.root }
+    }
 
     /// The fields, held once and shared by every copy until one is changed: a schema is handed out for every
     /// payload of every profile checked, and copying its fields one by one was a twentieth of checking a folder.

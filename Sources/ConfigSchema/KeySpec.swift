@@ -46,7 +46,7 @@ public struct KeySpec: Sendable {
         didSet { childPositions = Self.index(children) }
     }
     /// Where each child is in `children`, by name (the first, when a schema declares one twice).
-    private var childPositions: [String: Int] = [:]
+    private(set) var childPositions: [String: Int] = [:]
     /// The value is a secret: never quoted in findings, redacted on the admin page and in diffs.
     public var sensitive: Bool
     /// The platforms and OS versions the key exists on.
@@ -275,30 +275,88 @@ public struct Condition: Sendable {
 }
 
 /// Where a key exists: platforms and OS version ranges (`pfm_platforms`, `pfm_ios_min`, …).
+///
+/// The fields live in one shared storage until a copy is changed: every key of a schema has an availability, the
+/// validator reads it for every key it checks, and most keys of Apple's schemas share their payload's, so a copy is
+/// one retain and telling a key's from its payload's is one pointer comparison.
 public struct Availability: Sendable, Equatable {
     /// Platform names as manifests write them (`iOS`, `macOS`, `tvOS`, `watchOS`, `visionOS`); empty = all.
-    public var platforms: [String] = []
+    public var platforms: [String] {
+        get { storage.fields.platforms }
+        set { fields.platforms = newValue }
+    }
     /// Per platform (lowercased): first OS version with the key, last one, first one that deprecated it.
-    public var introduced: [String: String] = [:]
+    public var introduced: [String: String] {
+        get { storage.fields.introduced }
+        set { fields.introduced = newValue }
+    }
     /// Per platform (lowercased): the last OS version with the key, as ProfileManifests write it.
-    public var removed: [String: String] = [:]
+    public var removed: [String: String] {
+        get { storage.fields.removed }
+        set { fields.removed = newValue }
+    }
     /// Per platform (lowercased): the first OS version that deprecated the key.
-    public var deprecated: [String: String] = [:]
+    public var deprecated: [String: String] {
+        get { storage.fields.deprecated }
+        set { fields.deprecated = newValue }
+    }
     /// Per platform (lowercased): the first OS version without the key (Apple's `removed`; `removed` above is
     /// the last version with it, as ProfileManifests write it).
-    public var removedIn: [String: String] = [:]
+    public var removedIn: [String: String] {
+        get { storage.fields.removedIn }
+        set { fields.removedIn = newValue }
+    }
     /// Platforms (lowercased) Apple's schema marks `n/a`: never available there.
-    public var unsupported: Set<String> = []
+    public var unsupported: Set<String> {
+        get { storage.fields.unsupported }
+        set { fields.unsupported = newValue }
+    }
     /// Per platform (lowercased): what Apple's schemas say beyond versions (supervision, enrollment, channels).
-    public var rules: [String: PlatformRules] = [:]
+    public var rules: [String: PlatformRules] {
+        get { storage.fields.rules }
+        set { fields.rules = newValue }
+    }
 
     /// Available everywhere, with no rule.
-    public init() {}
+    public init() { storage = Self.unrestricted }
 
     /// True when nothing limits where the key is available.
     public var isUnrestricted: Bool {
-        platforms.isEmpty && introduced.isEmpty && removed.isEmpty && removedIn.isEmpty && deprecated.isEmpty
-            && unsupported.isEmpty && rules.isEmpty
+        let fields = storage.fields
+        return storage === Self.unrestricted
+            || (fields.platforms.isEmpty && fields.introduced.isEmpty && fields.removed.isEmpty
+                && fields.removedIn.isEmpty && fields.deprecated.isEmpty && fields.unsupported.isEmpty
+                && fields.rules.isEmpty)
+    }
+
+    public static func == (lhs: Availability, rhs: Availability) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    private struct Fields: Equatable {
+        var platforms: [String] = []
+        var introduced: [String: String] = [:]
+        var removed: [String: String] = [:]
+        var deprecated: [String: String] = [:]
+        var removedIn: [String: String] = [:]
+        var unsupported: Set<String> = []
+        var rules: [String: PlatformRules] = [:]
+    }
+
+    /// Never changed once made (its fields are a `let`, read without an exclusivity check): a change makes a new one.
+    private final class Storage: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    /// The storage of every availability made with `init()` and not changed since.
+    private static let unrestricted = Storage(Fields())
+
+    private var storage: Storage
+
+    private var fields: Fields {
+        get { storage.fields }
+        set { storage = Storage(newValue) }
     }
 }
 

@@ -156,32 +156,38 @@ struct Validation {
     /// Validates `node` at `path` (the root of a document, or of a value being probed).
     mutating func validate(_ node: PlistNode, against spec: KeySpec, path: KeyPath, sensitive: Bool) {
         trail = path.components
-        validate(node, against: spec, sensitive: sensitive)
+        withUnsafePointer(to: spec) { validate(node, against: $0, sensitive: sensitive) }
     }
 
-    private mutating func validate(_ node: PlistNode, against spec: KeySpec, sensitive inherited: Bool) {
-        let sensitive = inherited || spec.sensitive
+    /// A key spec where it stands in its schema. The checks below read specs through pointers: passing a `KeySpec`
+    /// read out of an array copies it (a retain and a release of every field), and those copies were a tenth of
+    /// checking a profile. Every pointer is taken inside a `withUnsafe…` scope that lasts the whole descent.
+    private typealias Spec = UnsafePointer<KeySpec>
+
+    private mutating func validate(_ node: PlistNode, against spec: Spec, sensitive inherited: Bool) {
+        let sensitive = inherited || spec.pointee.sensitive
         let outer = inSensitive
         inSensitive = sensitive
         defer { inSensitive = outer }
         let value = node.value
-        if !spec.types.isEmpty && !spec.types.contains(where: { $0.accepts(value) }) {
+        if !spec.pointee.types.isEmpty && !spec.pointee.types.contains(where: { $0.accepts(value) }) {
             reportTypeMismatch(node, spec: spec, sensitive: sensitive)
             return
         }
         switch value {
         case .array(let items):
             checkCount(items.count, spec: spec, at: node.position)
-            if spec.uniqueItems { checkUnique(items, sensitive: sensitive) }
-            if !spec.items.isEmpty {
+            if spec.pointee.uniqueItems { checkUnique(items, sensitive: sensitive) }
+            spec.pointee.items.withUnsafeBufferPointer { itemSpecs in
+                guard !itemSpecs.isEmpty, let itemSpec = itemSpecs.baseAddress else { return }
                 for (index, item) in items.enumerated() {
                     trail.append(.index(index))
-                    validate(item, against: spec.items[0], sensitive: sensitive)
+                    validate(item, against: itemSpec, sensitive: sensitive)
                     trail.removeLast()
                 }
             }
         case .dictionary(let dict):
-            if let children = spec.children {
+            spec.pointee.children?.withUnsafeBufferPointer { children in
                 validateMembers(dict, at: node.position, spec: spec, children: children, sensitive: sensitive)
             }
         default:
@@ -189,8 +195,8 @@ struct Validation {
         }
     }
 
-    private mutating func reportTypeMismatch(_ node: PlistNode, spec: KeySpec, sensitive: Bool) {
-        let expected = spec.types.map(\.rawValue).joined(separator: " or ")
+    private mutating func reportTypeMismatch(_ node: PlistNode, spec: Spec, sensitive: Bool) {
+        let expected = spec.pointee.types.map(\.rawValue).joined(separator: " or ")
         let found = ValueType.of(node.value).rawValue
         let name =
             trail.last.map { component -> String in
@@ -206,21 +212,22 @@ struct Validation {
                 at: node.position, hint: "variables are replaced by text; use a literal \(expected) here")
             return
         }
-        var hint = "write the value as \(spec.types.map { json ? $0.jsonForm : $0.element }.joined(separator: " or "))"
+        var hint =
+            "write the value as \(spec.pointee.types.map { json ? $0.jsonForm : $0.element }.joined(separator: " or "))"
         if json, case .string(let text) = node.value {
             let trimmed = text.trimmingXMLSpace()
-            if spec.types.contains(.boolean), ["true", "false"].contains(trimmed.lowercased()) {
+            if spec.pointee.types.contains(.boolean), ["true", "false"].contains(trimmed.lowercased()) {
                 hint = "write \(trimmed.lowercased()) without quotes"
-            } else if spec.types.contains(.integer), Int64(trimmed) != nil {
+            } else if spec.pointee.types.contains(.integer), Int64(trimmed) != nil {
                 hint = "write \(sensitive ? "the number" : trimmed) without quotes"
             }
         } else if case .string(let text) = node.value {
             let lowered = text.trimmingXMLSpace().lowercased()
-            if spec.types.contains(.boolean), ["true", "false", "yes", "no", "1", "0"].contains(lowered) {
+            if spec.pointee.types.contains(.boolean), ["true", "false", "yes", "no", "1", "0"].contains(lowered) {
                 hint = "write <\(["true", "yes", "1"].contains(lowered) ? "true" : "false")/>, not a string"
-            } else if spec.types.contains(.integer), Int64(text.trimmingXMLSpace()) != nil {
+            } else if spec.pointee.types.contains(.integer), Int64(text.trimmingXMLSpace()) != nil {
                 hint = "write <integer>\(sensitive ? "…" : text.trimmingXMLSpace())</integer>, not a string"
-            } else if spec.types.contains(.real), Double(text.trimmingXMLSpace()) != nil {
+            } else if spec.pointee.types.contains(.real), Double(text.trimmingXMLSpace()) != nil {
                 hint = "write <real>\(sensitive ? "…" : text.trimmingXMLSpace())</real>, not a string"
             }
         }
@@ -229,7 +236,7 @@ struct Validation {
             at: node.position, hint: hint)
     }
 
-    private mutating func checkScalar(_ node: PlistNode, spec: KeySpec, sensitive: Bool) {
+    private mutating func checkScalar(_ node: PlistNode, spec: Spec, sensitive: Bool) {
         let value = node.value
         if case .string(let text) = value {
             let tokens = MDMVariables.tokens(in: text, for: options.mdm)
@@ -242,7 +249,9 @@ struct Validation {
             }
             let known = tokens.filter(\.isKnown)
             if !known.isEmpty {
-                if spec.allowedValues != nil || spec.pattern != nil || spec.minLength != nil || spec.maxLength != nil {
+                if spec.pointee.allowedValues != nil || spec.pointee.pattern != nil || spec.pointee.minLength != nil
+                    || spec.pointee.maxLength != nil
+                {
                     report(
                         SchemaCode.variableDeferred, .info,
                         "checks of the value wait until \(known.map(\.text).joined(separator: ", ")) is substituted",
@@ -251,14 +260,16 @@ struct Validation {
                 return
             }
         }
-        if spec.android?.restrictionType == .hidden, let fixed = spec.defaultValue, fixed != value {
+        if spec.pointee.android?.restrictionType == .hidden, let fixed = spec.pointee.defaultValue, fixed != value {
             report(
                 SchemaCode.hiddenValueChanged, .error,
                 "the hidden restriction is fixed to \(show(fixed, sensitive)); the configuration sets \(show(value, sensitive))",
                 at: node.position, hint: "leave the key out: the app ships the value a hidden restriction carries")
             return
         }
-        if let allowed = spec.allowedValues, !spec.allowsCustomValue, !allowed.contains(where: { $0.value == value }) {
+        if let allowed = spec.pointee.allowedValues, !spec.pointee.allowsCustomValue,
+            !allowed.contains(where: { $0.value == value })
+        {
             var hint =
                 "allowed: " + allowed.prefix(12).map { describe($0) }.joined(separator: ", ")
                 + (allowed.count > 12 ? ", …" : "")
@@ -275,20 +286,20 @@ struct Validation {
         checkBounds(node, spec: spec, sensitive: sensitive)
         if case .string(let text) = value {
             // Counting characters walks the string's grapheme clusters: only when the schema bounds its length.
-            let length = spec.minLength == nil && spec.maxLength == nil ? 0 : text.count
-            if let minimum = spec.minLength, length < minimum {
+            let length = spec.pointee.minLength == nil && spec.pointee.maxLength == nil ? 0 : text.count
+            if let minimum = spec.pointee.minLength, length < minimum {
                 report(
                     SchemaCode.lengthOutOfRange, .error,
                     "the string has \(length) characters, fewer than the minimum \(minimum)",
                     at: node.position)
             }
-            if let maximum = spec.maxLength, length > maximum {
+            if let maximum = spec.pointee.maxLength, length > maximum {
                 report(
                     SchemaCode.lengthOutOfRange, .error,
                     "the string has \(length) characters, more than the maximum \(maximum)",
                     at: node.position)
             }
-            if let pattern = spec.pattern, !pattern.matches(text) {
+            if let pattern = spec.pointee.pattern, !pattern.matches(text) {
                 report(
                     SchemaCode.patternMismatch, .error,
                     "\(show(value, sensitive)) does not match the pattern \(pattern.source.count > 60 ? "'\(pattern.source.prefix(60))…'" : "'\(pattern.source)'")",
@@ -297,7 +308,7 @@ struct Validation {
         }
     }
 
-    private mutating func checkBounds(_ node: PlistNode, spec: KeySpec, sensitive: Bool) {
+    private mutating func checkBounds(_ node: PlistNode, spec: Spec, sensitive: Bool) {
         let number: Double?
         switch node.value {
         case .integer(let value): number = Double(value)
@@ -313,27 +324,27 @@ struct Validation {
             case nil: nil
             }
         }
-        if let low = limit(spec.minimum), number < low || number.isNaN {
+        if let low = limit(spec.pointee.minimum), number < low || number.isNaN {
             report(
                 SchemaCode.outOfRange, .error,
-                "\(show(node.value, sensitive)) is below the minimum \(spec.minimum?.description ?? "")",
+                "\(show(node.value, sensitive)) is below the minimum \(spec.pointee.minimum?.description ?? "")",
                 at: node.position)
         }
-        if let high = limit(spec.maximum), number > high || number.isNaN {
+        if let high = limit(spec.pointee.maximum), number > high || number.isNaN {
             report(
                 SchemaCode.outOfRange, .error,
-                "\(show(node.value, sensitive)) is above the maximum \(spec.maximum?.description ?? "")",
+                "\(show(node.value, sensitive)) is above the maximum \(spec.pointee.maximum?.description ?? "")",
                 at: node.position)
         }
     }
 
-    private mutating func checkCount(_ count: Int, spec: KeySpec, at position: SourcePosition) {
-        if let minimum = spec.minCount, count < minimum {
+    private mutating func checkCount(_ count: Int, spec: Spec, at position: SourcePosition) {
+        if let minimum = spec.pointee.minCount, count < minimum {
             report(
                 SchemaCode.countOutOfRange, .error, "the array has \(count) items, fewer than the minimum \(minimum)",
                 at: position)
         }
-        if let maximum = spec.maxCount, count > maximum {
+        if let maximum = spec.pointee.maxCount, count > maximum {
             report(
                 SchemaCode.countOutOfRange, .error, "the array has \(count) items, more than the maximum \(maximum)",
                 at: position)
@@ -354,15 +365,17 @@ struct Validation {
     // MARK: Dictionaries
 
     private mutating func validateMembers(
-        _ dict: PlistDictionary, at position: SourcePosition, spec: KeySpec, children: [KeySpec], sensitive: Bool
+        _ dict: PlistDictionary, at position: SourcePosition, spec: Spec, children: UnsafeBufferPointer<KeySpec>,
+        sensitive: Bool
     ) {
         for entry in dict.entries {
             trail.append(.key(entry.key))
             defer { trail.removeLast() }
-            // By index: copying a KeySpec out of the array would retain every field of it.
-            guard let index = spec.childIndex(entry.key) else {
-                if let free = spec.additionalValue.first {
-                    validate(entry.value, against: free, sensitive: sensitive || free.sensitive)
+            guard let index = spec.pointee.childPositions[entry.key] else {
+                if !spec.pointee.additionalValue.isEmpty {
+                    spec.pointee.additionalValue.withUnsafeBufferPointer { free in
+                        validate(entry.value, against: free.baseAddress!, sensitive: sensitive || free[0].sensitive)
+                    }
                     continue
                 }
                 let close = Suggestion.closest(to: entry.key, in: children.map(\.name))
@@ -372,41 +385,44 @@ struct Validation {
                     hint: close.map { "did you mean '\($0)'?" } ?? "apps ignore keys they do not know")
                 continue
             }
-            if !children[index].excludedWhen.isEmpty,
-                children[index].excludedWhen.contains(where: { conditions in
+            let child = children.baseAddress! + index
+            if !child.pointee.excludedWhen.isEmpty,
+                child.pointee.excludedWhen.contains(where: { conditions in
                     conditions.allSatisfy { $0.holds(in: dict, root: root, platform: options.platform) }
                 })
             {
                 report(
                     SchemaCode.excludedKey, .error, "\(keyText(entry.key)) must not be set here", at: entry.keyPosition,
                     hint:
-                        "the schema excludes it given \(children[index].excludedWhen.flatMap { $0.map(\.label) }.joined(separator: ", "))"
+                        "the schema excludes it given \(child.pointee.excludedWhen.flatMap { $0.map(\.label) }.joined(separator: ", "))"
                 )
             }
-            if let deprecation = children[index].deprecation {
+            if let deprecation = child.pointee.deprecation {
                 report(
                     SchemaCode.deprecatedKey, .warning, "\(keyText(entry.key)) is deprecated", at: entry.keyPosition,
                     hint: deprecation.isEmpty ? nil : deprecation)
             }
             if options.platform != nil {
-                checkAvailability(children[index], at: entry.keyPosition)
+                checkAvailability(child, at: entry.keyPosition)
             }
-            if children[index].required, isEmpty(entry.value.value) {
+            if child.pointee.required, isEmpty(entry.value.value) {
                 report(
                     SchemaCode.emptyRequiredValue, .error, "required key \(keyText(entry.key)) is empty",
                     at: entry.value.position, hint: "a required key needs a value")
                 continue
             }
-            validate(entry.value, against: children[index], sensitive: sensitive)
+            validate(entry.value, against: child, sensitive: sensitive)
         }
-        for index in children.indices where children[index].required || !children[index].requiredWhen.isEmpty {
-            let name = children[index].name
+        for index in children.indices {
+            let child = children.baseAddress! + index
+            guard child.pointee.required || !child.pointee.requiredWhen.isEmpty else { continue }
+            let name = child.pointee.name
             guard dict[name] == nil else { continue }
-            let conditional = children[index].requiredWhen.contains { conditions in
+            let conditional = child.pointee.requiredWhen.contains { conditions in
                 conditions.allSatisfy { $0.holds(in: dict, root: root, platform: options.platform) }
             }
-            if !children[index].required, !conditional, options.platform == nil,
-                let platformOnly = children[index].requiredWhen.first(where: { conditions in
+            if !child.pointee.required, !conditional, options.platform == nil,
+                let platformOnly = child.pointee.requiredWhen.first(where: { conditions in
                     conditions.contains(where: \.isPlatformOnly)
                         && conditions.allSatisfy { $0.isPlatformOnly || $0.holds(in: dict, root: root) }
                 })
@@ -418,7 +434,7 @@ struct Validation {
                     hint: "pass --platform to check the configuration for the platform it is for")
                 continue
             }
-            guard children[index].required || conditional else { continue }
+            guard child.pointee.required || conditional else { continue }
             let close = Suggestion.closest(to: name, in: dict.keys)
             var hint = close.map { "'\($0)' is present: did you mean '\(name)'?" }
             if let manifest, !trail.isEmpty {
@@ -430,27 +446,27 @@ struct Validation {
             }
             report(
                 SchemaCode.missingRequiredKey, .error,
-                conditional && !children[index].required
-                    ? "\(keyText(name)) is required here (\(children[index].requiredWhen.flatMap { $0.map(\.reason) }.joined(separator: ", ")))"
+                conditional && !child.pointee.required
+                    ? "\(keyText(name)) is required here (\(child.pointee.requiredWhen.flatMap { $0.map(\.reason) }.joined(separator: ", ")))"
                     : "required key \(keyText(name)) is missing",
                 at: position, path: KeyPath(trail + [.key(name)]), hint: hint)
         }
     }
 
     /// OS-support findings of the key `spec` at the trail's end (its path is made only when there is one).
-    private mutating func checkAvailability(_ spec: KeySpec, at position: SourcePosition) {
-        guard let platform = options.platform, !spec.availability.isUnrestricted else { return }
+    private mutating func checkAvailability(_ spec: Spec, at position: SourcePosition) {
+        guard let platform = options.platform, !spec.pointee.availability.isUnrestricted else { return }
         // A key that says nothing of its own holds what its payload holds, which is reported once, for the payload.
         // (Most keys of Apple's schemas; the two usually share storage, so this costs a pointer comparison.)
-        if let inherited = spec.apple?.inherited, inherited == spec.availability { return }
+        if let inherited = spec.pointee.apple?.inherited, inherited == spec.pointee.availability { return }
         func findings(_ availability: Availability) -> [EnrollmentConflict] {
             availability.findings(
-                name: "'\(spec.name)'", platform: platform, osVersion: options.osVersion,
+                name: "'\(spec.pointee.name)'", platform: platform, osVersion: options.osVersion,
                 enrollment: options.enrollment,
                 strict: appleSchema)
         }
-        var own = findings(spec.availability)
-        if !own.isEmpty, let inherited = spec.apple?.inherited {
+        var own = findings(spec.pointee.availability)
+        if !own.isEmpty, let inherited = spec.pointee.apple?.inherited {
             let said = Set(findings(inherited).map(\.message))
             own.removeAll { said.contains($0.message) }
         }
@@ -555,11 +571,15 @@ struct Validation {
 /// profile checked for OS support compares up to four versions, and splitting them was a quarter of validating
 /// profiles against Apple's schemas.
 func compareVersions(_ a: String, _ b: String) -> Int {
-    var left = a.utf8[...]
-    var right = b.utf8[...]
+    var (a, b) = (a, b)
+    return a.withUTF8 { left in b.withUTF8 { right in compareVersions(left, right) } }
+}
+
+private func compareVersions(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Int {
+    var (i, j) = (0, 0)
     while true {
-        let l = nextVersionComponent(&left)
-        let r = nextVersionComponent(&right)
+        let l = nextVersionComponent(left, at: &i)
+        let r = nextVersionComponent(right, at: &j)
         if l == nil && r == nil { return 0 }
         let x = l ?? 0
         let y = r ?? 0
@@ -567,18 +587,19 @@ func compareVersions(_ a: String, _ b: String) -> Int {
     }
 }
 
-/// The next non-empty dot-separated component of `rest` as a number (0 when it is not one), or nil at the end.
-private func nextVersionComponent(_ rest: inout Substring.UTF8View) -> Int? {
+/// The next non-empty dot-separated component of `bytes` from `index` on as a number (0 when it is not one), or nil
+/// at the end.
+private func nextVersionComponent(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int) -> Int? {
     let dot = UInt8(ascii: ".")
-    while rest.first == dot { rest.removeFirst() }
-    guard !rest.isEmpty else { return nil }
-    let end = rest.firstIndex(of: dot) ?? rest.endIndex
-    let part = rest[..<end]
-    rest = rest[end...]
+    while index < bytes.count && bytes[index] == dot { index += 1 }
+    guard index < bytes.count else { return nil }
+    let start = index
+    while index < bytes.count && bytes[index] != dot { index += 1 }
+    let part = UnsafeBufferPointer(rebasing: bytes[start..<index])
     var value = 0
     if part.count <= 18, part.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
         for byte in part { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
         return value
     }
-    return Int(Substring(part)) ?? 0
+    return Int(String(decoding: part, as: UTF8.self)) ?? 0
 }

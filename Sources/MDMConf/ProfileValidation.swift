@@ -65,9 +65,12 @@ public struct ProfileValidation: Sendable {
         } else {
             findings.append(noSchema("TopLevel", file: file, at: root.position, path: .root))
         }
-        var identities = Identities()
+        let content = top["PayloadContent"]?.value
+        var payloadCount = 0
+        if case .array(let items)? = content { payloadCount = items.count }
+        var identities = Identities(payloads: payloadCount)
         identities.note(top, file: file, path: .root, into: &findings)
-        guard case .array(let payloads)? = top["PayloadContent"]?.value else { return findings }
+        guard case .array(let payloads)? = content else { return findings }
         var typesSeen: [String: Int] = [:]
         let common = schema("CommonPayloadKeys")
         for (index, node) in payloads.enumerated() {
@@ -173,12 +176,16 @@ public struct ProfileValidation: Sendable {
         var uuids: [String: KeyPath] = [:]
         var identifiers: [String: KeyPath] = [:]
 
+        /// Room for the identities of a profile of `payloads` payloads and its top level, made once.
+        init(payloads: Int) {
+            uuids.reserveCapacity(payloads + 1)
+            identifiers.reserveCapacity(payloads + 1)
+        }
+
         mutating func note(_ payload: PlistDictionary, file: String, path: KeyPath, into findings: inout [Diagnostic]) {
-            if let entry = payload.entries.first(where: { $0.key == "PayloadUUID" }),
-                case .string(let uuid) = entry.value.value
-            {
+            if let node = payload["PayloadUUID"], case .string(let uuid) = node.value {
                 // The location and key path are made only for a finding: this runs for every payload.
-                var at: SourceLocation { SourceLocation(file: file, position: entry.value.position) }
+                var at: SourceLocation { SourceLocation(file: file, position: node.position) }
                 var keyPath: String? { path.appending(key: "PayloadUUID").diagnosticValue }
                 let key = uuid.uppercased()
                 if !Self.isUUID(uuid) {
@@ -198,16 +205,14 @@ public struct ProfileValidation: Sendable {
                     uuids[key] = path
                 }
             }
-            if let entry = payload.entries.first(where: { $0.key == "PayloadIdentifier" }),
-                case .string(let identifier) = entry.value.value
-            {
+            if let node = payload["PayloadIdentifier"], case .string(let identifier) = node.value {
                 if let first = identifiers[identifier] {
                     findings.append(
                         Diagnostic(
                             SchemaCode.duplicatePayloadID, severity: .error,
                             message:
                                 "PayloadIdentifier '\(identifier)' is also the identifier of \(first.isRoot ? "the profile" : first.description)",
-                            location: SourceLocation(file: file, position: entry.value.position),
+                            location: SourceLocation(file: file, position: node.position),
                             keyPath: path.appending(key: "PayloadIdentifier").diagnosticValue,
                             hint: "a device replaces a payload that has the same identifier"))
                 } else {
@@ -217,18 +222,22 @@ public struct ProfileValidation: Sendable {
         }
 
         static func isUUID(_ text: String) -> Bool {
-            let bytes = Array(text.utf8)
-            guard bytes.count == 36 else { return false }
-            for (index, byte) in bytes.enumerated() {
-                if [8, 13, 18, 23].contains(index) {
-                    guard byte == UInt8(ascii: "-") else { return false }
-                } else {
-                    let isHex =
-                        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
-                    guard isHex else { return false }
+            var text = text
+            return text.withUTF8 { bytes in
+                guard bytes.count == 36 else { return false }
+                for index in 0..<36 {
+                    let byte = bytes[index]
+                    if index == 8 || index == 13 || index == 18 || index == 23 {
+                        guard byte == UInt8(ascii: "-") else { return false }
+                    } else {
+                        let lowered = byte | 0x20
+                        guard (byte >= 0x30 && byte <= 0x39) || (lowered >= 0x61 && lowered <= 0x66) else {
+                            return false
+                        }
+                    }
                 }
+                return true
             }
-            return true
         }
     }
 }

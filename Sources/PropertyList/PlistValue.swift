@@ -90,12 +90,16 @@ public struct PlistDictionary: Sendable, Equatable {
 
     /// The value of `key`, or nil when absent.
     public subscript(key: String) -> PlistNode? {
-        for entry in entries where entry.key == key { return entry.value }
+        // By index, comparing keys where they stand: `for entry in entries` copies every entry it passes.
+        for index in entries.indices where entries[index].key == key { return entries[index].value }
         return nil
     }
 
     /// The entry of `key`, or nil when absent.
-    public func entry(_ key: String) -> Entry? { entries.first { $0.key == key } }
+    public func entry(_ key: String) -> Entry? {
+        for index in entries.indices where entries[index].key == key { return entries[index] }
+        return nil
+    }
 }
 
 extension PlistValue: Equatable {

@@ -93,7 +93,7 @@ struct XMLPlistBuilder {
             mustStop = true
             return
         }
-        if let kind = stack.last?.kind {
+        if let kind = topKind {
             switch kind {
             case .skipped:
                 stack.append(Frame(kind: .skipped, position: position))
@@ -149,8 +149,7 @@ struct XMLPlistBuilder {
     }
 
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>, position: @autoclosure () -> SourcePosition) {
-        // Only the kind is read: holding a copy of the frame would make every append below copy its arrays.
-        guard let kind = stack.last?.kind else { return }
+        guard let kind = topKind else { return }
         switch kind {
         case .text:
             if text.count + bytes.count > options.maxTextLength {
@@ -183,10 +182,28 @@ struct XMLPlistBuilder {
     }
 
     mutating func endElement() {
-        guard let frame = stack.popLast() else { return }
-        switch frame.kind {
+        guard let kind = topKind else { return }
+        // A text, boolean or skipped element's frame holds nothing: it is dropped where it stands, not moved out and
+        // destroyed as a whole (most elements of a document are text).
+        switch kind {
         case .skipped:
+            stack.removeLast()
             return
+        case .boolean(let value):
+            let position = stack.removeLast().position
+            attach(PlistNode(.boolean(value), at: position))
+            return
+        case .text(let element):
+            let position = stack.removeLast().position
+            finishText(element, at: position)
+            return
+        case .plist, .dict, .array:
+            break
+        }
+        let frame = stack.removeLast()
+        switch frame.kind {
+        case .skipped, .boolean, .text:
+            break
         case .plist:
             if frame.items.isEmpty && frame.dropped == 0 {
                 report(PlistCode.emptyDocument, .error, "<plist> holds no value", at: frame.position)
@@ -199,10 +216,6 @@ struct XMLPlistBuilder {
             attach(PlistNode(.dictionary(PlistDictionary(frame.entries)), at: frame.position))
         case .array:
             attach(PlistNode(.array(frame.items), at: frame.position))
-        case .boolean(let value):
-            attach(PlistNode(.boolean(value), at: frame.position))
-        case .text(let element):
-            finishText(element, at: frame.position)
         }
     }
 
@@ -305,7 +318,7 @@ struct XMLPlistBuilder {
     }
 
     private mutating func addKey(_ key: String, at position: SourcePosition) {
-        guard let kind = stack.last?.kind, case .dict = kind else {
+        guard let kind = topKind, case .dict = kind else {
             report(
                 PlistCode.unexpectedContent, .error, "<key> \(quoted(key)) outside of a <dict>", at: position,
                 hint: "keys name the members of a <dict>")
@@ -316,7 +329,7 @@ struct XMLPlistBuilder {
             keyWithoutValue(pending.key, at: pending.position, path: currentPath())
         }
         stack[stack.count - 1].pendingKey = (key, position)
-        if let first = key.unicodeScalars.first, let last = key.unicodeScalars.last,
+        if Self.mayHaveOuterSpace(text), let first = key.unicodeScalars.first, let last = key.unicodeScalars.last,
             Self.isWhitespace(first) || Self.isWhitespace(last)
         {
             let trimmed = key.trimmingXMLSpace()
@@ -334,8 +347,7 @@ struct XMLPlistBuilder {
 
     /// Adds a finished value to its container, or as the root; nil stands for an invalid value.
     private mutating func attach(_ node: PlistNode?) {
-        // Only the kind is read: holding a copy of the frame would make every append below copy its arrays.
-        guard let kind = stack.last?.kind else {
+        guard let kind = topKind else {
             root = node
             return
         }
@@ -369,12 +381,13 @@ struct XMLPlistBuilder {
         }
     }
 
-    private mutating func addEntry(_ entry: PlistDictionary.Entry, at frameIndex: Int) {
+    private mutating func addEntry(_ entry: consuming PlistDictionary.Entry, at frameIndex: Int) {
         let existing: Int?
         if let index = stack[frameIndex].index {
             existing = index[entry.key]
         } else {
-            existing = stack[frameIndex].entries.firstIndex { $0.key == entry.key }
+            let entries = stack[frameIndex].entries
+            existing = entries.indices.first { entries[$0].key == entry.key }
         }
         if let existing {
             let first = stack[frameIndex].entries[existing]
@@ -387,10 +400,13 @@ struct XMLPlistBuilder {
             stack[frameIndex].entries[existing].value = entry.value
             return
         }
+        // Room for a payload's worth of keys at once, instead of growing through 1, 2 and 4.
+        if stack[frameIndex].entries.isEmpty { stack[frameIndex].entries.reserveCapacity(8) }
+        let key = entry.key
         stack[frameIndex].entries.append(entry)
         let count = stack[frameIndex].entries.count
         if let _ = stack[frameIndex].index {
-            stack[frameIndex].index?[entry.key] = count - 1
+            stack[frameIndex].index?[key] = count - 1
         } else if count >= 12 {
             var index: [String: Int] = [:]
             for (offset, item) in stack[frameIndex].entries.enumerated() { index[item.key] = offset }
@@ -399,6 +415,10 @@ struct XMLPlistBuilder {
     }
 
     // MARK: Helpers
+
+    /// The kind of the innermost open element, read where it stands: `stack.last?.kind` copies the whole frame first
+    /// (a retain and a release of each of its arrays), on every event of the document.
+    private var topKind: FrameKind? { stack.isEmpty ? nil : stack[stack.count - 1].kind }
 
     /// The key path of the value being read now.
     func currentPath() -> KeyPath {
@@ -450,6 +470,14 @@ struct XMLPlistBuilder {
     static func isXMLSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
     private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool { PlistTextRules.isOuterWhitespace(scalar) }
+
+    /// False when the UTF-8 `bytes` of a key start and end with ASCII that is not white space (nearly every key),
+    /// which spares decoding its first and last scalars.
+    private static func mayHaveOuterSpace(_ bytes: [UInt8]) -> Bool {
+        guard let first = bytes.first, let last = bytes.last else { return false }
+        func plain(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x80 }
+        return !plain(first) || !plain(last)
+    }
 }
 
 /// XML's notion of white space.
