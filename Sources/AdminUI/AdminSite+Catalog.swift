@@ -202,7 +202,7 @@ extension AdminSite {
                     badgeClass: count == 0 ? "valid" : "warning", findings: FindingsView(findings, sources: sources),
                     xml: Self.redactedFile(path, schema: file.schema)))
         }
-        let inventory = catalog.devices.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let inventory = catalog.deviceIDs
         let chosen = device ?? inventory.first
         var served: Served?
         var problem: String?

@@ -1,3 +1,5 @@
+import MDMDiagnostics
+
 /// A Wi-Fi network name as bytes (*Device policies*): compared byte for byte, never normalised.
 public struct SSID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The name's bytes.
@@ -69,5 +71,5 @@ public enum BundleID {
 
 extension String {
     /// Orders by UTF-8 bytes (the answer's sort order), never by `String <`, which compares canonically.
-    static func utf8Less(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
+    static func utf8Less(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8Precedes(rhs) }
 }

@@ -1,5 +1,6 @@
 import CivilTime
 import MDMConf
+import MDMDiagnostics
 import UpdatePolicy
 
 /// Where a device's configuration stands for one app.
@@ -145,7 +146,7 @@ public struct ComplianceEvaluator: Sendable {
         for app in assignedApps(state.device) where !state.apps.contains(where: { $0.app.app == app }) {
             apps.append(unreported(app, device: state.device))
         }
-        apps.sort { $0.app.utf8.lexicographicallyPrecedes($1.app.utf8) }
+        apps.sort { $0.app.utf8Precedes($1.app) }
         return DeviceCompliance(
             device: state.device, state: state, seen: state.lastCheckIn < silentBefore ? .silent : .active,
             apps: apps, generation: generation)

@@ -1,5 +1,6 @@
 import CivilTime
 import MDMConf
+import MDMDiagnostics
 import UpdatePolicy
 
 /// Which devices a listing or report shows.
@@ -161,15 +162,15 @@ public struct FleetQuery: Sendable {
     public func scan(
         after: String?, through: String? = nil, firstChunk: Int? = nil, _ visit: (DeviceCompliance) throws -> Bool
     ) async throws {
-        let inventory = evaluator.catalog.devices.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let inventory = evaluator.catalog.deviceIDs
         var inventoryIndex =
             after.map { cursor in
-                inventory.firstIndex { !$0.utf8.lexicographicallyPrecedes(cursor.utf8) && $0 != cursor }
+                inventory.firstIndex { !$0.utf8Precedes(cursor) && $0 != cursor }
                     ?? inventory.count
             } ?? 0
         let inventoryEnd =
             through.map { bound in
-                inventory.firstIndex { bound.utf8.lexicographicallyPrecedes($0.utf8) } ?? inventory.count
+                inventory.firstIndex { bound.utf8Precedes($0) } ?? inventory.count
             } ?? inventory.count
         let store = self.store
         let memory = Memory()
@@ -183,7 +184,7 @@ public struct FleetQuery: Sendable {
             let asked = size
             var finished = states.count < asked
             if let through,
-                let cut = states.firstIndex(where: { through.utf8.lexicographicallyPrecedes($0.device.utf8) })
+                let cut = states.firstIndex(where: { through.utf8Precedes($0.device) })
             {
                 states.removeSubrange(cut...)
                 finished = true
@@ -198,7 +199,7 @@ public struct FleetQuery: Sendable {
             var stored: Set<String>?
             for row in evaluated {
                 while inventoryIndex < inventoryEnd,
-                    inventory[inventoryIndex].utf8.lexicographicallyPrecedes(row.device.utf8)
+                    inventory[inventoryIndex].utf8Precedes(row.device)
                 {
                     let id = inventory[inventoryIndex]
                     if stored == nil { stored = Set(states.map(\.device)) }

@@ -104,7 +104,7 @@ public struct FleetSummary: Sendable, Equatable {
         }
         let decisionKeys = Outcome.allCases.map(\.rawValue) + ["unreported"]
         let configKeys = ConfigStatus.allCases.map(\.rawValue)
-        let appList: [JSONValue] = apps.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { id in
+        let appList: [JSONValue] = apps.keys.sorted { $0.utf8Precedes($1) }.map { id in
             let app = apps[id] ?? AppCounts()
             let versions = app.versions.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             return .object([

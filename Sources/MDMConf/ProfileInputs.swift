@@ -1,4 +1,5 @@
 import DevicePolicy
+import MDMDiagnostics
 import PropertyList
 
 /// The `--profile` paths of the policy commands (*Device policies*): files as given, a folder adds its
@@ -19,7 +20,7 @@ public enum ProfileInputs {
                 let full = path.hasSuffix("/") ? path + name : path + "/" + name
                 return (ext == "mobileconfig" || ext == "plist") && InputPaths.isFile(full)
             }
-            result += names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map {
+            result += names.sorted { $0.utf8Precedes($1) }.map {
                 path.hasSuffix("/") ? path + $0 : path + "/" + $0
             }
         }

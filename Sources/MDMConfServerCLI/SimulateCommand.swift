@@ -120,7 +120,7 @@ struct SimulateCommand: ParsableCommand {
                 await transport.shutdown()
             }
         } else {
-            ids = loaded.devices.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            ids = loaded.deviceIDs
             if let devices {
                 guard devices <= ids.count else {
                     Console.error(

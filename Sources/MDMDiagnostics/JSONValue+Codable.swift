@@ -11,7 +11,7 @@ extension JSONValue: Codable {
     /// The value a decoder holds: an object, an array, `null`, a boolean, a number or a string.
     public init(from decoder: any Decoder) throws {
         if let object = try? decoder.container(keyedBy: MemberKey.self) {
-            let keys = object.allKeys.sorted { $0.stringValue.utf8.lexicographicallyPrecedes($1.stringValue.utf8) }
+            let keys = object.allKeys.sorted { $0.stringValue.utf8Precedes($1.stringValue) }
             self = .object(try keys.map { ($0.stringValue, try object.decode(JSONValue.self, forKey: $0)) })
             return
         }

@@ -1,4 +1,5 @@
 import CivilTime
+import MDMDiagnostics
 
 /// An app version reduced to plain values: its core, and where the whole version is kept for the rare
 /// comparisons that pre-release identifiers decide.
@@ -146,7 +147,7 @@ final class CompiledDocument: @unchecked Sendable {
         }
         let ranks = Dictionary(
             document.policies.indices.sorted {
-                document.policies[$0].id.utf8.lexicographicallyPrecedes(document.policies[$1].id.utf8)
+                document.policies[$0].id.utf8Precedes(document.policies[$1].id)
             }.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { first, _ in first })
         var policies: [CompiledPolicy] = []
         policies.reserveCapacity(document.policies.count)

@@ -25,6 +25,9 @@ public final class Catalog: Sendable {
     public let warnings: [Diagnostic]
     /// App ids in byte order (sorted once: compliance asks for every device).
     public let appIDs: [String]
+    /// The inventory's device ids in byte order, the order the stores list devices in (sorted once: every scan of
+    /// the fleet merges them with the stored devices).
+    public let deviceIDs: [String]
     /// Every plist configuration served to an Apple device, by the SHA-256 of its bytes: the data assets of the
     /// declarative channel (`GET /v1/ddm/assets/{sha256}.plist`).
     public let assets: [String: [UInt8]]
@@ -43,7 +46,8 @@ public final class Catalog: Sendable {
         self.tokens = tokens
         self.policyEngine = policyEngine
         self.warnings = warnings
-        appIDs = apps.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        appIDs = apps.keys.sorted { $0.utf8Precedes($1) }
+        deviceIDs = devices.keys.sorted { $0.utf8Precedes($1) }
         var assets: [String: [UInt8]] = [:]
         for app in apps.values where app.servesApple {
             for served in [app.defaultConfig] + Array(app.deviceConfigs.values) {

@@ -18,20 +18,31 @@ extension CatalogRun {
         var variantExtension: String
 
         static let apple = PlatformFiles(
-            platform: .apple, schemas: ["schema.xml", "schema.plist"], config: "config.plist", variantExtension: ".plist")
+            platform: .apple, schemas: ["schema.xml", "schema.plist"], config: "config.plist",
+            variantExtension: ".plist")
         static let android = PlatformFiles(
             platform: .android, schemas: ["app_restrictions.xml"], config: "config.json", variantExtension: ".json")
 
         /// The folder has any file of this platform.
         func present(in folder: String) -> Bool {
-            (schemas + [config]).contains { InputPaths.isFile(folder + "/" + $0) || InputPaths.danglingLinkTarget(folder + "/" + $0) != nil }
+            (schemas + [config]).contains {
+                InputPaths.isFile(folder + "/" + $0) || InputPaths.danglingLinkTarget(folder + "/" + $0) != nil
+            }
         }
     }
+
+    /// The inventory in id order, each device with its variable values: made once for every app and platform of a
+    /// load (every MDM spelling of each attribute; making them again for each app was a sixth of loading a catalog of
+    /// 2,000 devices and three apps).
+    typealias Inventory = [(device: CatalogDevice, values: [String: String])]
 
     mutating func loadApps(devices: [String: CatalogDevice]) -> [String: CatalogApp] {
         let folder = join(root, "apps")
         var apps: [String: CatalogApp] = [:]
         guard InputPaths.isDirectory(folder) else { return apps }
+        let inventory: Inventory = ParallelMap.map(devices.values.sorted(by: { $0.id < $1.id })) {
+            ($0, $0.variableValues)
+        }
         for name in InputPaths.entries(of: folder).sorted() where !name.hasPrefix(".") {
             let path = join(folder, name)
             guard InputPaths.isDirectory(path) else {
@@ -46,12 +57,14 @@ extension CatalogRun {
                     file: path)
                 continue
             }
-            if let app = loadApp(name, folder: path, devices: devices) { apps[name] = app }
+            if let app = loadApp(name, folder: path, devices: devices, inventory: inventory) { apps[name] = app }
         }
         return apps
     }
 
-    private mutating func loadApp(_ id: String, folder: String, devices: [String: CatalogDevice]) -> CatalogApp? {
+    private mutating func loadApp(
+        _ id: String, folder: String, devices: [String: CatalogDevice], inventory: Inventory
+    ) -> CatalogApp? {
         for name in InputPaths.entries(of: folder).sorted() where !name.hasPrefix(".") && !Self.appFiles.contains(name)
         {
             report(
@@ -65,10 +78,14 @@ extension CatalogRun {
         let hasAndroid = PlatformFiles.android.present(in: folder)
         let hasApple = PlatformFiles.apple.present(in: folder) || !hasAndroid
         checkVariantNames(id, folder: folder, android: hasAndroid, apple: hasApple)
-        let apple = hasApple ? loadPlatform(id, folder: folder, files: .apple, devices: devices) : nil
-        let android = hasAndroid ? loadPlatform(id, folder: folder, files: .android, devices: devices) : nil
+        let apple =
+            hasApple ? loadPlatform(id, folder: folder, files: .apple, devices: devices, inventory: inventory) : nil
+        let android =
+            hasAndroid ? loadPlatform(id, folder: folder, files: .android, devices: devices, inventory: inventory) : nil
         let ddm = loadDDMSettings(folder: folder)
-        guard hasApple == (apple != nil), hasAndroid == (android != nil), policy != .invalid, let ddm else { return nil }
+        guard hasApple == (apple != nil), hasAndroid == (android != nil), policy != .invalid, let ddm else {
+            return nil
+        }
         return CatalogApp(id: id, apple: apple, android: android, updatePolicy: policy.document, ddm: ddm)
     }
 
@@ -96,7 +113,8 @@ extension CatalogRun {
                     CatalogCode.invalidGroupVariant,
                     "configs/\(name) is not <group>.plist\(android ? " or <group>.json" : "") (group names: A-Z a-z 0-9 . _ : -)",
                     file: file,
-                    hint: android || !name.hasSuffix(".json") ? nil : "a .json variant is for Android: add config.json and app_restrictions.xml")
+                    hint: android || !name.hasSuffix(".json")
+                        ? nil : "a .json variant is for Android: add config.json and app_restrictions.xml")
             }
         }
     }
@@ -104,7 +122,7 @@ extension CatalogRun {
     /// One platform's schema, default configuration and group variants, each checked, and every inventory device's
     /// configuration rendered; nil (with the findings recorded) when any of them is unusable.
     private mutating func loadPlatform(
-        _ id: String, folder: String, files: PlatformFiles, devices: [String: CatalogDevice]
+        _ id: String, folder: String, files: PlatformFiles, devices: [String: CatalogDevice], inventory: Inventory
     ) -> PlatformConfigs? {
         let schema = loadSchema(id, folder: folder, files: files)
         let configFile = join(folder, files.config)
@@ -141,20 +159,22 @@ extension CatalogRun {
         // Every inventory device's configuration, checked and rendered on every core (a large inventory made this
         // loop most of a catalog load); findings keep device order.
         let variantDocuments = variants
-        let perDevice = ParallelMap.map(devices.values.sorted(by: { $0.id < $1.id })) { device in
+        let perDevice = ParallelMap.map(inventory) { device, values in
             let group = device.groups.first { variantDocuments[$0] != nil }
-            let document = group.flatMap { variantDocuments[$0] } ?? config
-            let values = device.variableValues
+            // One substitution serves both the check and the rendering: checking with `resolvedVariables` would
+            // substitute again (the same values into the same strings).
+            var document = group.flatMap { variantDocuments[$0] } ?? config
+            if let root = document.root {
+                document.root = PlistNode(MDMVariables.substitute(in: root.value, values: values), at: root.position)
+            }
             var deviceFindings: [Diagnostic] = []
-            for diagnostic in Validator.validate(
-                document, against: schema, options: ValidationOptions(resolvedVariables: values))
-            where diagnostic.severity == .error {
+            for diagnostic in Validator.validate(document, against: schema) where diagnostic.severity == .error {
                 var finding = diagnostic
                 finding.code = CatalogCode.deviceConfigInvalid
                 finding.message = "for device '\(device.id)': \(diagnostic.message) [\(diagnostic.code.code)]"
                 deviceFindings.append(finding)
             }
-            return (device.id, deviceFindings, Self.render(document, values: values, variant: group))
+            return (device.id, deviceFindings, Self.render(document, values: nil, variant: group))
         }
         var deviceConfigs: [String: ServedConfig] = [:]
         for (id, deviceFindings, rendered) in perDevice {
@@ -166,7 +186,8 @@ extension CatalogRun {
             }
         }
         return PlatformConfigs(
-            schema: schema, defaultConfig: defaultConfig, deviceConfigs: deviceConfigs, variants: variants.keys.sorted())
+            schema: schema, defaultConfig: defaultConfig, deviceConfigs: deviceConfigs, variants: variants.keys.sorted()
+        )
     }
 
     private mutating func loadSchema(_ id: String, folder: String, files: PlatformFiles) -> ConfigSchema? {

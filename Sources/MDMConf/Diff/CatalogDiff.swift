@@ -50,7 +50,7 @@ public struct CatalogFiles: Sendable, Equatable {
     /// One hash over every path and its bytes' hash, in path order: equal exactly when the content is equal.
     public var contentHash: String {
         var text = ""
-        for (path, bytes) in files.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+        for (path, bytes) in files.sorted(by: { $0.key.utf8Precedes($1.key) }) {
             text += "\(path)\u{0}\(ContentHash.hex(bytes))\n"
         }
         return ContentHash.hex(Array(text.utf8))
@@ -110,7 +110,7 @@ public struct CatalogDiff: Sendable {
         -> CatalogDiff
     {
         var files: [FileChange] = []
-        let paths = Set(old.files.keys).union(new.files.keys).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let paths = Set(old.files.keys).union(new.files.keys).sorted { $0.utf8Precedes($1) }
         for path in paths {
             let before = old.files[path]
             let after = new.files[path]
