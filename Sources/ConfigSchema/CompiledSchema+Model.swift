@@ -257,17 +257,17 @@ extension SchemaReader {
     }
 
     mutating func availabilityValue() throws(CompiledSchemaError) -> Availability {
-        var availability = Availability()
-        availability.platforms = try strings()
-        availability.introduced = try map { r throws(CompiledSchemaError) in try r.string() }
-        availability.removed = try map { r throws(CompiledSchemaError) in try r.string() }
-        availability.deprecated = try map { r throws(CompiledSchemaError) in try r.string() }
-        availability.removedIn = try map { r throws(CompiledSchemaError) in try r.string() }
-        availability.unsupported = Set(try strings())
+        var fields = Availability.Fields()
+        fields.platforms = try strings()
+        fields.introduced = try map { r throws(CompiledSchemaError) in try r.string() }
+        fields.removed = try map { r throws(CompiledSchemaError) in try r.string() }
+        fields.deprecated = try map { r throws(CompiledSchemaError) in try r.string() }
+        fields.removedIn = try map { r throws(CompiledSchemaError) in try r.string() }
+        fields.unsupported = Set(try strings())
         let rules = try uint()
         guard rules < UInt64(ruleMaps.count) else { throw CompiledSchemaError() }
-        availability.rules = ruleMaps[Int(rules)]
-        return availability
+        fields.rules = ruleMaps[Int(rules)]
+        return Availability(fields)
     }
 
     /// A map of per-platform rules, as the table of distinct ones holds it.

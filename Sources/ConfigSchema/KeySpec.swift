@@ -276,49 +276,46 @@ public struct Condition: Sendable {
 
 /// Where a key exists: platforms and OS version ranges (`pfm_platforms`, `pfm_ios_min`, …).
 ///
-/// The fields live in one shared storage until a copy is changed: every key of a schema has an availability, the
-/// validator reads it for every key it checks, and most keys of Apple's schemas share their payload's, so a copy is
-/// one retain and telling a key's from its payload's is one pointer comparison.
+/// Its fields (``Fields``) are read and written as its own (`availability.introduced["ios"]`). They live in one
+/// shared storage until a copy is changed: every key of a schema has an availability, the validator reads it for
+/// every key it checks, and most keys of Apple's schemas share their payload's, so a copy is one retain and telling a
+/// key's from its payload's is one pointer comparison.
+@dynamicMemberLookup
 public struct Availability: Sendable, Equatable {
-    /// Platform names as manifests write them (`iOS`, `macOS`, `tvOS`, `watchOS`, `visionOS`); empty = all.
-    public var platforms: [String] {
-        get { storage.fields.platforms }
-        set { fields.platforms = newValue }
+    /// What an availability holds.
+    public struct Fields: Sendable, Equatable {
+        /// Platform names as manifests write them (`iOS`, `macOS`, `tvOS`, `watchOS`, `visionOS`); empty = all.
+        public var platforms: [String] = []
+        /// Per platform (lowercased): first OS version with the key, last one, first one that deprecated it.
+        public var introduced: [String: String] = [:]
+        /// Per platform (lowercased): the last OS version with the key, as ProfileManifests write it.
+        public var removed: [String: String] = [:]
+        /// Per platform (lowercased): the first OS version that deprecated the key.
+        public var deprecated: [String: String] = [:]
+        /// Per platform (lowercased): the first OS version without the key (Apple's `removed`; `removed` above is
+        /// the last version with it, as ProfileManifests write it).
+        public var removedIn: [String: String] = [:]
+        /// Platforms (lowercased) Apple's schema marks `n/a`: never available there.
+        public var unsupported: Set<String> = []
+        /// Per platform (lowercased): what Apple's schemas say beyond versions (supervision, enrollment, channels).
+        public var rules: [String: PlatformRules] = [:]
     }
-    /// Per platform (lowercased): first OS version with the key, last one, first one that deprecated it.
-    public var introduced: [String: String] {
-        get { storage.fields.introduced }
-        set { fields.introduced = newValue }
-    }
-    /// Per platform (lowercased): the last OS version with the key, as ProfileManifests write it.
-    public var removed: [String: String] {
-        get { storage.fields.removed }
-        set { fields.removed = newValue }
-    }
-    /// Per platform (lowercased): the first OS version that deprecated the key.
-    public var deprecated: [String: String] {
-        get { storage.fields.deprecated }
-        set { fields.deprecated = newValue }
-    }
-    /// Per platform (lowercased): the first OS version without the key (Apple's `removed`; `removed` above is
-    /// the last version with it, as ProfileManifests write it).
-    public var removedIn: [String: String] {
-        get { storage.fields.removedIn }
-        set { fields.removedIn = newValue }
-    }
-    /// Platforms (lowercased) Apple's schema marks `n/a`: never available there.
-    public var unsupported: Set<String> {
-        get { storage.fields.unsupported }
-        set { fields.unsupported = newValue }
-    }
-    /// Per platform (lowercased): what Apple's schemas say beyond versions (supervision, enrollment, channels).
-    public var rules: [String: PlatformRules] {
-        get { storage.fields.rules }
-        set { fields.rules = newValue }
+
+    /// One of the fields, read from the shared storage; a change makes a storage of this availability's own.
+    public subscript<Value>(dynamicMember field: WritableKeyPath<Fields, Value>) -> Value {
+        get { storage.fields[keyPath: field] }
+        set {
+            var fields = storage.fields
+            fields[keyPath: field] = newValue
+            storage = Storage(fields)
+        }
     }
 
     /// Available everywhere, with no rule.
     public init() { storage = Self.unrestricted }
+
+    /// An availability of `fields`, made at once (setting the fields one by one makes a storage for each).
+    public init(_ fields: Fields) { storage = Storage(fields) }
 
     /// True when nothing limits where the key is available.
     public var isUnrestricted: Bool {
@@ -329,18 +326,9 @@ public struct Availability: Sendable, Equatable {
                 && fields.rules.isEmpty)
     }
 
+    /// The same fields: one shared storage, or equal values.
     public static func == (lhs: Availability, rhs: Availability) -> Bool {
         lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
-    }
-
-    private struct Fields: Equatable {
-        var platforms: [String] = []
-        var introduced: [String: String] = [:]
-        var removed: [String: String] = [:]
-        var deprecated: [String: String] = [:]
-        var removedIn: [String: String] = [:]
-        var unsupported: Set<String> = []
-        var rules: [String: PlatformRules] = [:]
     }
 
     /// Never changed once made (its fields are a `let`, read without an exclusivity check): a change makes a new one.
@@ -353,11 +341,6 @@ public struct Availability: Sendable, Equatable {
     private static let unrestricted = Storage(Fields())
 
     private var storage: Storage
-
-    private var fields: Fields {
-        get { storage.fields }
-        set { storage = Storage(newValue) }
-    }
 }
 
 /// What Apple's schemas say of a payload or key on one platform beyond its OS versions (`supportedOS`); nil where
@@ -527,6 +510,12 @@ extension Availability {
         name: @autoclosure () -> String, platform: String, osVersion: String?, enrollment: Enrollment?, strict: Bool,
         unavailable: DiagnosticCode = SchemaCode.unavailableKey
     ) -> [EnrollmentConflict] {
+        // The fields read where they stand, not one by one through `dynamicMember` (every key checked asks this).
+        let (platforms, unsupported, rules) = (
+            storage.fields.platforms, storage.fields.unsupported, storage.fields.rules
+        )
+        let (introduced, removed) = (storage.fields.introduced, storage.fields.removed)
+        let (removedIn, deprecated) = (storage.fields.removedIn, storage.fields.deprecated)
         let key = Self.isLowercase(platform) ? platform : platform.lowercased()
         let severity: Severity = strict ? .error : .warning
         var found: [EnrollmentConflict] = []
