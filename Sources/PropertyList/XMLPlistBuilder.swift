@@ -329,7 +329,7 @@ struct XMLPlistBuilder {
             keyWithoutValue(pending.key, at: pending.position, path: currentPath())
         }
         stack[stack.count - 1].pendingKey = (key, position)
-        if Self.mayHaveOuterSpace(text), let first = key.unicodeScalars.first, let last = key.unicodeScalars.last,
+        if Self.mayHaveOuterSpace(key), let first = key.unicodeScalars.first, let last = key.unicodeScalars.last,
             Self.isWhitespace(first) || Self.isWhitespace(last)
         {
             let trimmed = key.trimmingXMLSpace()
@@ -471,10 +471,10 @@ struct XMLPlistBuilder {
 
     private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool { PlistTextRules.isOuterWhitespace(scalar) }
 
-    /// False when the UTF-8 `bytes` of a key start and end with ASCII that is not white space (nearly every key),
-    /// which spares decoding its first and last scalars.
-    private static func mayHaveOuterSpace(_ bytes: [UInt8]) -> Bool {
-        guard let first = bytes.first, let last = bytes.last else { return false }
+    /// False when a key's UTF-8 starts and ends with ASCII that is not white space (nearly every key), which spares
+    /// decoding its first and last scalars.
+    private static func mayHaveOuterSpace(_ key: String) -> Bool {
+        guard let first = key.utf8.first, let last = key.utf8.last else { return false }
         func plain(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x80 }
         return !plain(first) || !plain(last)
     }
