@@ -220,9 +220,12 @@ struct ReportTable: Sendable {
     /// Rows laid out by one task.
     private static let blockRows = 2_048
 
-    /// Widths in characters; cells are ASCII but for unusual ids, whose characters are counted.
+    /// Widths in characters; cells are ASCII but for unusual ids, whose characters are counted. The bytes are
+    /// checked as one buffer: through `utf8.allSatisfy` the check was a twentieth of laying out a report.
     private static func width(_ cell: String) -> Int {
-        cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count
+        var bytes = cell
+        let ascii = bytes.withUTF8 { buffer in buffer.reduce(UInt8(0)) { $0 | $1 } < 0x80 }
+        return ascii ? cell.utf8.count : cell.count
     }
 
     private static func checkIn(_ row: Row) -> String { row.lastCheckIn?.description ?? "-" }
@@ -311,10 +314,18 @@ struct ReportTable: Sendable {
 
         init(widths: [Int]) { self.widths = widths }
 
+        /// Padding copied as one run of bytes (`repeatElement` appends them one at a time).
+        private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 256)
+
         mutating func cell(_ text: String, _ column: Int) {
             if !text.isEmpty {
-                bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pending))
-                bytes.append(contentsOf: text.utf8)
+                if pending <= Self.spaces.count {
+                    bytes.append(contentsOf: Self.spaces[..<pending])
+                } else {
+                    bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pending))
+                }
+                var text = text
+                text.withUTF8 { bytes.append(contentsOf: $0) }
                 pending = 0
             }
             if column < widths.count - 1 { pending += widths[column] - ReportTable.width(text) + 2 }
