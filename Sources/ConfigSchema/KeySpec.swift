@@ -319,11 +319,11 @@ public struct Availability: Sendable, Equatable {
 
     /// True when nothing limits where the key is available.
     public var isUnrestricted: Bool {
+        if storage === Self.unrestricted { return true }
         let fields = storage.fields
-        return storage === Self.unrestricted
-            || (fields.platforms.isEmpty && fields.introduced.isEmpty && fields.removed.isEmpty
-                && fields.removedIn.isEmpty && fields.deprecated.isEmpty && fields.unsupported.isEmpty
-                && fields.rules.isEmpty)
+        return fields.platforms.isEmpty && fields.introduced.isEmpty && fields.removed.isEmpty
+            && fields.removedIn.isEmpty && fields.deprecated.isEmpty && fields.unsupported.isEmpty
+            && fields.rules.isEmpty
     }
 
     /// The same fields: one shared storage, or equal values.
@@ -510,12 +510,12 @@ extension Availability {
         name: @autoclosure () -> String, platform: String, osVersion: String?, enrollment: Enrollment?, strict: Bool,
         unavailable: DiagnosticCode = SchemaCode.unavailableKey
     ) -> [EnrollmentConflict] {
-        // The fields read where they stand, not one by one through `dynamicMember` (every key checked asks this).
-        let (platforms, unsupported, rules) = (
-            storage.fields.platforms, storage.fields.unsupported, storage.fields.rules
+        // The fields read from the storage, not one by one through `dynamicMember` (every key checked asks this).
+        let fields = storage.fields
+        let (platforms, unsupported, rules) = (fields.platforms, fields.unsupported, fields.rules)
+        let (introduced, removed, removedIn, deprecated) = (
+            fields.introduced, fields.removed, fields.removedIn, fields.deprecated
         )
-        let (introduced, removed) = (storage.fields.introduced, storage.fields.removed)
-        let (removedIn, deprecated) = (storage.fields.removedIn, storage.fields.deprecated)
         let key = Self.isLowercase(platform) ? platform : platform.lowercased()
         let severity: Severity = strict ? .error : .warning
         var found: [EnrollmentConflict] = []

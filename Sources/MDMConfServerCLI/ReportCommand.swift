@@ -224,8 +224,8 @@ struct ReportTable: Sendable {
     /// checked as one buffer: through `utf8.allSatisfy` the check was a fifth of laying out a report's table
     /// (callgrind, 2026-11-27).
     private static func width(_ cell: String) -> Int {
-        var bytes = cell
-        let ascii = bytes.withUTF8 { buffer in buffer.reduce(UInt8(0)) { $0 | $1 } < 0x80 }
+        var text = cell
+        let ascii = text.withUTF8 { bytes in bytes.reduce(UInt8(0)) { $0 | $1 } < 0x80 }
         return ascii ? cell.utf8.count : cell.count
     }
 

@@ -183,38 +183,31 @@ struct XMLPlistBuilder {
 
     mutating func endElement() {
         guard let kind = topKind else { return }
-        // A text, boolean or skipped element's frame holds nothing: it is dropped where it stands, not moved out and
-        // destroyed as a whole (most elements of a document are text).
+        // Only the kind is switched on: a text, boolean or skipped element's frame holds nothing and is dropped where
+        // it stands, not moved out and destroyed as a whole (most elements of a document are text).
         switch kind {
         case .skipped:
             stack.removeLast()
-            return
         case .boolean(let value):
             let position = stack.removeLast().position
             attach(PlistNode(.boolean(value), at: position))
-            return
         case .text(let element):
             let position = stack.removeLast().position
             finishText(element, at: position)
-            return
-        case .plist, .dict, .array:
-            break
-        }
-        let frame = stack.removeLast()
-        switch frame.kind {
-        case .skipped, .boolean, .text:
-            break
         case .plist:
+            let frame = stack.removeLast()
             if frame.items.isEmpty && frame.dropped == 0 {
                 report(PlistCode.emptyDocument, .error, "<plist> holds no value", at: frame.position)
             }
             if let first = frame.items.first { root = first }
         case .dict:
+            let frame = stack.removeLast()
             if let pending = frame.pendingKey {
                 keyWithoutValue(pending.key, at: pending.position, path: currentPath().appending(key: pending.key))
             }
             attach(PlistNode(.dictionary(PlistDictionary(frame.entries)), at: frame.position))
         case .array:
+            let frame = stack.removeLast()
             attach(PlistNode(.array(frame.items), at: frame.position))
         }
     }
