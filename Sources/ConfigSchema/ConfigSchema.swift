@@ -47,6 +47,12 @@ public struct ConfigSchema: Sendable {
         get { storage.apple }
         set { unique().apple = newValue }
     }
+    /// The ProfileManifest whose hints were added to this schema of Apple's (``adding(hintsOf:)``); nil for a
+    /// schema read from one file.
+    public var hints: SchemaReference? {
+        get { storage.hints }
+        set { unique().hints = newValue }
+    }
     /// The keys of the configuration dictionary.
     public var keys: [KeySpec] {
         get { storage.root.children ?? [] }
@@ -70,7 +76,7 @@ public struct ConfigSchema: Sendable {
     /// payload of every profile checked, and copying its fields one by one was a twentieth of checking a folder.
     private final class Storage: @unchecked Sendable {
         var id: String, format: Format, path: String
-        var title: String?, description: String?, apple: AppleSchemaFacts?
+        var title: String?, description: String?, apple: AppleSchemaFacts?, hints: SchemaReference?
         var root: KeySpec
 
         init(id: String, format: Format, path: String, title: String?, root: KeySpec) {
@@ -79,7 +85,7 @@ public struct ConfigSchema: Sendable {
 
         func copy() -> Storage {
             let copy = Storage(id: id, format: format, path: path, title: title, root: root)
-            (copy.description, copy.apple) = (description, apple)
+            (copy.description, copy.apple, copy.hints) = (description, apple, hints)
             return copy
         }
     }

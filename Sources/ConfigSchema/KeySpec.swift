@@ -98,6 +98,21 @@ public struct KeySpec: Sendable {
     }
 }
 
+extension PlistValue {
+    /// The value as a finding quotes it: a string in quotes (cut at 40 characters), a number, a boolean or date as
+    /// written, a container by its type.
+    var shortText: String {
+        switch self {
+        case .string(let text): text.count > 40 ? "'\(text.prefix(40))…'" : "'\(text)'"
+        case .integer(let number): String(number)
+        case .real(let number): PlistWriter.realText(number)
+        case .boolean(let flag): flag ? "true" : "false"
+        case .date(let date): date.iso8601
+        default: "the \(typeName)"
+        }
+    }
+}
+
 /// One allowed value and the title a console shows for it.
 public struct AllowedValue: Sendable {
     /// The value.
@@ -201,8 +216,32 @@ public struct Condition: Sendable {
         return target
     }
 
-    /// Why it requires a key: `Server set`, `platform macOS` or `pushed by an MDM`.
-    public var reason: String { target.isEmpty ? label : "\(target) set" }
+    /// Why it requires a key: `Server set`, `ProxyType is 'Manual'`, `platform macOS` or `pushed by an MDM`.
+    public var reason: String {
+        guard !target.isEmpty else { return label }
+        func list(_ values: [PlistValue]) -> String { values.map(\.shortText).joined(separator: ", ") }
+        return tests.map { test -> String in
+            switch test {
+            case .present(let present): present ? "\(target) set" : "\(target) absent"
+            case .oneOf(let values):
+                values.count == 1 ? "\(target) is \(list(values))" : "\(target) is one of \(list(values))"
+            case .noneOf(let values): "\(target) is not \(list(values))"
+            case .containsAny(let values): "\(target) holds \(list(values))"
+            case .containsNone(let values): "\(target) holds none of \(list(values))"
+            case .empty(let empty): empty ? "\(target) empty" : "\(target) not empty"
+            case .pushed, .platform, .notPlatform: "\(target) set"
+            }
+        }.joined(separator: " or ")
+    }
+
+    /// True for a bare "target set" that another condition of `set` on the same target already implies
+    /// (`ProxyType` set beside `ProxyType` is 'Manual'): a reason says only the stronger one.
+    func isImplied(by set: [Condition]) -> Bool {
+        guard !target.isEmpty, tests.count == 1, case .present(true) = tests[0] else { return false }
+        return set.contains { other in
+            other.target == target && !other.tests.contains { if case .present = $0 { true } else { false } }
+        }
+    }
 
     static let payloadEnvelope = ["PayloadType", "PayloadIdentifier", "PayloadUUID"]
 

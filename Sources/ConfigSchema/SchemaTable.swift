@@ -6,8 +6,41 @@ public struct SchemaTable: Sendable {
     /// The schema tabulated.
     public let schema: ConfigSchema
 
+    /// What the table is narrowed to and how many keys are left (`mdmconf schema show --platform`), said in its title
+    /// line: `iOS 16, user: 23 of 188 keys`.
+    public private(set) var narrowedTo: String?
+
     /// The table of `schema`.
     public init(_ schema: ConfigSchema) { self.schema = schema }
+
+    /// The table of the keys of `schema` that a device on `platform` (at `osVersion`, enrolled as `enrollment`)
+    /// accepts: a key (with the keys inside it) that Apple's schema says is not there yet, removed, `n/a`, or refused
+    /// for that enrollment is left out, as is every key when the payload itself is. Keys of the other formats are
+    /// narrowed by the OS versions their schema gives.
+    public init(_ schema: ConfigSchema, platform: String, osVersion: String?, enrollment: Enrollment?) {
+        var narrowed = schema
+        func accepts(_ availability: Availability) -> Bool {
+            !availability.findings(
+                name: "", platform: platform, osVersion: osVersion, enrollment: enrollment, strict: true
+            ).contains { $0.severity == .error }
+        }
+        func keep(_ keys: [KeySpec]) -> [KeySpec] {
+            var kept: [KeySpec] = []
+            for var key in keys where accepts(key.availability) {
+                if let children = key.children { key.children = keep(children) }
+                if key.items.count == 1, let children = key.items[0].children { key.items[0].children = keep(children) }
+                kept.append(key)
+            }
+            return kept
+        }
+        let payload = schema.apple.map { accepts($0.availability) } ?? true
+        narrowed.keys = payload ? keep(schema.keys) : []
+        self.schema = narrowed
+        let enrolled = enrollment.map { ", \($0.rawValue)" } ?? ""
+        narrowedTo =
+            "\(platform)\(osVersion.map { " " + $0 } ?? "")\(enrolled): \(narrowed.keys.count) of \(schema.keys.count) keys"
+            + (payload ? "" : "; the payload itself is not accepted there")
+    }
 
     /// The column names of `rows`.
     public static let header = ["KEY", "TYPE", "REQUIRED", "DEFAULT", "CONSTRAINTS", "DESCRIPTION"]
@@ -71,9 +104,12 @@ public struct SchemaTable: Sendable {
         }
         let rows = [header] + body
         let last = header.count - 1
-        let widths = (0...last).map { column in min(column == last ? 60 : 40, rows.map { $0[column].count }.max() ?? 0) }
+        let widths = (0...last).map { column in min(column == last ? 60 : 40, rows.map { $0[column].count }.max() ?? 0)
+        }
+        let hints = schema.hints.map { "; hints from \($0.path)" } ?? ""
         var out =
-            "\(schema.title ?? schema.id) (\(schema.format.rawValue), \(schema.path)): \(schema.keys.count) keys\n\n"
+            "\(schema.title ?? schema.id) (\(schema.format.rawValue), \(schema.path)\(hints)): "
+            + (narrowedTo.map { "for \($0)" } ?? "\(schema.keys.count) keys") + "\n\n"
         for row in rows {
             let cells = row.enumerated().map { column, text in
                 let cut = text.count > widths[column] ? String(text.prefix(widths[column] - 1)) + "…" : text

@@ -37,7 +37,7 @@ public enum Validator {
         _ document: PlistDocument, against schema: ConfigSchema?, options: ValidationOptions = ValidationOptions()
     ) -> [Diagnostic] {
         var run = Validation(file: document.file, options: options)
-        if schema?.format == .manifest { run.manifest = schema?.path }
+        run.manifest = schema.flatMap(Validation.manifest(of:))
         run.appleSchema = schema?.format == .apple
         run.json = document.shape == .json
         var root = document.root
@@ -76,7 +76,7 @@ public enum Validator {
         options: ValidationOptions = ValidationOptions(), json: Bool = false
     ) -> [Diagnostic] {
         var run = Validation(file: file, options: options)
-        if schema.format == .manifest { run.manifest = schema.path }
+        run.manifest = Validation.manifest(of: schema)
         run.appleSchema = schema.format == .apple
         run.json = json
         if case .dictionary(let dict) = node.value { run.root = dict }
@@ -98,8 +98,13 @@ struct Validation {
     let file: String
     /// The configuration's root dictionary, where key-path condition targets start.
     var root: PlistDictionary?
-    /// The ProfileManifest the schema came from, named in hints on what only the manifest says.
+    /// The ProfileManifest the schema came from, or whose hints join Apple's schema, named in hints on what only the
+    /// manifest says.
     var manifest: String?
+
+    static func manifest(of schema: ConfigSchema) -> String? {
+        schema.format == .manifest ? schema.path : schema.hints?.path
+    }
     /// The schema is Apple's: a key the platform or OS does not have is an error (the device refuses or drops it),
     /// not a warning as for the community formats.
     var appleSchema = false
@@ -437,17 +442,29 @@ struct Validation {
             guard child.pointee.required || conditional else { continue }
             let close = Suggestion.closest(to: name, in: dict.keys)
             var hint = close.map { "'\($0)' is present: did you mean '\(name)'?" }
-            if let manifest, !trail.isEmpty {
-                // Community manifests mark subkeys required that Apple's schema does not always require: say
-                // whose rule this is, so a stale manifest is not mistaken for a broken configuration.
+            let onlyConditional = conditional && !child.pointee.required
+            // Community manifests mark subkeys required that Apple's schema does not always require, and Apple's
+            // schema states no condition between keys (a manifest's hints add them): say whose rule this is, so a
+            // stale manifest is not mistaken for a broken configuration.
+            if let manifest, appleSchema ? onlyConditional : !trail.isEmpty {
+                let field = onlyConditional ? "pfm_conditionals" : "pfm_require"
                 let source =
-                    "required by the manifest \(manifest) (pfm_require), not necessarily by Apple's own schema (apple/device-management); if devices accept the payload without it, the manifest is stale"
+                    "required by the manifest \(manifest) (\(field)), not necessarily by Apple's own schema (apple/device-management); if devices accept the payload without it, the manifest is stale"
                 hint = hint.map { "\($0); \(source)" } ?? source
+            }
+            var reasons: [String] = []
+            if onlyConditional {
+                for conditions in child.pointee.requiredWhen
+                where conditions.allSatisfy({ $0.holds(in: dict, root: root, platform: options.platform) }) {
+                    for condition in conditions where !condition.isImplied(by: conditions) {
+                        if !reasons.contains(condition.reason) { reasons.append(condition.reason) }
+                    }
+                }
             }
             report(
                 SchemaCode.missingRequiredKey, .error,
-                conditional && !child.pointee.required
-                    ? "\(keyText(name)) is required here (\(child.pointee.requiredWhen.flatMap { $0.map(\.reason) }.joined(separator: ", ")))"
+                onlyConditional
+                    ? "\(keyText(name)) is required here (\(reasons.joined(separator: ", ")))"
                     : "required key \(keyText(name)) is missing",
                 at: position, path: KeyPath(trail + [.key(name)]), hint: hint)
         }
@@ -516,17 +533,7 @@ struct Validation {
         }
     }
 
-    func show(_ value: PlistValue, _ sensitive: Bool) -> String {
-        guard !sensitive else { return "<redacted>" }
-        switch value {
-        case .string(let text): return text.count > 40 ? "'\(text.prefix(40))…'" : "'\(text)'"
-        case .integer(let number): return String(number)
-        case .real(let number): return PlistWriter.realText(number)
-        case .boolean(let flag): return flag ? "true" : "false"
-        case .date(let date): return date.iso8601
-        default: return "the \(value.typeName)"
-        }
-    }
+    func show(_ value: PlistValue, _ sensitive: Bool) -> String { sensitive ? "<redacted>" : value.shortText }
 
     private func show(_ text: String, _ sensitive: Bool) -> String { show(.string(text), sensitive) }
 

@@ -96,6 +96,7 @@ extension DocumentReader {
 
     mutating func readRestrictions(_ keys: inout PayloadKeys) -> Restrictions {
         var restrictions = Restrictions()
+        restrictions.settings = keys.dict
         for key in Restrictions.andKeys + Restrictions.orKeys {
             let alias = Restrictions.aliases.first { $0.value == key }?.key
             if let entry = take(&keys, key, alias: alias), let setting = bool(entry, path: entry.key) {

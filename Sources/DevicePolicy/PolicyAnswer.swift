@@ -209,6 +209,9 @@ public struct PolicyQuery: Sendable {
     public var at: Instant
     /// Record every test in the answer's trace.
     public var trace: Bool
+    /// For a `restriction` question about a key the engine does not evaluate itself: the key and its combining rule,
+    /// as Apple's schema describes it (the MDMConf module finds it on the schema search path).
+    public var restrictionKey: RestrictionKey?
 
     /// A question of `kind` at `at`.
     public init(

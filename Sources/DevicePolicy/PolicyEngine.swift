@@ -62,6 +62,7 @@ enum ParsedQuery {
     case kiosk
     case vpn
     case restriction(String)
+    case keyRestriction(RestrictionKey)
 
     static func parse(_ query: PolicyQuery) -> Result<ParsedQuery, QueryError> {
         let argument = query.argument ?? ""
@@ -97,16 +98,16 @@ enum ParsedQuery {
         case .vpn: return .success(.vpn)
         case .restriction:
             let current = Restrictions.aliases[argument] ?? argument
-            guard (Restrictions.andKeys + Restrictions.orKeys + Restrictions.listKeys).contains(current) else {
-                let keys = Restrictions.andKeys + Restrictions.orKeys + Restrictions.listKeys
-                return fail(
-                    Diagnostic(
-                        DevicePolicyCode.unknownRestrictionKey, severity: .error,
-                        message: "'\(argument)' is not an evaluated restriction key",
-                        hint: Suggestion.closest(to: argument, in: keys).map { "did you mean '\($0)'?" }
-                            ?? "one of: \(keys.joined(separator: " "))"))
-            }
-            return .success(.restriction(current))
+            let keys = Restrictions.andKeys + Restrictions.orKeys + Restrictions.listKeys
+            if keys.contains(current) { return .success(.restriction(current)) }
+            if let key = query.restrictionKey, key.name == argument { return .success(.keyRestriction(key)) }
+            return fail(
+                Diagnostic(
+                    DevicePolicyCode.unknownRestrictionKey, severity: .error,
+                    message: "'\(argument)' is not an evaluated restriction key",
+                    hint: Suggestion.closest(to: argument, in: keys).map { "did you mean '\($0)'?" }
+                        ?? "one of: \(keys.joined(separator: " ")); any key of Apple's restrictions payload or of a declaration type (TYPE.KEY) with a checkout of apple/device-management on MDMCONF_SCHEMA_PATH"
+                ))
         }
     }
 }
@@ -217,6 +218,9 @@ struct Evaluation {
             informational = true
             decision = decideVPN(into: &answer.fields)
         case .restriction(let key):
+            informational = true
+            decision = decideRestriction(key, into: &answer.fields)
+        case .keyRestriction(let key):
             informational = true
             decision = decideRestriction(key, into: &answer.fields)
         }

@@ -77,6 +77,8 @@ public struct Restrictions: Sendable {
     public var blockedApps: ListSetting<String>?
     /// `autonomousSingleAppModePermittedAppIDs`.
     public var asamApps: ListSetting<String>?
+    /// Every key of the payload as written, for the keys answered by Apple's schema (``RestrictionKey``).
+    public var settings = PlistDictionary()
 
     /// Booleans merged by AND (any `false` wins; default `true`).
     public static let andKeys = [
@@ -90,6 +92,12 @@ public struct Restrictions: Sendable {
     public static let listKeys = [
         "allowListedAppBundleIDs", "blockedAppBundleIDs", "autonomousSingleAppModePermittedAppIDs",
     ]
+    /// True for a key (or its deprecated spelling) this module evaluates itself: the AND and OR booleans and the
+    /// lists.
+    public static func evaluates(_ key: String) -> Bool {
+        let current = aliases[key] ?? key
+        return andKeys.contains(current) || orKeys.contains(current) || listKeys.contains(current)
+    }
     /// Deprecated spelling → current key (*Device policies*).
     public static let aliases = [
         "whitelistedAppBundleIDs": "allowListedAppBundleIDs", "blacklistedAppBundleIDs": "blockedAppBundleIDs",
@@ -199,8 +207,9 @@ public struct Payload: Sendable {
         case wifiRestrictions(WiFiRestrictions)
         /// `com.apple.vpn.managed`.
         case vpn(VPNSettings)
-        /// A payload type mdmconf does not evaluate.
-        case other
+        /// A payload type mdmconf does not evaluate itself, or a declarative-management declaration (its `Payload`):
+        /// the keys as written, for `restriction` questions answered by Apple's schema (``RestrictionKey``).
+        case other(PlistDictionary)
     }
 
     /// Where the payload comes from.

@@ -98,6 +98,9 @@ struct DocumentReader {
             error(DevicePolicyCode.notAProfile, "the root is a \(root.value.typeName), not a dict", root.position, nil)
             return (nil, [])
         }
+        if dict["PayloadType"] == nil, dict["Type"] != nil, dict["Identifier"] != nil {
+            return readDeclaration(dict, root)
+        }
         let type = string(dict, "PayloadType", path: nil, at: root.position)
         guard type == "Configuration" else {
             // A bare payload: a one-payload profile identified by its own PayloadIdentifier.
@@ -165,6 +168,27 @@ struct DocumentReader {
         return (identifier, payloads)
     }
 
+    /// A declarative-management declaration (JSON: `Type`, `Identifier`, `Payload`): one payload of its type, named
+    /// by its identifier as profile and payload. Only `restriction` questions read it (``RestrictionKey``).
+    private mutating func readDeclaration(_ dict: PlistDictionary, _ root: PlistNode) -> (String?, [Payload]) {
+        let identifier = string(dict, "Identifier", path: nil, at: root.position)
+        profile = identifier
+        guard let type = string(dict, "Type", path: nil, at: root.position), let identifier else {
+            return (identifier, [])
+        }
+        var payload = PlistDictionary()
+        if let entry = dict.entry("Payload") {
+            guard case .dictionary(let content) = entry.value.value else {
+                wrongType(entry.value, expected: "dict", path: "Payload")
+                return (identifier, [])
+            }
+            payload = content
+        }
+        let info = PayloadInfo(
+            profile: identifier, identifier: identifier, type: type, file: file, position: root.position)
+        return (identifier, [Payload(info: info, schedule: nil, content: .other(payload))])
+    }
+
     private mutating func encryptedProfile(_ entry: PlistDictionary.Entry) {
         error(
             DevicePolicyCode.unsupportedProfileEncoding, "encrypted profiles (EncryptedPayloadContent) are not read",
@@ -207,7 +231,7 @@ struct DocumentReader {
             content = .vpn(vpn)
         default:
             lint(.unknownPayloadType, "payload type '\(type)' is not evaluated", position, nil)
-            return Payload(info: info, schedule: schedule, content: .other)
+            return Payload(info: info, schedule: schedule, content: .other(dict))
         }
         lintUnknownKeys(keys, type: type)
         return Payload(info: info, schedule: schedule, content: content)

@@ -264,9 +264,15 @@ final class SchemaCache: @unchecked Sendable {
         guard let found = candidates.find(id) else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        if let known = byPath[found.path] { return known }
-        let loaded = Self.load(found.path, with: loader, compiled)
-        byPath[found.path] = loaded
+        let key = found.schema.path + (found.hints.map { "\n" + $0.path } ?? "")
+        if let known = byPath[key] { return known }
+        var loaded = Self.load(found.schema.path, with: loader, compiled)
+        if case .schema(let schema) = loaded, let hints = found.hints,
+            let manifest = compiled.schema(hints.path, loader: loader)
+        {
+            loaded = .schema(schema.adding(hintsOf: manifest))
+        }
+        byPath[key] = loaded
         return loaded
     }
 
@@ -299,20 +305,32 @@ final class SchemaCache: @unchecked Sendable {
         // Largest file first: a profile's one or two big schemas (restrictions, VPN) then start at once on the two
         // cores, and the small ones fill in beside them instead of holding one of them back.
         let found = missing.map { candidates.find($0) }
-        let sizes = found.map { $0.flatMap { $0.unverified?.size ?? InputPaths.stamp(of: $0.path)?.size } ?? 0 }
+        let sizes = found.map {
+            $0.flatMap { $0.schema.unverified?.size ?? InputPaths.stamp(of: $0.schema.path)?.size } ?? 0
+        }
         let order = missing.indices.sorted { sizes[$0] > sizes[$1] }
         let (loader, compiled) = (loader, compiled)
-        let schemas = ParallelMap.map(order.map { found[$0] }) { candidate in
-            candidate.flatMap { compiled.schema($0.path, loader: loader) }
+        let schemas = ParallelMap.map(order.map { found[$0] }) { found in
+            found.flatMap { Self.schema($0, loader: loader, compiled) }
         }
         for (index, schema) in zip(order, schemas) { loaded[missing[index]] = schema }
     }
 
     private func schemaLocked(_ id: String) -> ConfigSchema? {
         if let known = loaded[id] { return known }
-        let schema = candidates.find(id).flatMap { compiled.schema($0.path, loader: loader) }
+        let schema = candidates.find(id).flatMap { Self.schema($0, loader: loader, compiled) }
         loaded[id] = schema
         return schema
+    }
+
+    /// The usable schema `found` names, with the hints of its manifest when it has one (a manifest that is not usable
+    /// adds none).
+    private static func schema(
+        _ found: SchemaDiscovery.Found, loader: SchemaLoader, _ compiled: CompiledSchemaCache
+    ) -> ConfigSchema? {
+        guard let schema = compiled.schema(found.schema.path, loader: loader) else { return nil }
+        guard let hints = found.hints, let manifest = compiled.schema(hints.path, loader: loader) else { return schema }
+        return schema.adding(hintsOf: manifest)
     }
 
     /// The schema in `path` (its compiled form when that is current), or why it cannot be used.
@@ -386,11 +404,11 @@ private final class CandidateList: @unchecked Sendable {
 
     /// The schema declaring `id` (see ``SchemaDiscovery/find(_:in:)``), from a list whose files are checked as
     /// they are found; nil when no schema on the path declares it.
-    func find(_ id: String) -> SchemaDiscovery.Candidate? {
+    func find(_ id: String) -> SchemaDiscovery.Found? {
         let (all, checked) = value()
-        let found = discovery.find(id, in: all)?.schema
-        if checked || found?.isCurrent == true { return found }
-        return discovery.find(id, in: verifiedValue())?.schema
+        let found = discovery.find(id, in: all)
+        if checked || found.map({ $0.schema.isCurrent && $0.hints?.isCurrent != false }) == true { return found }
+        return discovery.find(id, in: verifiedValue())
     }
 
     private func list() {

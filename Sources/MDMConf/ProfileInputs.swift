@@ -3,8 +3,8 @@ import MDMDiagnostics
 import PropertyList
 
 /// The `--profile` paths of the policy commands (*Device policies*): files as given, a folder adds its
-/// `*.mobileconfig` and `*.plist` files (not recursive, extension case-insensitive, dot-files skipped) sorted by
-/// file-name bytes; `-` is standard input.
+/// `*.mobileconfig` and `*.plist` files and the `*.json` files that hold a declarative-management declaration (not
+/// recursive, extension case-insensitive, dot-files skipped) sorted by file-name bytes; `-` is standard input.
 public enum ProfileInputs {
     /// The profile files `paths` name: files (and `-`) as given, folders replaced by their profiles.
     public static func expand(_ paths: [String]) -> [String] {
@@ -18,13 +18,23 @@ public enum ProfileInputs {
                 guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { return false }
                 let ext = name[name.index(after: dot)...].lowercased()
                 let full = path.hasSuffix("/") ? path + name : path + "/" + name
-                return (ext == "mobileconfig" || ext == "plist") && InputPaths.isFile(full)
+                guard InputPaths.isFile(full) else { return false }
+                return ext == "mobileconfig" || ext == "plist" || (ext == "json" && isDeclaration(full))
             }
             result += names.sorted { $0.utf8Precedes($1) }.map {
                 path.hasSuffix("/") ? path + $0 : path + "/" + $0
             }
         }
         return result
+    }
+
+    /// A JSON file holding one declarative-management declaration (an object with `Type`, `Identifier` and
+    /// `Payload`): a folder's other JSON files are not profiles.
+    static func isDeclaration(_ path: String) -> Bool {
+        guard case .bytes(let bytes)? = try? InputFile.read(path, limit: 16 << 20),
+            let root = JSONPlistReader().read(bytes, file: path).root, case .dictionary(let dict) = root.value
+        else { return false }
+        return dict["Type"] != nil && dict["Identifier"] != nil && dict["Payload"] != nil
     }
 
     /// Loads every document in order; the first unreadable path throws (exit 66).
@@ -39,10 +49,22 @@ public enum ProfileInputs {
 
     /// Answers `query` over the documents at `paths`, in the check order 65, 66, 78, evaluation. An unreadable
     /// path gives an answer without a decision and exit 66.
+    ///
+    /// A `restriction` question about a key the engine does not evaluate itself is answered from Apple's schema of the
+    /// key found through `discovery` (``RestrictionKeys``).
     public static func answer(
         _ query: PolicyQuery, profiles paths: [String], skipInvalid: Bool,
-        options: PlistReaderOptions = PlistReaderOptions()
+        options: PlistReaderOptions = PlistReaderOptions(), discovery: SchemaDiscovery = .standard()
     ) -> PolicyAnswer {
+        var query = query
+        if query.kind == .restriction, query.restrictionKey == nil, let argument = query.argument,
+            !Restrictions.evaluates(argument)
+        {
+            switch RestrictionKeys.resolve(argument, discovery: discovery) {
+            case .key(let key): query.restrictionKey = key
+            case .refused(let error): return .refused(query, error, exit: 65)
+            }
+        }
         if let error = query.argumentError { return .refused(query, error, exit: 65) }
         do {
             let documents = try load(paths, options: options)

@@ -12,13 +12,13 @@ import PropertyList
 
 /// Finds the schema of a configuration by the id the schema declares (specfile `bundleId`, manifest
 /// `pfm_domain`, Apple's `payloadtype`, an Android app's package name), searching, in order: the folders of `MDMCONF_SCHEMA_PATH`, `./Schemas`, then the
-/// project's bundled `Schemas/` folder. The earliest schema with an id wins, unless `source` prefers Apple's YAML or
-/// a ProfileManifest for an id both describe.
+/// project's bundled `Schemas/` folder. The earliest schema with an id wins; where Apple's YAML and a ProfileManifest
+/// both describe an id, Apple's is used with the manifest's hints, unless `source` picks one of them.
 public struct SchemaDiscovery: Sendable {
     /// The folders searched, in order.
     public var folders: [String]
-    /// Which kind of schema wins when Apple's YAML and a ProfileManifest both describe an id (`--schema-source`);
-    /// nil: the earliest on the search path.
+    /// Which kind of schema is used alone when Apple's YAML and a ProfileManifest both describe an id
+    /// (`--schema-source`); nil: Apple's, with the manifest's hints added.
     public var source: SchemaSource?
 
     /// Apple's device-management YAML or a community ProfileManifest.
@@ -196,14 +196,37 @@ public struct SchemaDiscovery: Sendable {
         return String(cString: resolved)
     }
 
-    /// The first schema declaring `id` (of the kind `source` prefers, when one is), and the others that declare it
-    /// too.
-    public func find(_ id: String, in candidates: [Candidate]) -> (schema: Candidate, shadowed: [Candidate])? {
+    /// The schema to check `id` against, the ProfileManifest whose hints join it, and the other files that declare
+    /// `id` too.
+    public struct Found: Sendable {
+        /// The schema file: the first on the path declaring `id`, except that Apple's YAML comes before a
+        /// ProfileManifest when no `source` is set, and the kind `source` names comes first when one is.
+        public var schema: Candidate
+        /// With no `source` set, the first ProfileManifest declaring the id of Apple's ``schema``: its hints are added
+        /// to Apple's schema (``ConfigSchema/adding(hintsOf:)``).
+        public var hints: Candidate?
+        /// The later files declaring `id`, unused.
+        public var shadowed: [Candidate]
+    }
+
+    /// The schema declaring `id`, the manifest whose hints join it, and the others that declare it (see ``Found``).
+    public func find(_ id: String, in candidates: [Candidate]) -> Found? {
         var matches = candidates.filter { $0.id == id }
         guard !matches.isEmpty else { return nil }
-        let chosen = source.flatMap { source in matches.firstIndex { source.holds($0.path) } } ?? 0
+        var chosen = 0
+        if let source {
+            chosen = matches.firstIndex { source.holds($0.path) } ?? 0
+        } else if SchemaSource.manifest.holds(matches[0].path) {
+            chosen = matches.firstIndex { SchemaSource.apple.holds($0.path) } ?? 0
+        }
         let schema = matches.remove(at: chosen)
-        return (schema, matches)
+        var hints: Candidate?
+        if source == nil, SchemaSource.apple.holds(schema.path),
+            let manifest = matches.firstIndex(where: { SchemaSource.manifest.holds($0.path) })
+        {
+            hints = matches.remove(at: manifest)
+        }
+        return Found(schema: schema, hints: hints, shadowed: matches)
     }
 
     /// The id a schema file declares, read cheaply from its text: `<bundleId>` of a specfile, or the string

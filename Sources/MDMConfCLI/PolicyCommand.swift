@@ -11,10 +11,12 @@ struct PolicyCommand: ParsableCommand {
         commandName: "policy",
         abstract: "Answer device-policy questions over configuration profiles: apps, kiosk, URLs, Wi-Fi, VPN.",
         discussion: """
-            Profiles (--profile, repeatable; a folder adds its .mobileconfig and .plist files) are merged as \
-            *Device policies* says, and each answer lists the rules that decided it.
+            Profiles (--profile, repeatable; a folder adds its .mobileconfig and .plist files, and the .json \
+            files that hold a declarative-management declaration) are merged as *Device policies* says, and each \
+            answer lists the rules that decided it.
 
-            Exit codes: 0 allow / ok, 1 deny, 3 indeterminate (kiosk conflict), 4 conditional (decided at run time \
+            Exit codes: 0 allow / ok, 1 deny, 3 indeterminate (kiosk conflict, restriction values that conflict), \
+            4 conditional (decided at run time \
             by a filter plug-in, the auto filter or VPN on-demand rules), 64 usage error, 65 invalid query, \
             66 missing profile file, 78 invalid profile (without --skip-invalid).
             """,
@@ -143,8 +145,18 @@ struct ASAMQuery: ParsableCommand {
 
 struct RestrictionQuery: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "restriction", abstract: "The merged value of one restriction, and who set it.")
-    @Argument(help: "The restriction key, e.g. allowSafari or blockedAppBundleIDs.") var key: String
+        commandName: "restriction", abstract: "The merged value of one restriction, and who set it.",
+        discussion: """
+            Besides the restrictions the engine evaluates itself, any key of Apple's restrictions payload \
+            (allowCamera, ratingApps) and TYPE.KEY of a declaration type \
+            (com.apple.configuration.passcode.settings.MinimumLength) are answered when a checkout of \
+            apple/device-management is on MDMCONF_SCHEMA_PATH: by Apple's most-restrictive rule, or by the key's \
+            combinetype. The answer names the rule.
+            """)
+    @Argument(
+        help:
+            "The restriction key: allowSafari, blockedAppBundleIDs, any key of Apple's restrictions payload, or TYPE.KEY."
+    ) var key: String
     @OptionGroup var options: PolicyQueryOptions
     func run() throws { try options.answer(.restriction, argument: key) }
 }

@@ -59,7 +59,11 @@ struct SchemaCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the schema file that declares an id (bundle id or preference domain).",
             discussion:
-                "Exit codes: 0 found (later files declaring the id follow on standard error), 1 not found, 64 usage."
+                """
+                Where Apple's YAML and a ProfileManifest both declare the id, Apple's is printed and the manifest, \
+                whose hints are added to it, follows on standard error ('hints from:'). Exit codes: 0 found (later \
+                files declaring the id follow on standard error), 1 not found, 64 usage.
+                """
         )
 
         @Argument(help: "The id: an app's bundle id or a ProfileManifest's pfm_domain.") var id: String
@@ -73,6 +77,7 @@ struct SchemaCommand: ParsableCommand {
                 throw ExitStatus.findings.exitCode
             }
             Console.out(found.schema.path + "\n")
+            if let hints = found.hints { Console.error("hints from: \(hints.path)\n") }
             for later in found.shadowed { Console.error("shadowed: \(later.path)\n") }
         }
     }
@@ -80,7 +85,12 @@ struct SchemaCommand: ParsableCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a schema's keys as a table: type, required, default, constraints, description.",
-            discussion: "Exit codes: 0 shown, 64 usage error, 66 unreadable file or unknown id, 78 unusable schema."
+            discussion: """
+                Apple's schemas get a column per platform: the OS version that introduced each key, S when only \
+                supervised devices take it, →V when version V removed it. --platform (with --os-version and \
+                --enrollment) leaves out the keys that device does not accept. Exit codes: 0 shown, 64 usage error, \
+                66 unreadable file or unknown id, 78 unusable schema.
+                """
         )
 
         @Argument(help: "A schema file, or an app id to look up on the schema search path.")
@@ -89,26 +99,53 @@ struct SchemaCommand: ParsableCommand {
         @Option(name: .long, help: ArgumentHelp("An Android app's res/ folder, for its references.", valueName: "dir"))
         var res: String?
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Show only the keys this platform accepts (iOS, macOS …).", valueName: "name"))
+        var platform: String?
+
+        @Option(
+            name: .customLong("os-version"),
+            help: ArgumentHelp("With --platform: the OS version.", valueName: "version"))
+        var osVersion: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "With --platform: how the device is enrolled (supervised, device, user, shared-ipad, dep).",
+                valueName: "kind"))
+        var enrollment: Enrollment?
+
         @OptionGroup var limits: ReaderLimitOptions
+
+        func validate() throws {
+            if osVersion != nil && platform == nil { throw ValidationError("--os-version needs --platform") }
+            if enrollment != nil && platform == nil { throw ValidationError("--enrollment needs --platform") }
+        }
 
         func run() throws {
             let schema = try SchemaCommand.load(self.schema, res: res, limits: limits)
-            Console.out(SchemaTable(schema).render())
+            let table =
+                platform.map { SchemaTable(schema, platform: $0, osVersion: osVersion, enrollment: enrollment) }
+                ?? SchemaTable(schema)
+            Console.out(table.render())
         }
     }
 
     /// The usable schema in a file, or declaring an id on the search path; exits 66 or 78 (with the findings) when
     /// there is none.
     static func load(_ fileOrID: String, res: String?, limits: ReaderLimitOptions) throws -> ConfigSchema {
-        var path = fileOrID
-        if !InputPaths.isFile(fileOrID) {
-            let discovery = SchemaDiscovery.standard()
-            guard let found = discovery.find(fileOrID, in: discovery.candidates()) else {
-                Console.error("error: no schema file '\(fileOrID)' and no schema declares that id\n")
-                throw ExitStatus.unreadableInput.exitCode
-            }
-            path = found.schema.path
+        guard !InputPaths.isFile(fileOrID) else { return try loadFile(fileOrID, res: res, limits: limits) }
+        let discovery = SchemaDiscovery.standard()
+        guard let found = discovery.find(fileOrID, in: discovery.candidates()) else {
+            Console.error("error: no schema file '\(fileOrID)' and no schema declares that id\n")
+            throw ExitStatus.unreadableInput.exitCode
         }
+        let schema = try loadFile(found.schema.path, res: res, limits: limits)
+        guard let hints = found.hints else { return schema }
+        return schema.adding(hintsOf: try loadFile(hints.path, res: res, limits: limits))
+    }
+
+    private static func loadFile(_ path: String, res: String?, limits: ReaderLimitOptions) throws -> ConfigSchema {
         let loaded: SchemaLoad
         do {
             loaded = try SchemaLoader(readerOptions: limits.readerOptions, androidResources: res).load(path).load
@@ -180,7 +217,9 @@ struct SchemaCommand: ParsableCommand {
         @Flag(name: .long, help: "Write Swift (the one language so far).")
         var swift = false
 
-        @Option(name: .customLong("type-name"), help: ArgumentHelp("The struct's name (default: from the id).", valueName: "name"))
+        @Option(
+            name: .customLong("type-name"),
+            help: ArgumentHelp("The struct's name (default: from the id).", valueName: "name"))
         var typeName: String?
 
         @Option(name: .long, help: "public or internal.")

@@ -100,8 +100,8 @@ struct ValidateCommand: ParsableCommand {
     @Option(
         name: .customLong("schema-source"),
         help: ArgumentHelp(
-            "When Apple's YAML and a ProfileManifest on the search path both describe a payload type, use this one "
-                + "(default: the earlier on the path).",
+            "When Apple's YAML and a ProfileManifest on the search path both describe a payload type, use only this "
+                + "one (default: Apple's, with the manifest's conditions, titles and extra keys added).",
             valueName: "apple|manifest"))
     var schemaSource: SchemaDiscovery.SchemaSource?
 

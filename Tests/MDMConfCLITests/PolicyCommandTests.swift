@@ -186,3 +186,86 @@ struct PolicyCommandTests {
             body: "<key>App</key><dict><key>Identifier</key><string>\(app)</string></dict>")
     }
 }
+
+/// `mdmconf policy restriction` over any key Apple's schemas describe, with the corpus copy of
+/// `apple/device-management` on `MDMCONF_SCHEMA_PATH`: two restrictions profiles combined by Apple's most-restrictive
+/// rule, two passcode declarations by their `combinetype`, each answer naming its rule and the deciding payload.
+@Suite(
+    .enabled(
+        if: FileManager.default.fileExists(atPath: ProfileValidationTests.appleRepository),
+        "corpus not found beside the project"))
+struct RestrictionByAppleSchemaTests {
+    static let fixtures = "Tests/MDMConfTests/RestrictionFixtures"
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var key: String
+        var status: Int32
+        /// The answer's value, compact JSON.
+        var value: String
+        var rule: String?
+        /// The profile of each RESTRICTION_SET reason, or of each conflicting one.
+        var deciding: [String]
+        var testDescription: String { key }
+    }
+
+    static let passcode = "com.apple.configuration.passcode.settings"
+
+    static let cases: [Case] = [
+        Case(key: "allowCamera", status: 0, value: "false", rule: "boolean-and", deciding: ["com.example.classroom"]),
+        Case(
+            key: "forceAutomaticDateAndTime", status: 0, value: "true", rule: "boolean-or",
+            deciding: ["com.example.classroom"]),
+        Case(key: "ratingApps", status: 0, value: "200", rule: "number-min", deciding: ["com.example.classroom"]),
+        Case(
+            key: "enforcedSoftwareUpdateDelay", status: 0, value: "30", rule: "number-max",
+            deciding: ["com.example.classroom"]),
+        Case(
+            key: "ratingRegion", status: 3, value: "null", rule: nil,
+            deciding: ["com.example.baseline", "com.example.classroom"]),
+        Case(key: "allowAirDrop", status: 0, value: "true", rule: "boolean-and", deciding: []),
+        Case(
+            key: "allowSafari", status: 0, value: "true", rule: "boolean-and", deciding: []),
+        Case(
+            key: passcode + ".MinimumLength", status: 0, value: "8", rule: "number-max",
+            deciding: ["com.example.passcode.finance"]),
+        Case(
+            key: passcode + ".MaximumFailedAttempts", status: 0, value: "6", rule: "number-min",
+            deciding: ["com.example.passcode.finance"]),
+        Case(
+            key: passcode + ".RequirePasscode", status: 0, value: "true", rule: "boolean-or",
+            deciding: ["com.example.passcode.baseline"]),
+        Case(key: "allowCamra", status: 65, value: "", rule: nil, deciding: []),
+        Case(key: passcode + ".MinLength", status: 65, value: "", rule: nil, deciding: []),
+    ]
+
+    @Test(arguments: cases) func answer(_ testCase: Case) throws {
+        let result = try CLIProcess.run(
+            ["policy", "restriction", testCase.key, "--profile", Self.fixtures, "--format", "json"],
+            environment: ["MDMCONF_SCHEMA_PATH": ProfileValidationTests.appleRepository])
+        #expect(result.status == testCase.status, "\(result.stdout)\(result.stderr)")
+        let json = try CLIProcess.json(result.stdout)
+        guard testCase.status != 65 else {
+            let diagnostics = try #require(json["diagnostics"] as? [[String: Any]])
+            #expect(diagnostics.first?["code"] as? String == "MC5106")
+            return
+        }
+        let value = try #require(json["value"])
+        let text = String(
+            decoding: try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]), as: UTF8.self)
+        #expect(text == testCase.value)
+        #expect(json["rule"] as? String == testCase.rule)
+        #expect(!((json["ruleSource"] as? String) ?? "").isEmpty)
+        let reasons = try #require(json["reasons"] as? [[String: Any]])
+        let deciding = reasons.filter { ($0["code"] as? String) != "RESTRICTION_DEFAULT" }
+            .compactMap { $0["profile"] as? String }
+        #expect(deciding == testCase.deciding, "\(reasons)")
+    }
+
+    /// Without Apple's schemas on the path, only the keys the engine evaluates itself are answered, and the refusal
+    /// says how to get the rest.
+    @Test func withoutApplesSchemaTheRefusalSaysWhatIsMissing() throws {
+        let result = try CLIProcess.run(["policy", "restriction", "allowCamera", "--profile", Self.fixtures])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("MDMCONF_SCHEMA_PATH"), "\(result.stderr)")
+    }
+}

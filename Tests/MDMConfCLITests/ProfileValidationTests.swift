@@ -74,12 +74,13 @@ struct ProfileValidationTests {
     static let manifests = CLIProcess.packageRoot.deletingLastPathComponent()
         .appendingPathComponent("shared/corpus/manifests").path
 
-    /// Apple's YAML and a ProfileManifest both describe `com.apple.app.lock`: the earlier on the search path wins,
-    /// unless `--schema-source` says which. Only Apple's knows the payload needs a supervised device (MC2054).
+    /// Apple's YAML and a ProfileManifest both describe `com.apple.app.lock`: Apple's is used in either order on the
+    /// search path, unless `--schema-source manifest` picks the manifest. Only Apple's knows the payload needs a
+    /// supervised device (MC2054).
     @Test(
         arguments: [
-            ("manifests first", nil, false), ("manifests first", "apple", true), ("apple first", nil, true),
-            ("apple first", "manifest", false),
+            ("manifests first", nil, true), ("manifests first", "apple", true), ("manifests first", "manifest", false),
+            ("apple first", nil, true), ("apple first", "manifest", false),
         ] as [(String, String?, Bool)])
     func schemaSourceChoosesBetweenAppleAndAManifest(order: String, source: String?, apple: Bool) throws {
         let folders =
@@ -91,6 +92,82 @@ struct ProfileValidationTests {
             environment: ["MDMCONF_SCHEMA_PATH": folders.joined(separator: ":")])
         #expect(result.status == 1)
         #expect(result.stdout.contains("[MC2054 needs-supervision]") == apple, "\(result.stdout)")
+    }
+
+    /// With both on the path, the manifest's hints join Apple's schema: its condition (a manual proxy needs its
+    /// server, MC2004) and a key newer than Apple's copy, checked against the OS versions the manifest gives it
+    /// (MC2031) instead of being unknown (MC2002). Apple's alone knows neither.
+    @Test(
+        arguments: [
+            (nil, ["MC2004 7", "MC2004 7", "MC2031 34"]), ("apple", ["MC2002 34"]),
+            ("manifest", ["MC2004 7", "MC2004 7", "MC2031 34"]),
+        ] as [(String?, [String])])
+    func aManifestsHintsJoinApplesSchema(source: String?, findings: [String]) throws {
+        let result = try CLIProcess.run(
+            [
+                "validate", "Tests/MDMConfTests/ProfileFixtures/manifest-hints.mobileconfig", "--platform", "iOS",
+                "--os-version", "18.1", "--format", "json",
+            ] + (source.map { ["--schema-source", $0] } ?? []),
+            environment: ["MDMCONF_SCHEMA_PATH": [Self.manifests, Self.appleRepository].joined(separator: ":")])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let files = try #require(json["files"] as? [[String: Any]])
+        let diagnostics = try #require(files.first?["diagnostics"] as? [[String: Any]])
+        let found = diagnostics.map { "\($0["code"] as? String ?? "?") \($0["line"] as? Int ?? 0)" }
+        #expect(found == findings, "\(diagnostics.map { $0["message"] ?? "" })")
+        if source == nil {
+            let messages = diagnostics.compactMap { $0["message"] as? String }
+            #expect(messages.first == "'ProxyServer' is required here (ProxyType is 'Manual')")
+        }
+    }
+
+    /// `mdmconf schema show` of Apple's types: a column per platform, and `--platform` narrowing the table to the
+    /// keys that device accepts.
+    static let (trust, minimum) = (
+        "EAPClientConfiguration.TLSAllowTrustExc", "EAPClientConfiguration.TLSMinimumVersion"
+    )
+
+    @Test(
+        arguments: [
+            ([], "28 keys", [Self.trust, Self.minimum, "QoSMarkingPolicy"], [String]()),
+            (["--platform", "iOS", "--os-version", "10"], "for iOS 10: 26 of 28 keys", ["AutoJoin"], [Self.minimum]),
+            (["--platform", "iOS", "--os-version", "7.0"], "for iOS 7.0:", [Self.trust], ["CaptiveBypass"]),
+            (
+                ["--platform", "iOS", "--os-version", "17"], "for iOS 17: 27 of 28 keys", ["QoSMarkingPolicy"],
+                [Self.trust]
+            ),
+            (["--platform", "macOS"], "for macOS:", ["AutoJoin"], ["MCCAndMNCs", "CaptiveBypass"]),
+        ] as [([String], String, [String], [String])])
+    func schemaShowNarrowsToAPlatform(options: [String], title: String, shown: [String], hidden: [String]) throws {
+        let result = try CLIProcess.run(
+            ["schema", "show", "com.apple.wifi.managed"] + options,
+            environment: ["MDMCONF_SCHEMA_PATH": Self.appleRepository])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains(title) == true, "\(lines.first ?? "")")
+        let header = lines.first { $0.hasPrefix("KEY") }?.split(separator: " ").map(String.init) ?? []
+        #expect(header.contains("IOS") && header.contains("MACOS") && header.contains("WATCHOS"), "\(header)")
+        // Nested keys are cut at 40 characters.
+        func row(_ key: String) -> Bool { lines.contains { $0.hasPrefix(key + " ") || $0.hasPrefix(key + "…") } }
+        for key in shown { #expect(row(key), "\(key) missing") }
+        for key in hidden { #expect(!row(key), "\(key) shown") }
+    }
+
+    @Test func schemaShowOfAPayloadTypeAnEnrollmentRefuses() throws {
+        let result = try CLIProcess.run(
+            [
+                "schema", "show", "com.apple.app.lock", "--platform", "iOS", "--os-version", "17", "--enrollment",
+                "device",
+            ],
+            environment: ["MDMCONF_SCHEMA_PATH": Self.appleRepository])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("0 of 1 keys; the payload itself is not accepted there"), "\(result.stdout)")
+        // Both kinds on the path: Apple's table with the manifest named.
+        let merged = try CLIProcess.run(
+            ["schema", "show", "com.apple.app.lock"],
+            environment: ["MDMCONF_SCHEMA_PATH": [Self.manifests, Self.appleRepository].joined(separator: ":")])
+        #expect(merged.stdout.hasPrefix("App Lock (apple, "), "\(merged.stdout)")
+        #expect(merged.stdout.contains("; hints from \(Self.manifests)/"), "\(merged.stdout)")
+        #expect(try CLIProcess.run(["schema", "show", "com.apple.app.lock", "--os-version", "17"]).status == 64)
     }
 
     @Test func theExampleProfilesOnASupervisedIPhone() throws {

@@ -35,4 +35,30 @@ struct AppleSchemaDiscoveryTests {
         let found = try #require(discovery.find("com.apple.wifi.managed", in: candidates))
         #expect(found.shadowed.isEmpty)
     }
+
+    /// The corpus's ProfileManifests describe some of Apple's payload types too. With no `source`, Apple's YAML is the
+    /// schema in either order and the first manifest gives hints; a `source` picks one kind, alone.
+    @Test(
+        arguments: [
+            (true, nil, "yaml", "plist"), (false, nil, "yaml", "plist"), (true, .apple, "yaml", nil),
+            (false, .manifest, "plist", nil), (true, .manifest, "plist", nil),
+        ] as [(Bool, SchemaDiscovery.SchemaSource?, String, String?)])
+    func appleAndAManifestOfOneType(
+        manifestsFirst: Bool, source: SchemaDiscovery.SchemaSource?, schema: String, hints: String?
+    )
+        throws
+    {
+        let manifests = URL(fileURLWithPath: Self.repository).deletingLastPathComponent()
+            .appendingPathComponent("manifests").path
+        var discovery = SchemaDiscovery(
+            folders: manifestsFirst ? [manifests, Self.repository] : [Self.repository, manifests])
+        discovery.source = source
+        let found = try #require(discovery.find("com.apple.wifi.managed", in: discovery.candidates()))
+        #expect(found.schema.path.hasSuffix(schema))
+        #expect(found.hints.map { String($0.path.split(separator: ".").last ?? "") } == hints)
+        #expect(found.shadowed.count == (hints == nil ? 1 : 0))
+        // Two manifests of the restrictions payload (iOS and macOS): the first gives hints, the second is unused.
+        let restrictions = try #require(discovery.find("com.apple.applicationaccess", in: discovery.candidates()))
+        #expect(restrictions.shadowed.count == (hints == nil ? 2 : 1))
+    }
 }
