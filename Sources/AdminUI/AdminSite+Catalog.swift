@@ -65,20 +65,10 @@ extension AdminSite {
     /// The overview page: the catalog's apps with their findings and, with a fleet store, the fleet's counts.
     public func overview(_ snapshot: CatalogSnapshot, fleet: FleetCounts?, chrome: AdminChrome) -> String {
         struct App {
-            var id: String
-            var schema: String
-            var variants: String
-            var policy: String
-            var badge: String
-            var badgeClass: String
+            var id: String, schema: String, variants: String, policy: String, badge: String, badgeClass: String
         }
         struct Facts {
-            var generation: Int
-            var loadedAt: String
-            var source: String
-            var appCount: Int
-            var deviceCount: Int
-            var profileCount: Int
+            var generation: Int, loadedAt: String, source: String, appCount: Int, deviceCount: Int, profileCount: Int
         }
         struct ReloadError {
             var at: String
@@ -87,11 +77,7 @@ extension AdminSite {
         }
         struct Warnings { var findings: FindingsView }
         struct Page {
-            var catalog: Facts
-            var reloadError: ReloadError?
-            var apps: [App]
-            var warnings: Warnings?
-            var fleet: FleetCounts.View?
+            var catalog: Facts, reloadError: ReloadError?, apps: [App], warnings: Warnings?, fleet: FleetCounts.View?
         }
         let catalog = snapshot.catalog
         let apps = catalog.appIDs.compactMap { id -> App? in
@@ -141,12 +127,7 @@ extension AdminSite {
         guard let app = catalog.apps[id] else { return nil }
         struct Row { var cells: [String] }
         struct Config {
-            var name: String
-            var what: String
-            var badge: String
-            var badgeClass: String
-            var findings: FindingsView
-            var xml: String?
+            var name: String, what: String, badge: String, badgeClass: String, findings: FindingsView, xml: String?
         }
         struct DeviceOption {
             var id: String
@@ -154,27 +135,13 @@ extension AdminSite {
             var selected: Bool
         }
         struct Served {
-            var device: String
-            var platform: String
-            var variant: String
-            var etag: String
-            var jsonETag: String
-            var xml: String
+            var device: String, platform: String, variant: String, etag: String, jsonETag: String, xml: String
             var redactedCount: Int
         }
         struct Page {
-            var id: String
-            var title: String
-            var schemaPath: String
-            var schemaFormat: String
-            var keyCount: Int
-            var schemaHeader: [String]
-            var schemaRows: [Row]
-            var configs: [Config]
-            var devices: [DeviceOption]
-            var served: Served?
-            var problem: String?
-            var policyText: String?
+            var id: String, title: String, schemaPath: String, schemaFormat: String, keyCount: Int
+            var schemaHeader: [String], schemaRows: [Row], configs: [Config], devices: [DeviceOption], served: Served?
+            var problem: String?, policyText: String?
         }
         let warnings = Self.warnings(of: id, in: catalog)
         let sources = FindingsView.sources(of: warnings, under: catalog.path)
@@ -186,7 +153,9 @@ extension AdminSite {
             files += [("config.plist", nil, app.schema)] + app.variants.map { ("configs/\($0).plist", $0, app.schema) }
         }
         if let android = app.android {
-            files += [("config.json", nil, android.schema)] + android.variants.map { ("configs/\($0).json", $0, android.schema) }
+            files +=
+                [("config.json", nil, android.schema)]
+                + android.variants.map { ("configs/\($0).json", $0, android.schema) }
         }
         for file in files {
             let path = folder + "/" + file.name
@@ -300,18 +269,11 @@ extension AdminSite {
             var selected: Bool
         }
         struct Result {
-            var headline: String
-            var badge: String
-            var badgeClass: String
-            var file: String
-            var schema: String
+            var headline: String, badge: String, badgeClass: String, file: String, schema: String
             var findings: FindingsView
         }
         struct Page {
-            var apps: [Option]
-            var text: String
-            var result: Result?
-            var problem: String?
+            var apps: [Option], text: String, result: Result?, problem: String?
         }
         let catalog = snapshot.catalog
         var result: Result?

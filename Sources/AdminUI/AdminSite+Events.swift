@@ -11,33 +11,16 @@ extension AdminSite {
         _ outbox: EventOutbox, endpoints: [EventEndpoint], _ snapshot: CatalogSnapshot, chrome: AdminChrome
     ) async -> String {
         struct Endpoint {
-            var name: String
-            var url: String
-            var types: String
-            var pending: Int
-            var delivered: Int
-            var failed: Int
-            var disabled: Int
+            var name: String, url: String, types: String, pending: Int, delivered: Int, failed: Int, disabled: Int
             var disabledSince: String?
         }
         struct Row {
-            var event: String
-            var endpoint: String
-            var type: String
-            var subject: String
-            var state: String
-            var attempts: Int
-            var createdAt: String
-            var last: String
+            var event: String, endpoint: String, type: String, subject: String, state: String, attempts: Int
+            var createdAt: String, last: String
         }
         struct Page {
-            var endpoints: [Endpoint]
-            var hasEndpoints: Bool
-            var failures: [Row]
-            var hasFailures: Bool
-            var recent: [Row]
-            var hasRecent: Bool
-            var problem: String?
+            var endpoints: [Endpoint], hasEndpoints: Bool, failures: [Row], hasFailures: Bool, recent: [Row]
+            var hasRecent: Bool, problem: String?
         }
         func row(_ delivery: OutboxDelivery) -> Row {
             Row(

@@ -25,11 +25,7 @@ extension AdminSite {
             var svg: String
         }
         struct Row {
-            var device: String
-            var compliant: String
-            var badgeClass: String
-            var seen: String
-            var lastCheckIn: String
+            var device: String, compliant: String, badgeClass: String, seen: String, lastCheckIn: String
             var platform: String
             /// The channels its apps reported by (`http`, `ddm`, or both).
             var channel: String
@@ -41,11 +37,7 @@ extension AdminSite {
             var decisions: [Option]
             /// The two generations a rollout splits the fleet between, when one does.
             var generations: [Option]
-            var hasGenerations: Bool
-            var summary: FleetCounts.View?
-            var charts: [Chart]
-            var rows: [Row]
-            var next: String?
+            var hasGenerations: Bool, summary: FleetCounts.View?, charts: [Chart], rows: [Row], next: String?
             var problem: String?
         }
         var problem = counts.problem
@@ -101,12 +93,7 @@ extension AdminSite {
         -> String?
     {
         struct App {
-            var app: String
-            var version: String
-            var decision: String
-            var reasons: String
-            var config: String
-            var configError: String?
+            var app: String, version: String, decision: String, reasons: String, config: String, configError: String?
             /// `http` or `ddm`, with the device's states for an app a status report gave.
             var channel: String
             var compliant: String
@@ -117,20 +104,9 @@ extension AdminSite {
             var body: String
         }
         struct Page {
-            var device: String
-            var compliantText: String
-            var badgeClass: String
-            var seen: String
-            var lastCheckIn: String?
-            var why: [String]
-            var hasWhy: Bool
-            var platform: String?
-            var osVersion: String
-            var model: String?
-            var groups: String?
-            var apps: [App]
-            var checkIns: [CheckInRow]
-            var hasCheckIns: Bool
+            var device: String, compliantText: String, badgeClass: String, seen: String, lastCheckIn: String?
+            var why: [String], hasWhy: Bool, platform: String?, osVersion: String, model: String?, groups: String?
+            var apps: [App], checkIns: [CheckInRow], hasCheckIns: Bool
         }
         let row: DeviceCompliance
         if let stored = try await query.store.device(id) {
@@ -184,21 +160,11 @@ extension AdminSite {
     /// for each older one.
     public func history(_ history: CatalogHistory, _ snapshot: CatalogSnapshot, chrome: AdminChrome) async -> String {
         struct Row {
-            var number: Int
-            var served: Bool
-            var kind: String
-            var source: Int?
-            var author: String
-            var createdAt: String
-            var message: String
-            var files: Int
-            var hash: String
+            var number: Int, served: Bool, kind: String, source: Int?, author: String, createdAt: String
+            var message: String, files: Int, hash: String
         }
         struct Page {
-            var servingNote: String
-            var generations: [Row]
-            var hasGenerations: Bool
-            var problem: String?
+            var servingNote: String, generations: [Row], hasGenerations: Bool, problem: String?
         }
         var rows: [Row] = []
         var problem: String?
@@ -231,25 +197,11 @@ extension AdminSite {
         _ number: Int, history: CatalogHistory, loader: CatalogLoader, _ snapshot: CatalogSnapshot, chrome: AdminChrome
     ) async throws -> String? {
         struct Change {
-            var file: String
-            var kind: String
-            var path: String
-            var old: String
-            var new: String
+            var file: String, kind: String, path: String, old: String, new: String
         }
         struct Page {
-            var number: Int
-            var kind: String
-            var source: Int?
-            var author: String
-            var createdAt: String
-            var message: String
-            var hash: String
-            var against: String
-            var changes: [Change]
-            var hasChanges: Bool
-            var text: String
-            var canRollBack: Bool
+            var number: Int, kind: String, source: Int?, author: String, createdAt: String, message: String
+            var hash: String, against: String, changes: [Change], hasChanges: Bool, text: String, canRollBack: Bool
         }
         guard let generation = try await history.generation(number), let files = try await history.files(of: number)
         else { return nil }
@@ -329,15 +281,8 @@ extension AdminSite {
         _ snapshot: CatalogSnapshot, chrome: AdminChrome
     ) async throws -> String? {
         struct Page {
-            var number: Int
-            var next: Int
-            var message: String
-            var author: String
-            var createdAt: String
-            var effect: String
-            var text: String
-            var done: String?
-            var problem: String?
+            var number: Int, next: Int, message: String, author: String, createdAt: String, effect: String, text: String
+            var done: String?, problem: String?
         }
         guard let generation = try await history.generation(number), let files = try await history.files(of: number)
         else { return nil }

@@ -92,13 +92,7 @@ private enum RolloutPanel {
         var reason: String
     }
     struct Step {
-        var number: Int
-        var action: String
-        var phase: String
-        var ring: String
-        var at: String
-        var author: String
-        var reason: String
+        var number: Int, action: String, phase: String, ring: String, at: String, author: String, reason: String
     }
     struct Action {
         var name: String
@@ -106,27 +100,9 @@ private enum RolloutPanel {
         var danger: Bool
     }
     struct Page {
-        var any: Bool
-        var generation: Int
-        var base: Int
-        var phase: String
-        var badge: String
-        var ring: String
-        var rings: [Ring]
-        var gate: String
-        var minDevices: Int
-        var every: String?
-        var moved: Int
-        var reporting: Int
-        var configErrors: String
-        var newlyNoncompliant: String
-        var verdict: String?
-        var findings: [Finding]
-        var hasFindings: Bool
-        var steps: [Step]
-        var actions: [Action]
-        var hasActions: Bool
-        var done: String?
-        var problem: String?
+        var any: Bool, generation: Int, base: Int, phase: String, badge: String, ring: String, rings: [Ring]
+        var gate: String, minDevices: Int, every: String?, moved: Int, reporting: Int, configErrors: String
+        var newlyNoncompliant: String, verdict: String?, findings: [Finding], hasFindings: Bool, steps: [Step]
+        var actions: [Action], hasActions: Bool, done: String?, problem: String?
     }
 }

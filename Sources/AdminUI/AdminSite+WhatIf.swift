@@ -27,23 +27,11 @@ extension AdminSite {
             var selected: Bool
         }
         struct Field {
-            var name: String
-            var label: String
-            var value: String
-            var placeholder: String
-            var options: [Option]
-            var hasOptions: Bool
+            var name: String, label: String, value: String, placeholder: String, options: [Option], hasOptions: Bool
         }
         struct Result {
-            var decision: String
-            var policy: String?
-            var target: String?
-            var deadline: String?
-            var localDeadline: String?
-            var urgency: String
-            var message: String?
-            var reasons: String
-            var text: String
+            var decision: String, policy: String?, target: String?, deadline: String?, localDeadline: String?
+            var urgency: String, message: String?, reasons: String, text: String
         }
         struct Errors { var list: [String] }
         struct Page {
@@ -115,26 +103,13 @@ extension AdminSite {
             var selected: Bool
         }
         struct Reason {
-            var effect: String
-            var code: String
-            var payload: String
-            var place: String
-            var message: String
+            var effect: String, code: String, payload: String, place: String, message: String
         }
         struct Result {
-            var decision: String
-            var badgeClass: String
-            var reasons: [Reason]
-            var hasReasons: Bool
-            var text: String
+            var decision: String, badgeClass: String, reasons: [Reason], hasReasons: Bool, text: String
         }
         struct Page {
-            var profileCount: Int
-            var kinds: [Kind]
-            var arg: String
-            var at: String
-            var hidden: Bool
-            var result: Result?
+            var profileCount: Int, kinds: [Kind], arg: String, at: String, hidden: Bool, result: Result?
             var problem: String?
         }
         let engine = snapshot.catalog.policyEngine

@@ -24,12 +24,8 @@ public struct CatalogSnapshot: Sendable {
         catalog: Catalog, generation: Int, loadedAt: Instant, reloadError: (at: Instant, diagnostics: [Diagnostic])?,
         source: String, followsStore: Bool
     ) {
-        self.catalog = catalog
-        self.generation = generation
-        self.loadedAt = loadedAt
-        self.reloadError = reloadError
-        self.source = source
-        self.followsStore = followsStore
+        (self.catalog, self.generation, self.loadedAt, self.reloadError) = (catalog, generation, loadedAt, reloadError)
+        (self.source, self.followsStore) = (source, followsStore)
     }
 }
 
@@ -56,11 +52,7 @@ public struct AdminChrome: Sendable {
         development: Bool, csrf: String?, signedIn: Bool, fleet: Bool, host: String, generation: Int,
         now: Instant = .now
     ) {
-        self.development = development
-        self.csrf = csrf
-        self.signedIn = signedIn
-        self.fleet = fleet
-        self.host = host
+        (self.development, self.csrf, self.signedIn, self.fleet, self.host) = (development, csrf, signedIn, fleet, host)
         self.generation = generation
         self.now = now.description
     }
@@ -136,19 +128,10 @@ struct MustacheStack: MustacheParent {
 /// A list of diagnostics as the findings partial shows them: a table and the CLI's text with source excerpts.
 struct FindingsView {
     struct Row {
-        var place: String
-        var severity: String
-        var code: String
-        var message: String
-        var keyPath: String
-        var hint: String
+        var place: String, severity: String, code: String, message: String, keyPath: String, hint: String
     }
 
-    var any: Bool
-    var summary: String
-    var rows: [Row]
-    var text: String
-    var open: Bool
+    var any: Bool, summary: String, rows: [Row], text: String, open: Bool
 
     init(_ diagnostics: [Diagnostic], sources: [String: SourceText], open: Bool = false) {
         any = !diagnostics.isEmpty

@@ -50,11 +50,8 @@ public struct ZoneInfo: Sendable {
     }
 
     init(name: String, transitions: [Int64], offsetsAfter: [Int32], initialOffset: Int32, rule: PosixRule?) {
-        self.name = name
-        self.transitions = transitions
-        self.offsetsAfter = offsetsAfter
-        self.initialOffset = initialOffset
-        self.rule = rule
+        (self.name, self.transitions, self.offsetsAfter) = (name, transitions, offsetsAfter)
+        (self.initialOffset, self.rule) = (initialOffset, rule)
     }
 
     /// The UTC offset in seconds at `instant`.

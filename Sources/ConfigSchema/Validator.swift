@@ -19,11 +19,8 @@ public struct ValidationOptions: Sendable {
         mdm: MDM = .any, resolvedVariables: [String: String]? = nil, platform: String? = nil, osVersion: String? = nil,
         enrollment: Enrollment? = nil
     ) {
-        self.mdm = mdm
-        self.resolvedVariables = resolvedVariables
-        self.platform = platform
-        self.osVersion = osVersion
-        self.enrollment = enrollment
+        (self.mdm, self.resolvedVariables, self.platform) = (mdm, resolvedVariables, platform)
+        (self.osVersion, self.enrollment) = (osVersion, enrollment)
     }
 }
 

@@ -179,41 +179,40 @@ extension Evaluation {
             guard case .vpn(let vpn) = payload.content else { continue }
             let info = payload.info
             var contribution: (Int, String)? = nil
+            /// The reason a setting gives, and how strongly it makes the VPN required (3 enforced, 2 conditional, 1
+            /// optional) in which mode.
+            func decide<Value>(
+                _ code: String, _ effect: Effect, _ setting: Setting<Value>, _ message: String, _ strength: Int,
+                _ mode: String
+            ) {
+                reasons.append(Reason(code, effect, info, setting, message: message))
+                contribution = (strength, mode)
+            }
             if vpn.type.value == "AlwaysOn" {
                 if let toggle = vpn.uiToggleEnabled, toggle.value == 1 {
-                    reasons.append(
-                        Reason(
-                            "ALWAYS_ON_USER_CAN_DISABLE", .info, info, toggle,
-                            message: "the user can turn the always-on VPN off"))
-                    contribution = (1, "always-on")
+                    decide(
+                        "ALWAYS_ON_USER_CAN_DISABLE", .info, toggle, "the user can turn the always-on VPN off", 1,
+                        "always-on")
                 } else {
-                    reasons.append(
-                        Reason(
-                            "ALWAYS_ON_ENFORCED", .require, info, vpn.type,
-                            message: "always-on VPN: all traffic goes through the tunnel"))
-                    contribution = (3, "always-on")
+                    decide(
+                        "ALWAYS_ON_ENFORCED", .require, vpn.type, "always-on VPN: all traffic goes through the tunnel",
+                        3, "always-on")
                 }
             } else if vpn.type.value == "IKEv2" || vpn.type.value == "VPN", let enabled = vpn.onDemandEnabled,
                 enabled.value == 1, let all = vpn.includeAllNetworks, all.value == 1
             {
                 if let rules = vpn.onDemandRules {
-                    reasons.append(
-                        Reason(
-                            "ON_DEMAND_RULES_NOT_EVALUATED", .conditional, info, rules,
-                            message: "on-demand rules decide at run time"))
-                    contribution = (2, "on-demand")
+                    decide(
+                        "ON_DEMAND_RULES_NOT_EVALUATED", .conditional, rules, "on-demand rules decide at run time", 2,
+                        "on-demand")
                 } else if let override = vpn.overrideDisabled, override.value == 1 {
-                    reasons.append(
-                        Reason(
-                            "ON_DEMAND_ALL_ENFORCED", .require, info, override,
-                            message: "on-demand VPN for all networks, user override disabled"))
-                    contribution = (3, "on-demand")
+                    decide(
+                        "ON_DEMAND_ALL_ENFORCED", .require, override,
+                        "on-demand VPN for all networks, user override disabled", 3, "on-demand")
                 } else {
-                    reasons.append(
-                        Reason(
-                            "ON_DEMAND_USER_OVERRIDABLE", .info, info, enabled,
-                            message: "on-demand VPN for all networks, but the user can override it"))
-                    contribution = (1, "on-demand")
+                    decide(
+                        "ON_DEMAND_USER_OVERRIDABLE", .info, enabled,
+                        "on-demand VPN for all networks, but the user can override it", 1, "on-demand")
                 }
             } else if tracing {
                 trace.append(

@@ -26,10 +26,7 @@ final class FilterIndex: Sendable {
                 case .address(let host): address[host, default: []].append(position)
                 }
             }
-            self.any = any
-            self.exact = exact
-            self.domain = domain
-            self.subdomains = subdomains
+            (self.any, self.exact, self.domain, self.subdomains) = (any, exact, domain, subdomains)
             self.address = address
         }
 

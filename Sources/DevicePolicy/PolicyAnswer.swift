@@ -91,10 +91,7 @@ public struct Reason: Sendable {
         _ code: String, _ effect: Effect, _ payload: PayloadInfo, key: String?, value: JSONValue = .null,
         position: SourcePosition?, message: String
     ) {
-        self.code = code
-        self.effect = effect
-        self.payload = payload
-        self.key = key
+        (self.code, self.effect, self.payload, self.key) = (code, effect, payload, key)
         index = nil
         self.value = value
         self.position = position
@@ -218,11 +215,7 @@ public struct PolicyQuery: Sendable {
         kind: Kind, argument: String? = nil, ssidHex: String? = nil, hidden: Bool = false, at: Instant,
         trace: Bool = false
     ) {
-        self.kind = kind
-        self.argument = argument
-        self.ssidHex = ssidHex
-        self.hidden = hidden
-        self.at = at
+        (self.kind, self.argument, self.ssidHex, self.hidden, self.at) = (kind, argument, ssidHex, hidden, at)
         self.trace = trace
     }
 

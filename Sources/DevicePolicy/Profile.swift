@@ -16,10 +16,7 @@ public final class PayloadInfo: Sendable, Hashable {
     public let position: SourcePosition
 
     init(profile: String, identifier: String, type: String, file: String, position: SourcePosition) {
-        self.profile = profile
-        self.identifier = identifier
-        self.type = type
-        self.file = file
+        (self.profile, self.identifier, self.type, self.file) = (profile, identifier, type, file)
         self.position = position
     }
 

@@ -16,10 +16,7 @@ public struct ScheduleWindow: Sendable {
 
     /// A window on `days` from `start` to `end` in `zone`.
     public init(days: Set<Int>, start: Int, end: Int, zone: ZoneInfo) {
-        self.days = days
-        self.start = start
-        self.end = end
-        self.zone = zone
+        (self.days, self.start, self.end, self.zone) = (days, start, end, zone)
     }
 
     /// `HH:MM`, 00:00–23:59, or 24:00 when `allowingEndOfDay`; minutes after midnight.

@@ -25,14 +25,8 @@ public struct CatalogGeneration: Sendable, Equatable {
         number: Int, contentHash: String, author: String, message: String, createdAt: Instant, kind: String,
         source: Int?, files: Int
     ) {
-        self.number = number
-        self.contentHash = contentHash
-        self.author = author
-        self.message = message
-        self.createdAt = createdAt
-        self.kind = kind
-        self.source = source
-        self.files = files
+        (self.number, self.contentHash, self.author, self.message) = (number, contentHash, author, message)
+        (self.createdAt, self.kind, self.source, self.files) = (createdAt, kind, source, files)
     }
 }
 

@@ -47,11 +47,7 @@ public struct RolloutPlan: Sendable, Equatable {
             throw RolloutError("the last ring must be 100, so that the rollout reaches every device")
         }
         guard minDevices >= 1 else { throw RolloutError("--min-devices must be at least 1") }
-        self.group = group
-        self.percents = percents
-        self.every = every
-        self.gate = gate
-        self.minDevices = minDevices
+        (self.group, self.percents, self.every, self.gate, self.minDevices) = (group, percents, every, gate, minDevices)
     }
 
     /// A plan as the command line gives it: `every` a duration (`24h`, `30m`), `haltWhen` a gate (the standard one
@@ -185,13 +181,8 @@ public struct RolloutStep: Sendable, Equatable {
     public init(
         number: Int, action: String, phase: RolloutPhase, ring: Int, at: Instant, author: String, reason: String
     ) {
-        self.number = number
-        self.action = action
-        self.phase = phase
-        self.ring = ring
-        self.at = at
-        self.author = author
-        self.reason = reason
+        (self.number, self.action, self.phase, self.ring, self.at) = (number, action, phase, ring, at)
+        (self.author, self.reason) = (author, reason)
     }
 }
 
@@ -208,10 +199,7 @@ public struct CatalogRollout: Sendable, Equatable {
 
     /// A rollout with its steps.
     public init(generation: Int, base: Int, plan: RolloutPlan, steps: [RolloutStep]) {
-        self.generation = generation
-        self.base = base
-        self.plan = plan
-        self.steps = steps
+        (self.generation, self.base, self.plan, self.steps) = (generation, base, plan, steps)
     }
 
     /// The newest step.

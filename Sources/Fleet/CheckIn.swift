@@ -32,13 +32,8 @@ public struct CheckIn: Sendable, Equatable {
             app: String, version: String, build: String? = nil, channel: String? = nil, configETag: String? = nil,
             configError: String? = nil, deferralsUsed: Int64? = nil, ddm: DDMAppState? = nil
         ) {
-            self.app = app
-            self.version = version
-            self.build = build
-            self.channel = channel
-            self.configETag = configETag
-            self.configError = configError
-            self.deferralsUsed = deferralsUsed
+            (self.app, self.version, self.build, self.channel) = (app, version, build, channel)
+            (self.configETag, self.configError, self.deferralsUsed) = (configETag, configError, deferralsUsed)
             self.ddm = ddm
         }
 
@@ -95,14 +90,8 @@ public struct CheckIn: Sendable, Equatable {
         device: String, at: Instant? = nil, platform: String, osVersion: String? = nil, deviceModel: String? = nil,
         locale: String? = nil, timeZone: String? = nil, enrolledAt: Instant? = nil, apps: [App]
     ) {
-        self.device = device
-        self.at = at
-        self.platform = platform
-        self.osVersion = osVersion
-        self.deviceModel = deviceModel
-        self.locale = locale
-        self.timeZone = timeZone
-        self.enrolledAt = enrolledAt
+        (self.device, self.at, self.platform, self.osVersion) = (device, at, platform, osVersion)
+        (self.deviceModel, self.locale, self.timeZone, self.enrolledAt) = (deviceModel, locale, timeZone, enrolledAt)
         self.apps = apps
     }
 

@@ -54,10 +54,7 @@ public final class CheckInWriter: Sendable {
         store: any FleetStore, maxBatch: Int = 2_000, retryAfter: Int = 2, writeTimeout: Double = 10,
         clock: @escaping @Sendable () -> Instant = { .now }
     ) {
-        self.store = store
-        self.clock = clock
-        self.maxBatch = maxBatch
-        self.retryAfter = retryAfter
+        (self.store, self.clock, self.maxBatch, self.retryAfter) = (store, clock, maxBatch, retryAfter)
         self.writeTimeout = writeTimeout
         state = Locked(State())
     }

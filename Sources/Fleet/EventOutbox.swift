@@ -44,11 +44,7 @@ public struct OutboxEvent: Sendable, Equatable {
 
     /// An event as stored.
     public init(eventID: String, endpoint: String, type: String, subject: String, body: String, createdAt: Instant) {
-        self.eventID = eventID
-        self.endpoint = endpoint
-        self.type = type
-        self.subject = subject
-        self.body = body
+        (self.eventID, self.endpoint, self.type, self.subject, self.body) = (eventID, endpoint, type, subject, body)
         self.createdAt = createdAt
     }
 }
@@ -89,14 +85,8 @@ public struct OutboxDelivery: Sendable, Equatable {
         id: Int64, event: OutboxEvent, state: State, attempts: Int, nextAttempt: Instant, lastStatus: Int?,
         lastError: String?, deliveredAt: Instant?
     ) {
-        self.id = id
-        self.event = event
-        self.state = state
-        self.attempts = attempts
-        self.nextAttempt = nextAttempt
-        self.lastStatus = lastStatus
-        self.lastError = lastError
-        self.deliveredAt = deliveredAt
+        (self.id, self.event, self.state, self.attempts, self.nextAttempt) = (id, event, state, attempts, nextAttempt)
+        (self.lastStatus, self.lastError, self.deliveredAt) = (lastStatus, lastError, deliveredAt)
     }
 }
 

@@ -26,10 +26,7 @@ public struct FleetFilter: Sendable, Equatable {
 
     /// A filter; nil parts let everything through.
     public init(app: String? = nil, status: Status? = nil, decision: Outcome? = nil, generation: Int? = nil) {
-        self.app = app
-        self.status = status
-        self.decision = decision
-        self.generation = generation
+        (self.app, self.status, self.decision, self.generation) = (app, status, decision, generation)
     }
 
     /// The device as this filter shows it (its apps narrowed to `app`), or nil when the filter leaves it out.

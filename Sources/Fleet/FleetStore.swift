@@ -205,17 +205,9 @@ public struct DeviceState: Sendable, Equatable {
         timeZone: String?, enrolledAt: Instant?, reportedAt: Instant?, lastCheckIn: Instant, replica: String,
         apps: [App]
     ) {
-        self.device = device
-        self.platform = platform
-        self.osVersion = osVersion
-        self.deviceModel = deviceModel
-        self.locale = locale
-        self.timeZone = timeZone
-        self.enrolledAt = enrolledAt
-        self.reportedAt = reportedAt
-        self.lastCheckIn = lastCheckIn
-        self.replica = replica
-        self.apps = apps
+        (self.device, self.platform, self.osVersion, self.deviceModel) = (device, platform, osVersion, deviceModel)
+        (self.locale, self.timeZone, self.enrolledAt, self.reportedAt) = (locale, timeZone, enrolledAt, reportedAt)
+        (self.lastCheckIn, self.replica, self.apps) = (lastCheckIn, replica, apps)
     }
 
     /// The device's fields as a check-in, for the update requests compliance makes.
@@ -249,11 +241,7 @@ public struct StoredCheckIn: Sendable, Equatable {
 
     /// A stored check-in.
     public init(id: Int64, device: String, receivedAt: Instant, replica: String, body: String) {
-        self.id = id
-        self.device = device
-        self.receivedAt = receivedAt
-        self.replica = replica
-        self.body = body
+        (self.id, self.device, self.receivedAt, self.replica, self.body) = (id, device, receivedAt, replica, body)
     }
 }
 
@@ -273,11 +261,7 @@ public struct RollupRow: Sendable, Equatable, Hashable {
 
     /// A roll-up count.
     public init(day: String, app: String, dimension: String, value: String, devices: Int) {
-        self.day = day
-        self.app = app
-        self.dimension = dimension
-        self.value = value
-        self.devices = devices
+        (self.day, self.app, self.dimension, self.value, self.devices) = (day, app, dimension, value, devices)
     }
 }
 

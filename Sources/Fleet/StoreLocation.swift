@@ -55,11 +55,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public init(
         user: String, password: String?, host: String, port: Int, database: String, socketDirectory: String? = nil
     ) {
-        self.user = user
-        self.password = password
-        self.host = host
-        self.port = port
-        self.database = database
+        (self.user, self.password, self.host, self.port, self.database) = (user, password, host, port, database)
         self.socketDirectory = socketDirectory
     }
 

@@ -24,13 +24,8 @@ public struct SimulationOptions: Sendable {
         timeout: Double = 5,
         cacheRoot: URL
     ) {
-        self.server = server
-        self.token = token
-        self.duration = duration
-        self.rate = rate
-        self.refreshEvery = refreshEvery
-        self.timeout = timeout
-        self.cacheRoot = cacheRoot
+        (self.server, self.token, self.duration, self.rate) = (server, token, duration, rate)
+        (self.refreshEvery, self.timeout, self.cacheRoot) = (refreshEvery, timeout, cacheRoot)
     }
 }
 

@@ -80,11 +80,8 @@ public final class PostgresFleetStore: SQLFleetStore {
     ) {
         self.schema = schema
         self.writingConfiguration = writing
-        self.location = location
-        self.operationTimeout = operationTimeout
-        self.client = client
-        self.runTask = runTask
-        self.logger = logger
+        (self.location, self.operationTimeout, self.client) = (location, operationTimeout, client)
+        (self.runTask, self.logger) = (runTask, logger)
     }
 
     /// The event loops of every PostgreSQL connection: threads of their own, not the HTTP server's. On the server's

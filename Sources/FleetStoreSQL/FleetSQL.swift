@@ -133,12 +133,8 @@ public enum FleetSQL {
                     PRIMARY KEY (generation, path))
                     """,
                 ]),
-            Migration(
-                version: 4, name: "SQLite: each device's check-ins linked newest first",
-                statements: []),
-            Migration(
-                version: 5, name: "PostgreSQL: a batch written and committed by one call",
-                statements: []),
+            Migration(version: 4, name: "SQLite: each device's check-ins linked newest first", statements: []),
+            Migration(version: 5, name: "PostgreSQL: a batch written and committed by one call", statements: []),
             Migration(
                 version: 6, name: "the event outbox and the device states events watch",
                 statements: [

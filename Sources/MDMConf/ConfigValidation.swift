@@ -28,10 +28,7 @@ public struct ConfigValidation: Sendable {
         readerOptions: PlistReaderOptions = PlistReaderOptions(), options: ValidationOptions = ValidationOptions(),
         schemaPath: String? = nil, appID: String? = nil, discovery: SchemaDiscovery = .standard()
     ) {
-        self.readerOptions = readerOptions
-        self.options = options
-        self.schemaPath = schemaPath
-        self.appID = appID
+        (self.readerOptions, self.options, self.schemaPath, self.appID) = (readerOptions, options, schemaPath, appID)
         self.discovery = discovery
     }
 

@@ -19,10 +19,7 @@ public struct DeclarationSummary: Sendable {
 
         /// A reference to `identifier`, of one of `types` (nil: a configuration), written at `position`.
         public init(identifier: String, types: [String]?, position: SourcePosition, keyPath: String) {
-            self.identifier = identifier
-            self.types = types
-            self.position = position
-            self.keyPath = keyPath
+            (self.identifier, self.types, self.position, self.keyPath) = (identifier, types, position, keyPath)
         }
     }
 
@@ -41,10 +38,7 @@ public struct DeclarationSummary: Sendable {
     public init(
         file: String, identifier: String, type: String, position: SourcePosition, references: [Reference]
     ) {
-        self.file = file
-        self.identifier = identifier
-        self.type = type
-        self.position = position
+        (self.file, self.identifier, self.type, self.position) = (file, identifier, type, position)
         self.references = references
     }
 }

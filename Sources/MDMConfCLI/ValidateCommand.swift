@@ -133,16 +133,8 @@ struct Validate: Equatable {
     var schema: String?
     var app: String?
     var mdm: MDM = .any
-    var resolve: String?
-    var platform: String?
-    var osVersion: String?
-    var enrollment: Enrollment?
-    var payloadType: String?
-    var res: String?
-    var ca: String?
-    var schemaSource: SchemaDiscovery.SchemaSource?
-    var report: ReportSettings
-    var maxSize: Int
+    var resolve: String?, platform: String?, osVersion: String?, enrollment: Enrollment?, payloadType: String?
+    var res: String?, ca: String?, schemaSource: SchemaDiscovery.SchemaSource?, report: ReportSettings, maxSize: Int
 
     private var readerOptions: PlistReaderOptions { ReaderLimitOptions.readerOptions(maxSize: maxSize) }
 

@@ -9,10 +9,7 @@ public struct ClientRequest: Sendable, Equatable {
     public var body: [UInt8]?
 
     public init(method: String, url: URL, headers: [String: String] = [:], body: [UInt8]? = nil) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
+        (self.method, self.url, self.headers, self.body) = (method, url, headers, body)
     }
 }
 

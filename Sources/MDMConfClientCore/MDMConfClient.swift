@@ -33,11 +33,7 @@ public actor MDMConfClient {
         server: URL, token: String?, app: String, cache: URL, device: String? = nil, timeout: Double = 5,
         transport: any ClientTransport
     ) {
-        self.server = server
-        self.token = token
-        self.app = app
-        self.device = device
-        self.timeout = timeout
+        (self.server, self.token, self.app, self.device, self.timeout) = (server, token, app, device, timeout)
         self.transport = transport
         self.cache = ClientCache(folder: cache, app: app)
     }

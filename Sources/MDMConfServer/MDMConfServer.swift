@@ -51,12 +51,8 @@ public struct ServerOptions: Sendable {
         host: String = "127.0.0.1", port: Int = 8080, watch: Bool = false, reloadOnSIGHUP: Bool = true,
         readerOptions: PlistReaderOptions = PlistReaderOptions(), fleetMaintenanceInterval: Double? = nil
     ) {
-        self.fleetMaintenanceInterval = fleetMaintenanceInterval
-        self.host = host
-        self.port = port
-        self.watch = watch
-        self.reloadOnSIGHUP = reloadOnSIGHUP
-        self.readerOptions = readerOptions
+        (self.fleetMaintenanceInterval, self.host, self.port) = (fleetMaintenanceInterval, host, port)
+        (self.watch, self.reloadOnSIGHUP, self.readerOptions) = (watch, reloadOnSIGHUP, readerOptions)
     }
 
     /// True for `localhost`, `127.0.0.0/8` and `::1`: where development mode may listen.

@@ -44,14 +44,8 @@ public struct Diagnostic: Sendable, Hashable, Codable {
         notes: [Note] = [],
         sensitive: Bool = false
     ) {
-        self.code = code
-        self.severity = severity
-        self.message = message
-        self.location = location
-        self.keyPath = keyPath
-        self.hint = hint
-        self.notes = notes
-        self.sensitive = sensitive
+        (self.code, self.severity, self.message, self.location) = (code, severity, message, location)
+        (self.keyPath, self.hint, self.notes, self.sensitive) = (keyPath, hint, notes, sensitive)
     }
 
     /// The file of the finding, when it has one.

@@ -14,10 +14,7 @@ public struct DiagnosticCode: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// A code; each layer declares its codes once, as constants.
     public init(_ code: String, _ name: String, rule: String? = nil, summary: String) {
-        self.code = code
-        self.name = name
-        self.rule = rule
-        self.summary = summary
+        (self.code, self.name, self.rule, self.summary) = (code, name, rule, summary)
     }
 
     /// `MC5207 empty-allow-list L_EMPTY_LIST`, or `MC1013 duplicate-key` without a rule.

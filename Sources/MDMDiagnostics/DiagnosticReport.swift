@@ -28,10 +28,7 @@ public struct FileReport: Sendable, Hashable {
 
     /// The report of the file at `path`.
     public init(path: String, schema: SchemaReference? = nil, shape: String? = nil, diagnostics: [Diagnostic] = []) {
-        self.path = path
-        self.schema = schema
-        self.shape = shape
-        self.diagnostics = diagnostics
+        (self.path, self.schema, self.shape, self.diagnostics) = (path, schema, shape, diagnostics)
     }
 
     /// False exactly when the file has an error (warnings count once `--strict` has raised them).

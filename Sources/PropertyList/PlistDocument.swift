@@ -19,9 +19,7 @@ public struct PlistReaderOptions: Sendable {
         maxDepth: Int = 256,
         maxTextLength: Int = 10_000_000
     ) {
-        self.maxInputSize = maxInputSize
-        self.maxNodes = maxNodes
-        self.maxDepth = maxDepth
+        (self.maxInputSize, self.maxNodes, self.maxDepth) = (maxInputSize, maxNodes, maxDepth)
         self.maxTextLength = maxTextLength
     }
 }
@@ -51,10 +49,7 @@ public struct PlistDocument: Sendable {
 
     /// A read document.
     public init(file: String, root: PlistNode?, shape: PlistShape?, diagnostics: [Diagnostic]) {
-        self.file = file
-        self.root = root
-        self.shape = shape
-        self.diagnostics = diagnostics
+        (self.file, self.root, self.shape, self.diagnostics) = (file, root, shape, diagnostics)
     }
 
     /// True when any finding is an error (the tree may then be partial or nil).

@@ -21,12 +21,8 @@ public struct XMLElement: Sendable {
         name: String, attributes: [(name: String, value: String)] = [], children: [XMLElement] = [], text: String = "",
         position: SourcePosition = .unknown, namespaced: Bool = false
     ) {
-        self.name = name
-        self.attributes = attributes
-        self.children = children
-        self.text = text
-        self.position = position
-        self.namespaced = namespaced
+        (self.name, self.attributes, self.children, self.text) = (name, attributes, children, text)
+        (self.position, self.namespaced) = (position, namespaced)
     }
 
     /// The value of attribute `name`, if present.

@@ -96,9 +96,7 @@ public struct CheckInAnswer: Codable, Sendable, Equatable {
 
     /// An answer.
     public init(device: String, receivedAt: String, catalogGeneration: Int, apps: [App]) {
-        self.device = device
-        self.receivedAt = receivedAt
-        self.catalogGeneration = catalogGeneration
+        (self.device, self.receivedAt, self.catalogGeneration) = (device, receivedAt, catalogGeneration)
         self.apps = apps
     }
 

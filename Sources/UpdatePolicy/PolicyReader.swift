@@ -167,23 +167,20 @@ struct PolicyReader {
     }
 
     mutating func locale(_ node: PlistNode, path: KeyPath) -> LocaleTag? {
-        guard let text = string(node, path: path) else { return nil }
-        guard let tag = LocaleTag(text) else {
-            error(
-                UpdatePolicyCode.invalidLocale, "'\(text)' is not a locale tag", at: node.position, path: path,
-                hint: "for example en, fr_CA, zh-Hant-TW")
-            return nil
-        }
-        return tag
+        parsed(
+            node, path: path, code: UpdatePolicyCode.invalidLocale, what: "a locale tag", typeHint: nil,
+            hint: "for example en, fr_CA, zh-Hant-TW", LocaleTag.init)
     }
 
-    /// A version-like value: always a string (a number is `invalid_type`).
+    /// A value written as a string (a number is `invalid_type`, with `typeHint`) and parsed by `parse`; text it does
+    /// not parse is an error of `code` saying it is not `what`, with `hint`.
     mutating func parsed<T>(
-        _ node: PlistNode, path: KeyPath, code: DiagnosticCode, what: String, _ parse: (String) -> T?
+        _ node: PlistNode, path: KeyPath, code: DiagnosticCode, what: String,
+        typeHint: String? = "write the version as a string", hint: String? = nil, _ parse: (String) -> T?
     ) -> T? {
-        guard let text = string(node, path: path, hint: "write the version as a string") else { return nil }
+        guard let text = string(node, path: path, hint: typeHint) else { return nil }
         guard let value = parse(text) else {
-            error(code, "'\(text)' is not \(what)", at: node.position, path: path)
+            error(code, "'\(text)' is not \(what)", at: node.position, path: path, hint: hint)
             return nil
         }
         return value
@@ -195,25 +192,16 @@ struct PolicyReader {
             let whole = seconds.rounded(.down)
             return PolicyDateTime(instant: Instant(seconds: Int64(whole), nanoseconds: Int32((seconds - whole) * 1e9)))
         }
-        guard let text = string(node, path: path) else { return nil }
-        guard let value = PolicyDateTime(text) else {
-            error(
-                UpdatePolicyCode.invalidDateTime, "'\(text)' is not a date-time", at: node.position, path: path,
-                hint: "write YYYY-MM-DDTHH:MM:SS, with Z or ±HH:MM for an absolute instant")
-            return nil
-        }
-        return value
+        return parsed(
+            node, path: path, code: UpdatePolicyCode.invalidDateTime, what: "a date-time", typeHint: nil,
+            hint: "write YYYY-MM-DDTHH:MM:SS, with Z or ±HH:MM for an absolute instant"
+        ) { PolicyDateTime($0) }
     }
 
     mutating func duration(_ node: PlistNode, path: KeyPath) -> PolicyDuration? {
-        guard let text = string(node, path: path) else { return nil }
-        guard let value = PolicyDuration(text) else {
-            error(
-                UpdatePolicyCode.invalidDuration, "'\(text)' is not a duration", at: node.position, path: path,
-                hint: "for example 7d, 36h, 1h30m (at most 3650d)")
-            return nil
-        }
-        return value
+        parsed(
+            node, path: path, code: UpdatePolicyCode.invalidDuration, what: "a duration", typeHint: nil,
+            hint: "for example 7d, 36h, 1h30m (at most 3650d)", PolicyDuration.init)
     }
 
     mutating func integer(_ node: PlistNode, path: KeyPath) -> Int64? {

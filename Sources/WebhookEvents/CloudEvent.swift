@@ -22,12 +22,7 @@ public struct CloudEvent: Sendable, Equatable {
 
     /// An event.
     public init(id: String, source: String, type: EventType, time: Instant, subject: String, data: JSONValue) {
-        self.id = id
-        self.source = source
-        self.type = type
-        self.time = time
-        self.subject = subject
-        self.data = data
+        (self.id, self.source, self.type, self.time, self.subject, self.data) = (id, source, type, time, subject, data)
     }
 
     /// An event with a new random id (`evt_` and 24 hex digits).

@@ -27,10 +27,7 @@ public struct EventEndpoint: Sendable, Equatable {
 
     /// An endpoint.
     public init(name: String, url: String, types: Set<EventType>, secret: SecretSource) {
-        self.name = name
-        self.url = url
-        self.types = types
-        self.secret = secret
+        (self.name, self.url, self.types, self.secret) = (name, url, types, secret)
     }
 
     /// Whether it receives events of `type` (every endpoint receives the `test` event sent to it).

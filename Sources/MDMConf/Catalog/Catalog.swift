@@ -38,14 +38,8 @@ public final class Catalog: Sendable {
         path: String, settings: CatalogSettings, apps: [String: CatalogApp], devices: [String: CatalogDevice],
         tokens: [CatalogToken]?, policyEngine: PolicyEngine, events: [EventEndpoint] = [], warnings: [Diagnostic]
     ) {
-        self.events = events
-        self.path = path
-        self.settings = settings
-        self.apps = apps
-        self.devices = devices
-        self.tokens = tokens
-        self.policyEngine = policyEngine
-        self.warnings = warnings
+        (self.events, self.path, self.settings, self.apps, self.devices) = (events, path, settings, apps, devices)
+        (self.tokens, self.policyEngine, self.warnings) = (tokens, policyEngine, warnings)
         appIDs = apps.keys.sorted { $0.utf8Precedes($1) }
         deviceIDs = devices.keys.sorted { $0.utf8Precedes($1) }
         var assets: [String: [UInt8]] = [:]

@@ -19,19 +19,10 @@ extension CatalogRun {
     mutating func readEvents(_ file: String) -> [EventEndpoint] {
         guard let dict = readDictionary(file, code: CatalogCode.invalidEvents) else { return [] }
         var endpoints: [EventEndpoint] = []
-        for entry in dict.entries {
-            guard CatalogDevice.isValidID(entry.key) else {
-                report(
-                    CatalogCode.invalidEvents, "endpoint name '\(entry.key)' is not 1 to 128 of A-Z a-z 0-9 . _ : -",
-                    file: file, at: entry.keyPosition, keyPath: entry.key)
-                continue
-            }
-            guard case .dictionary(let fields) = entry.value.value else {
-                report(
-                    CatalogCode.invalidEvents, "endpoint '\(entry.key)' must be a dict of url, types and its secret",
-                    file: file, at: entry.value.position, keyPath: entry.key)
-                continue
-            }
+        let named = namedDictionaries(
+            dict, file: file, code: CatalogCode.invalidEvents, name: "endpoint name", item: "endpoint",
+            holding: "url, types and its secret")
+        for (entry, fields) in named {
             if let endpoint = readEndpoint(entry.key, fields, file: file, at: entry.value.position) {
                 endpoints.append(endpoint)
             }

@@ -229,25 +229,41 @@ struct CatalogRun {
         return settings
     }
 
+    /// The entries of `dict` named by a valid id (1 to 128 of A-Z a-z 0-9 . _ : -) whose value is a dictionary, in
+    /// order; any other entry is reported with `code` (`name`: how a key is called, `device id`; `item`: what an
+    /// entry is, `device`; `holding`: what its dictionary holds).
+    mutating func namedDictionaries(
+        _ dict: PlistDictionary, file: String, code: DiagnosticCode, name: String, item: String, holding: String
+    ) -> [(entry: PlistDictionary.Entry, fields: PlistDictionary)] {
+        var found: [(entry: PlistDictionary.Entry, fields: PlistDictionary)] = []
+        for entry in dict.entries {
+            guard CatalogDevice.isValidID(entry.key) else {
+                report(
+                    code, "\(name) '\(entry.key)' is not 1 to 128 of A-Z a-z 0-9 . _ : -", file: file,
+                    at: entry.keyPosition, keyPath: entry.key)
+                continue
+            }
+            guard case .dictionary(let fields) = entry.value.value else {
+                report(
+                    code, "\(item) '\(entry.key)' must be a dict of \(holding)", file: file, at: entry.value.position,
+                    keyPath: entry.key)
+                continue
+            }
+            found.append((entry, fields))
+        }
+        return found
+    }
+
     mutating func loadInventory() -> [String: CatalogDevice] {
         let file = join(root, Self.inventoryFile)
         guard InputPaths.isFile(file), let dict = readDictionary(file, code: CatalogCode.invalidInventory) else {
             return [:]
         }
         var devices: [String: CatalogDevice] = [:]
-        for entry in dict.entries {
-            guard CatalogDevice.isValidID(entry.key) else {
-                report(
-                    CatalogCode.invalidInventory, "device id '\(entry.key)' is not 1 to 128 of A-Z a-z 0-9 . _ : -",
-                    file: file, at: entry.keyPosition, keyPath: entry.key)
-                continue
-            }
-            guard case .dictionary(let fields) = entry.value.value else {
-                report(
-                    CatalogCode.invalidInventory, "device '\(entry.key)' must be a dict of attributes", file: file,
-                    at: entry.value.position, keyPath: entry.key)
-                continue
-            }
+        let named = namedDictionaries(
+            dict, file: file, code: CatalogCode.invalidInventory, name: "device id", item: "device",
+            holding: "attributes")
+        for (entry, fields) in named {
             var attributes: [String: String] = [:]
             var groups: [String] = []
             for field in fields.entries {
@@ -407,7 +423,9 @@ struct CatalogRun {
             report(
                 CatalogCode.unexpectedFile, "\(name) is not part of a catalog and is ignored", severity: .warning,
                 file: join(root, name),
-                hint: "a catalog holds apps/, profiles/, devices.plist, tokens.plist, events.plist and mdmconf-server.plist")
+                hint:
+                    "a catalog holds apps/, profiles/, devices.plist, tokens.plist, events.plist and mdmconf-server.plist"
+            )
         }
     }
 }

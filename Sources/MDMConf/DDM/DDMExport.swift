@@ -30,10 +30,7 @@ public struct DDMDeclaration: Sendable {
     public var json: String
 
     init(kind: Kind, type: String, identifier: String, payload: PlistDictionary) {
-        self.kind = kind
-        self.type = type
-        self.identifier = identifier
-        self.payload = payload
+        (self.kind, self.type, self.identifier, self.payload) = (kind, type, identifier, payload)
         let content: PlistValue = .dictionary(
             PlistDictionary([
                 .init(key: "Type", value: PlistNode(.string(type))),

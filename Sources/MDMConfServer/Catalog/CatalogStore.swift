@@ -28,12 +28,8 @@ public struct CatalogState: Sendable {
         catalog: Catalog, generation: Int, loadedAt: Instant, lastReloadError: ReloadFailure?,
         publishedAt: Instant? = nil, rollout: ServedRollout? = nil
     ) {
-        self.catalog = catalog
-        self.generation = generation
-        self.loadedAt = loadedAt
-        self.lastReloadError = lastReloadError
-        self.publishedAt = publishedAt
-        self.rollout = rollout
+        (self.catalog, self.generation, self.loadedAt) = (catalog, generation, loadedAt)
+        (self.lastReloadError, self.publishedAt, self.rollout) = (lastReloadError, publishedAt, rollout)
     }
 
     /// The state `device` is served from: the rolled-out generation's when the rollout has reached the device,

@@ -15,10 +15,7 @@ public struct StoredGenerations: Sendable {
 
     /// Follows `history`'s store into `catalogs`, loading with `loader`.
     public init(catalogs: CatalogStore, history: CatalogHistory, loader: CatalogLoader, logger: Logger) {
-        self.catalogs = catalogs
-        self.history = history
-        self.loader = loader
-        self.logger = logger
+        (self.catalogs, self.history, self.loader, self.logger) = (catalogs, history, loader, logger)
     }
 
     /// What the store holds now, as a key that changes with every publish and every rollout step.

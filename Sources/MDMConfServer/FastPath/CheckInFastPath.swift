@@ -14,11 +14,7 @@ import NIOHTTPTypes
 /// the body read so far are passed on, and the route answers 401 or 413 itself), an `Expect: 100-continue`, and every request while an earlier one on the connection is still being answered by
 /// Hummingbird. Requests that arrive while a check-in is being stored wait for its answer, so responses keep
 /// their order.
-final class CheckInFastPath: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+final class CheckInFastPath: HTTPPartHandler {
 
     private let catalogs: CatalogStore
     private let intake: CheckInIntake

@@ -15,11 +15,7 @@ import NIOHTTPTypes
 /// router. Everything else (refusals, other routes, a request with `%` in its target, or any request while an
 /// earlier one on the connection is still being answered, so responses keep their order) goes on to
 /// Hummingbird unchanged.
-final class ConfigFastPath: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+final class ConfigFastPath: HTTPPartHandler {
 
     private let store: CatalogStore
     /// Requests passed on to Hummingbird whose response has not ended yet.

@@ -6,11 +6,7 @@ import NIOHTTPTypes
 /// slow bodies and idle keep-alive connections all end there.
 ///
 /// One timer per connection, moved only when it fires: a request costs two clock reads, not a scheduled task.
-final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+final class RequestDeadlineHandler: HTTPPartHandler {
 
     private let timeout: TimeAmount
     /// When the server began waiting for the current request; nil while a request is being answered.
@@ -82,3 +78,11 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         timer = nil
     }
 }
+
+/// A handler in the server's pipeline between Hummingbird's HTTP codec and its router: it reads the request parts the
+/// codec decodes and writes the response parts it encodes (the fast paths and the request deadline).
+protocol HTTPPartHandler: ChannelDuplexHandler, RemovableChannelHandler
+where
+    InboundIn == HTTPRequestPart, InboundOut == HTTPRequestPart, OutboundIn == HTTPResponsePart,
+    OutboundOut == HTTPResponsePart
+{}
