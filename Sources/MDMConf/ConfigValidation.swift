@@ -264,11 +264,7 @@ final class SchemaCache: @unchecked Sendable {
         let key = found.schema.path + (found.hints.map { "\n" + $0.path } ?? "")
         if let known = byPath[key] { return known }
         var loaded = Self.load(found.schema.path, with: loader, compiled)
-        if case .schema(let schema) = loaded, let hints = found.hints,
-            let manifest = compiled.schema(hints.path, loader: loader)
-        {
-            loaded = .schema(schema.adding(hintsOf: manifest))
-        }
+        if case .schema(let schema) = loaded { loaded = .schema(Self.withHints(schema, found, loader, compiled)) }
         byPath[key] = loaded
         return loaded
     }
@@ -320,12 +316,18 @@ final class SchemaCache: @unchecked Sendable {
         return schema
     }
 
-    /// The usable schema `found` names, with the hints of its manifest when it has one (a manifest that is not usable
-    /// adds none).
+    /// The usable schema `found` names, with the hints of its manifest when it has one.
     private static func schema(
         _ found: SchemaDiscovery.Found, loader: SchemaLoader, _ compiled: CompiledSchemaCache
     ) -> ConfigSchema? {
-        guard let schema = compiled.schema(found.schema.path, loader: loader) else { return nil }
+        compiled.schema(found.schema.path, loader: loader).map { withHints($0, found, loader, compiled) }
+    }
+
+    /// `schema` with the hints of the manifest `found` names beside it, when it names one (a manifest that is not
+    /// usable adds none).
+    private static func withHints(
+        _ schema: ConfigSchema, _ found: SchemaDiscovery.Found, _ loader: SchemaLoader, _ compiled: CompiledSchemaCache
+    ) -> ConfigSchema {
         guard let hints = found.hints, let manifest = compiled.schema(hints.path, loader: loader) else { return schema }
         return schema.adding(hintsOf: manifest)
     }

@@ -25,8 +25,9 @@ struct SchemaCommand: ParsableCommand {
             abstract: "List the schemas on the search path: the id each declares and its file.",
             discussion: """
                 The search path is MDMCONF_SCHEMA_PATH (folders separated by ':'), ./Schemas, then the bundled \
-                Schemas/; --path replaces it. The first schema declaring an id wins; later ones are marked \
-                'shadowed'. Ids are kept in an index under $XDG_CACHE_HOME/mdmconf, so a file is read again only \
+                Schemas/; --path replaces it. The first schema declaring an id wins, except that Apple's YAML \
+                comes before a ProfileManifest of the same payload type, whose hints it takes ('hints'); later ones \
+                are marked 'shadowed'. Ids are kept in an index under $XDG_CACHE_HOME/mdmconf, so a file is read again only \
                 when it changed. Exit codes: 0 listed, 64 usage error.
                 """
         )
@@ -35,11 +36,15 @@ struct SchemaCommand: ParsableCommand {
             []
 
         func run() throws {
+            let discovery = SchemaCommand.discovery(path)
+            let candidates = discovery.candidates()
             var winners: Set<String> = []
             var rows: [(String, String, String)] = []
-            for candidate in SchemaCommand.discovery(path).candidates() {
-                let first = winners.insert(candidate.id).inserted
-                rows.append((candidate.id, first ? "" : "shadowed", candidate.path))
+            for candidate in candidates where winners.insert(candidate.id).inserted {
+                guard let found = discovery.find(candidate.id, in: candidates) else { continue }
+                rows.append((candidate.id, "", found.schema.path))
+                if let hints = found.hints { rows.append((candidate.id, "hints", hints.path)) }
+                rows += found.shadowed.map { (candidate.id, "shadowed", $0.path) }
             }
             let width = rows.map(\.0.count).max() ?? 2
             var out =

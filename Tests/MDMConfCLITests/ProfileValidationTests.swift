@@ -170,6 +170,22 @@ struct ProfileValidationTests {
         #expect(try CLIProcess.run(["schema", "show", "com.apple.app.lock", "--os-version", "17"]).status == 64)
     }
 
+    /// `schema list` and `schema find` name the manifest whose hints join Apple's schema, whichever comes first on
+    /// the path.
+    @Test func schemaListAndFindNameTheHints() throws {
+        let path = [Self.manifests, Self.appleRepository].joined(separator: ":")
+        let list = try CLIProcess.run(["schema", "list"], environment: ["MDMCONF_SCHEMA_PATH": path])
+        let rows = list.stdout.split(separator: "\n").filter { $0.hasPrefix("com.apple.wifi.managed ") }
+            .map { $0.split(separator: " ").map(String.init) }
+        #expect(rows.count == 2, "\(rows)")
+        #expect(rows.first?.last?.hasSuffix("com.apple.wifi.managed.yaml") == true)
+        #expect(rows.last?.dropFirst().first == "hints" && rows.last?.last?.hasSuffix(".plist") == true)
+        let find = try CLIProcess.run(
+            ["schema", "find", "com.apple.wifi.managed"], environment: ["MDMCONF_SCHEMA_PATH": path])
+        #expect(find.stdout.hasSuffix("com.apple.wifi.managed.yaml\n"))
+        #expect(find.stderr.hasPrefix("hints from: \(Self.manifests)/"), "\(find.stderr)")
+    }
+
     @Test func theExampleProfilesOnASupervisedIPhone() throws {
         let result = try CLIProcess.run(
             [
