@@ -51,7 +51,7 @@ public enum ProfileInputs {
     /// path gives an answer without a decision and exit 66.
     ///
     /// A `restriction` question about a key the engine does not evaluate itself is answered from Apple's schema of the
-    /// key found through `discovery` (``RestrictionKeys``).
+    /// key found through `discovery`.
     public static func answer(
         _ query: PolicyQuery, profiles paths: [String], skipInvalid: Bool,
         options: PlistReaderOptions = PlistReaderOptions(), discovery: SchemaDiscovery = .standard()

@@ -203,7 +203,7 @@ public struct SchemaDiscovery: Sendable {
         /// ProfileManifest when no `source` is set, and the kind `source` names comes first when one is.
         public var schema: Candidate
         /// With no `source` set, the first ProfileManifest declaring the id of Apple's ``schema``: its hints are added
-        /// to Apple's schema (``ConfigSchema/adding(hintsOf:)``).
+        /// to Apple's schema (`ConfigSchema.adding(hintsOf:)`).
         public var hints: Candidate?
         /// The later files declaring `id`, unused.
         public var shadowed: [Candidate]
