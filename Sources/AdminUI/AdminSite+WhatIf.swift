@@ -127,9 +127,10 @@ extension AdminSite {
                     problem = "'\(atText)' is not an RFC 3339 time with Z or an offset (2026-11-30T09:00:00+01:00)"
                 }
             }
-            let query = PolicyQuery(
-                kind: kind, argument: arg.isEmpty ? nil : arg, hidden: values["hidden"] == "on", at: at, trace: true)
-            if problem == nil, let error = query.argumentError {
+            let (query, refusal) = PolicyQuery(
+                kind: kind, argument: arg.isEmpty ? nil : arg, hidden: values["hidden"] == "on", at: at, trace: true
+            ).resolvingRestrictionKey()
+            if problem == nil, let error = refusal ?? query.argumentError {
                 problem = error.message
             } else if problem == nil {
                 let answer = engine.evaluate(query)

@@ -56,15 +56,8 @@ public enum ProfileInputs {
         _ query: PolicyQuery, profiles paths: [String], skipInvalid: Bool,
         options: PlistReaderOptions = PlistReaderOptions(), discovery: SchemaDiscovery = .standard()
     ) -> PolicyAnswer {
-        var query = query
-        if query.kind == .restriction, query.restrictionKey == nil, let argument = query.argument,
-            !Restrictions.evaluates(argument)
-        {
-            switch RestrictionKeys.resolve(argument, discovery: discovery) {
-            case .key(let key): query.restrictionKey = key
-            case .refused(let error): return .refused(query, error, exit: 65)
-            }
-        }
+        let (query, refusal) = query.resolvingRestrictionKey(discovery: discovery)
+        if let refusal { return .refused(query, refusal, exit: 65) }
         if let error = query.argumentError { return .refused(query, error, exit: 65) }
         do {
             let documents = try load(paths, options: options)

@@ -87,3 +87,24 @@ enum RestrictionKeys {
             allowed: spec.allowedValues?.map(\.value) ?? [])
     }
 }
+
+extension PolicyQuery {
+    /// The query ready for the policy engine: a `restriction` question about a key the engine does not evaluate itself
+    /// carries the key and its rule from Apple's schema found through `discovery` (``PolicyQuery/restrictionKey``), or
+    /// is refused (MC5106) when no schema describes the key. Any other query is returned as it is. The command line,
+    /// the server's `/v1/policy/evaluate` and the admin page's what-if all ask through this.
+    public func resolvingRestrictionKey(discovery: SchemaDiscovery = .standard()) -> (
+        query: PolicyQuery, refusal: Diagnostic?
+    ) {
+        guard kind == .restriction, restrictionKey == nil, let argument, !Restrictions.evaluates(argument) else {
+            return (self, nil)
+        }
+        switch RestrictionKeys.resolve(argument, discovery: discovery) {
+        case .key(let key):
+            var query = self
+            query.restrictionKey = key
+            return (query, nil)
+        case .refused(let refusal): return (self, refusal)
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -259,6 +260,35 @@ struct RestrictionByAppleSchemaTests {
         let deciding = reasons.filter { ($0["code"] as? String) != "RESTRICTION_DEFAULT" }
             .compactMap { $0["profile"] as? String }
         #expect(deciding == testCase.deciding, "\(reasons)")
+    }
+
+    /// The server's `/v1/policy/evaluate` and the command line answer a restriction alike: with Apple's schemas on
+    /// the server's path, `allowCamera` over the example catalog's kiosk profiles, by its rule; a key no schema knows
+    /// is refused (422, MC5106).
+    @Test func theServerAnswersLikeTheCommandLine() async throws {
+        let server = try ServerProcess(
+            ["serve", "Examples/catalog", "--port", "0", "--store", "none"],
+            environment: ["MDMCONF_SCHEMA_PATH": ProfileValidationTests.appleRepository])
+        defer { server.stop() }
+        let http = RawHTTP(port: server.port)
+        let admin = ["Authorization": "Bearer example-admin-token-c0ffee"]
+        let answer = try await http.request(
+            "POST", "/v1/policy/evaluate", headers: admin,
+            body: #"{"query": {"type": "restriction", "arg": "allowCamera", "at": "2025-03-10T09:00:00Z"}}"#)
+        #expect(answer.status == 200, "\(answer.text)")
+        let json = try CLIProcess.json(answer.text)
+        #expect(json["rule"] as? String == "boolean-and", "\(answer.text)")
+        let local = try CLIProcess.run(
+            [
+                "policy", "restriction", "allowCamera", "--profile", "Examples/catalog/profiles", "--at",
+                "2025-03-10T09:00:00Z", "--format", "json",
+            ], environment: ["MDMCONF_SCHEMA_PATH": ProfileValidationTests.appleRepository])
+        let expected = try CLIProcess.json(local.stdout)
+        #expect(json["value"] as? Bool == expected["value"] as? Bool && json["value"] != nil)
+        let unknown = try await http.request(
+            "POST", "/v1/policy/evaluate", headers: admin,
+            body: #"{"query": {"type": "restriction", "arg": "allowCamra"}}"#)
+        #expect(unknown.status == 422 && unknown.text.contains("MC5106"), "\(unknown.text)")
     }
 
     /// Without Apple's schemas on the path, only the keys the engine evaluates itself are answered, and the refusal

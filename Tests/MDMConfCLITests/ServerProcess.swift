@@ -15,12 +15,13 @@ final class ServerProcess: @unchecked Sendable {
     private var logText = ""
     private(set) var port = 0
 
-    /// Starts `mdmconf ARGUMENTS` (`serve … --port 0`) and waits until it says where it listens.
-    init(_ arguments: [String]) throws {
+    /// Starts `mdmconf ARGUMENTS` (`serve … --port 0`), with `environment` added to the tests' own, and waits until
+    /// it says where it listens.
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = CLIProcess.binary
         process.arguments = arguments
         process.currentDirectoryURL = CLIProcess.packageRoot
-        process.environment = CLIProcess.environment
+        process.environment = CLIProcess.environment.merging(environment) { $1 }
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice

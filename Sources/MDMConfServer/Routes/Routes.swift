@@ -121,7 +121,8 @@ struct Routes: Sendable {
                 .unprocessableContent, diagnostic.code, "invalid query: \(error.message)", diagnostics: [diagnostic],
                 code: "invalid_query")
         }
-        if let error = parsed.query.argumentError {
+        let (query, refusal) = parsed.query.resolvingRestrictionKey()
+        if let error = refusal ?? query.argumentError {
             return Answer.error(
                 .unprocessableContent, error.code, "invalid query: \(error.message)", diagnostics: [error],
                 code: "invalid_query")
@@ -138,7 +139,7 @@ struct Routes: Sendable {
             }
             engine = PolicyEngine(profileSet: set)
         }
-        return Answer.json(.ok, engine.evaluate(parsed.query).json, generation: state.generation)
+        return Answer.json(.ok, engine.evaluate(query).json, generation: state.generation)
     }
 
     func validateUpload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
