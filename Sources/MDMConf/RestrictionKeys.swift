@@ -88,9 +88,10 @@ enum RestrictionKeys {
     }
 }
 
+/// A policy question made ready for the engine with what Apple's schemas say of its restriction key.
 extension PolicyQuery {
     /// The query ready for the policy engine: a `restriction` question about a key the engine does not evaluate itself
-    /// carries the key and its rule from Apple's schema found through `discovery` (``PolicyQuery/restrictionKey``), or
+    /// carries the key and its rule from Apple's schema found through `discovery` (its `restrictionKey`), or
     /// is refused (MC5106) when no schema describes the key. Any other query is returned as it is. The command line,
     /// the server's `/v1/policy/evaluate` and the admin page's what-if all ask through this.
     public func resolvingRestrictionKey(discovery: SchemaDiscovery = .standard()) -> (
