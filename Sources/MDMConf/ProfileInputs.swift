@@ -8,33 +8,54 @@ import PropertyList
 public enum ProfileInputs {
     /// The profile files `paths` name: files (and `-`) as given, folders replaced by their profiles.
     public static func expand(_ paths: [String]) -> [String] {
-        var result: [String] = []
+        listing(paths).filter { !$0.ifDeclaration || isDeclaration($0.path) }.map(\.path)
+    }
+
+    /// The files `paths` name, in order; `ifDeclaration` marks a folder's JSON file, a profile only when it holds a
+    /// declaration (`document(_:file:loader:ifDeclaration:)` decides when it is read).
+    static func listing(_ paths: [String]) -> [(path: String, ifDeclaration: Bool)] {
+        var result: [(path: String, ifDeclaration: Bool)] = []
         for path in paths {
             guard path != "-", InputPaths.isDirectory(path) else {
-                result.append(path)
+                result.append((path, false))
                 continue
             }
-            let names = InputPaths.entries(of: path).filter { name in
-                guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { return false }
+            var names: [(name: String, json: Bool)] = []
+            for name in InputPaths.entries(of: path) {
+                guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { continue }
                 let ext = name[name.index(after: dot)...].lowercased()
                 let full = path.hasSuffix("/") ? path + name : path + "/" + name
-                guard InputPaths.isFile(full) else { return false }
-                return ext == "mobileconfig" || ext == "plist" || (ext == "json" && isDeclaration(full))
+                guard ext == "mobileconfig" || ext == "plist" || ext == "json", InputPaths.isFile(full) else {
+                    continue
+                }
+                names.append((name, ext == "json"))
             }
-            result += names.sorted { $0.utf8Precedes($1) }.map {
-                path.hasSuffix("/") ? path + $0 : path + "/" + $0
+            result += names.sorted { $0.name.utf8Precedes($1.name) }.map {
+                (path.hasSuffix("/") ? path + $0.name : path + "/" + $0.name, $0.json)
             }
         }
         return result
     }
 
-    /// A JSON file holding one declarative-management declaration (an object with `Type`, `Identifier` and
-    /// `Payload`): a folder's other JSON files are not profiles.
-    static func isDeclaration(_ path: String) -> Bool {
-        guard case .bytes(let bytes)? = try? InputFile.read(path, limit: 16 << 20),
-            let root = JSONPlistReader().read(bytes, file: path).root, case .dictionary(let dict) = root.value
-        else { return false }
+    /// The profile document in `bytes` (read from `file`); nil with `ifDeclaration` when it is not a
+    /// declarative-management declaration (an object with `Type`, `Identifier` and `Payload`): a folder's other JSON
+    /// files are not profiles. The bytes are parsed once either way.
+    static func document(_ bytes: [UInt8], file: String, loader: ProfileLoader, ifDeclaration: Bool)
+        -> ProfileDocument?
+    {
+        guard ifDeclaration else { return loader.load(bytes, file: file) }
+        let document = PropertyListReader(options: loader.readerOptions).read(bytes, file: file)
+        return isDeclaration(document) ? loader.load(document) : nil
+    }
+
+    private static func isDeclaration(_ document: PlistDocument) -> Bool {
+        guard let root = document.root, case .dictionary(let dict) = root.value else { return false }
         return dict["Type"] != nil && dict["Identifier"] != nil && dict["Payload"] != nil
+    }
+
+    private static func isDeclaration(_ path: String) -> Bool {
+        guard case .bytes(let bytes)? = try? InputFile.read(path, limit: 16 << 20) else { return false }
+        return isDeclaration(PropertyListReader().read(bytes, file: path))
     }
 
     /// Loads every document in order; the first unreadable path throws (exit 66).
@@ -43,7 +64,17 @@ public enum ProfileInputs {
     {
         let loader = ProfileLoader(readerOptions: options)
         var documents: [ProfileDocument] = []
-        for path in expand(paths) { documents.append(try loader.load(path: path)) }
+        for (path, ifDeclaration) in listing(paths) {
+            guard ifDeclaration else {
+                documents.append(try loader.load(path: path))
+                continue
+            }
+            // A JSON file of a folder that cannot be read, or is too large, is not a declaration either.
+            guard case .bytes(let bytes)? = try? InputFile.read(path, limit: options.maxInputSize),
+                let document = document(bytes, file: path, loader: loader, ifDeclaration: true)
+            else { continue }
+            documents.append(document)
+        }
         return documents
     }
 

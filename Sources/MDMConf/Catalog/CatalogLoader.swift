@@ -404,9 +404,12 @@ struct CatalogRun {
         }
         if InputPaths.isDirectory(folder) {
             let loader = ProfileLoader(readerOptions: readerOptions)
-            for path in ProfileInputs.expand([folder]) {
-                guard let bytes = read(path) else { continue }
-                documents.append(loader.load(bytes, file: path))
+            for (path, ifDeclaration) in ProfileInputs.listing([folder]) {
+                guard let bytes = read(path),
+                    let document = ProfileInputs.document(
+                        bytes, file: path, loader: loader, ifDeclaration: ifDeclaration)
+                else { continue }
+                documents.append(document)
             }
         }
         let set = ProfileSet(documents: documents, skipInvalid: false)
