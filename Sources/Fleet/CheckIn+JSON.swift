@@ -7,13 +7,27 @@ import UpdatePolicy
 extension CheckIn {
     /// The check-in as stored in the history: every field, `null` where absent.
     public var json: JSONValue {
-        .object([
-            ("device", .string(device)), ("at", .optional(at?.description)), ("platform", .string(platform)),
-            ("osVersion", .optional(osVersion)), ("deviceModel", .optional(deviceModel)),
-            ("locale", .optional(locale)), ("timeZone", .optional(timeZone)),
-            ("enrolledAt", .optional(enrolledAt?.description)),
-            ("apps", .array(apps.map(\.json))),
-        ])
+        var tree = JSONTree()
+        write(to: &tree)
+        return tree.document
+    }
+
+    /// The check-in, member by member (the history's text is written straight from it).
+    public func write(to sink: inout some JSONSink) {
+        sink.beginObject()
+        sink.member("device", .string(device))
+        sink.member("at", .optional(at?.description))
+        sink.member("platform", .string(platform))
+        sink.member("osVersion", .optional(osVersion))
+        sink.member("deviceModel", .optional(deviceModel))
+        sink.member("locale", .optional(locale))
+        sink.member("timeZone", .optional(timeZone))
+        sink.member("enrolledAt", .optional(enrolledAt?.description))
+        sink.key(literal: "apps")
+        sink.beginArray()
+        for app in apps { app.write(to: &sink) }
+        sink.endArray()
+        sink.endObject()
     }
 }
 
@@ -22,21 +36,43 @@ extension CheckIn.App {
     /// The app as stored in the history: every field, `null` where absent, and the `ddm` states when a status
     /// report gave them.
     public var json: JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("app", .string(app)), ("version", .string(version)), ("build", .optional(build)),
-            ("channel", .optional(channel)), ("configETag", .optional(configETag)),
-            ("configError", .optional(configError)),
-            ("deferralsUsed", deferralsUsed.map { .integer($0) } ?? .null),
-        ]
-        if let ddm { members.append(("ddm", ddm.json)) }
-        return .object(members)
+        var tree = JSONTree()
+        write(to: &tree)
+        return tree.document
+    }
+
+    /// The app, member by member.
+    public func write(to sink: inout some JSONSink) {
+        sink.beginObject()
+        sink.member("app", .string(app))
+        sink.member("version", .string(version))
+        sink.member("build", .optional(build))
+        sink.member("channel", .optional(channel))
+        sink.member("configETag", .optional(configETag))
+        sink.member("configError", .optional(configError))
+        sink.member("deferralsUsed", deferralsUsed.map { .integer($0) } ?? .null)
+        if let ddm {
+            sink.key(literal: "ddm")
+            ddm.write(to: &sink)
+        }
+        sink.endObject()
     }
 }
 
 extension CheckIn.DDMAppState {
     /// `{"state", "configState"}`, `null` where the device did not say.
     public var json: JSONValue {
-        .object([("state", .optional(state)), ("configState", .optional(configState))])
+        var tree = JSONTree()
+        write(to: &tree)
+        return tree.document
+    }
+
+    /// The same object, member by member.
+    public func write(to sink: inout some JSONSink) {
+        sink.beginObject()
+        sink.member("state", .optional(state))
+        sink.member("configState", .optional(configState))
+        sink.endObject()
     }
 }
 
@@ -52,9 +88,11 @@ extension CheckInErrors {
 extension CheckInAnswer {
     /// The answer to `record`, judged against `catalog` (stored generation `generation`) at `now`. `requests` are
     /// the apps' update requests as `CheckIn.parseWithRequests` read them (in the check-in's order, rollout id = the
-    /// device); without them each app's request is parsed here.
+    /// device); without them each app's request is parsed here. `decided`, the device's compliance judged from the
+    /// same check-in, catalog and instant, gives the update decisions instead of deciding them again.
     public init(
-        for record: CheckInRecord, catalog: Catalog, generation: Int, now: Instant, requests: [UpdateRequest]? = nil
+        for record: CheckInRecord, catalog: Catalog, generation: Int, now: Instant, requests: [UpdateRequest]? = nil,
+        decided: DeviceCompliance? = nil
     ) {
         let checkIn = record.checkIn
         let parsed = requests.flatMap { $0.count == checkIn.apps.count ? $0 : nil }
@@ -67,12 +105,15 @@ extension CheckInAnswer {
             // The form the device reads: the one whose ETag it reported, else JSON for Android and the plist for Apple.
             let current = app.configETag == served.json.etag || app.configETag == served.xml.etag
             let etag = current ? app.configETag! : served.etag(for: platform)
-            let update: JSONValue =
+            func decide() -> Decision {
                 switch parsed.map({ .success($0[index]) }) ?? checkIn.updateRequest(for: app) {
-                case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now).json
-                case .failure(let errors): Decision.invalidRequest(errors, evaluatedAt: now).json
+                case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now)
+                case .failure(let errors): Decision.invalidRequest(errors, evaluatedAt: now)
                 }
-            return App(app: app.app, config: Config(status: current ? .current : .stale, etag: etag), update: update)
+            }
+            let decision = decided?.apps.first(where: { $0.app == app.app })?.decision ?? decide()
+            return App(
+                app: app.app, config: Config(status: current ? .current : .stale, etag: etag), update: decision.json)
         }
         self.init(
             device: checkIn.device, receivedAt: record.receivedAt.description, catalogGeneration: generation,

@@ -35,11 +35,11 @@ public struct OutboxEvent: Sendable, Equatable {
     /// When it was made.
     public var createdAt: Instant
 
-    /// `event` for `endpoint`.
-    public init(_ event: CloudEvent, endpoint: String) {
+    /// `event` for `endpoint`; `body` when given is its body already written.
+    public init(_ event: CloudEvent, endpoint: String, body: String? = nil) {
         self.init(
-            eventID: event.id, endpoint: endpoint, type: event.type.rawValue, subject: event.subject, body: event.body,
-            createdAt: event.time)
+            eventID: event.id, endpoint: endpoint, type: event.type.rawValue, subject: event.subject,
+            body: body ?? event.body, createdAt: event.time)
     }
 
     /// An event as stored.

@@ -34,9 +34,13 @@ public struct EventSubscriptions: Sendable {
         !subscribers(.complianceChanged).isEmpty || !subscribers(.configError).isEmpty || !subscribers(.silent).isEmpty
     }
 
-    /// `event` for each endpoint that receives its type.
-    public func outbox(_ event: CloudEvent) -> [OutboxEvent] {
-        subscribers(event.type).map { OutboxEvent(event, endpoint: $0) }
+    /// `event` for each endpoint that receives its type, its body written once (by `writeData` when given, for
+    /// `data`).
+    public func outbox(_ event: CloudEvent, data writeData: ((inout JSONText) -> Void)? = nil) -> [OutboxEvent] {
+        let endpoints = subscribers(event.type)
+        guard !endpoints.isEmpty else { return [] }
+        let body = writeData.map { event.body(data: $0) } ?? event.body
+        return endpoints.map { OutboxEvent(event, endpoint: $0, body: body) }
     }
 
     /// The watched states of a check-in as `catalog` judges it at `receivedAt`: its compliance (`compliant` or
@@ -45,9 +49,24 @@ public struct EventSubscriptions: Sendable {
     public func watched(
         _ record: CheckInRecord, catalog: Catalog, cache: ParseCache
     ) -> [WatchedState] {
-        guard watchesCheckIns else { return [] }
+        judge(record, catalog: catalog, cache: cache).states
+    }
+
+    /// A check-in's watched states, and the device's compliance they were judged from.
+    public struct Judgement: Sendable {
+        /// The watched states (`watched(_:catalog:cache:)`).
+        public var states: [WatchedState] = []
+        /// The compliance the check-in leaves, when an endpoint receives its changes: its update decisions are the
+        /// ones the check-in's answer gives, so the answer takes them instead of deciding again.
+        public var compliance: DeviceCompliance?
+    }
+
+    /// The watched states of a check-in (`watched(_:catalog:cache:)`), with the compliance judged for them.
+    public func judge(_ record: CheckInRecord, catalog: Catalog, cache: ParseCache) -> Judgement {
+        guard watchesCheckIns else { return Judgement() }
         let checkIn = record.checkIn
         let now = record.receivedAt
+        var judgement = Judgement()
         var states: [WatchedState] = []
         if !subscribers(.complianceChanged).isEmpty {
             let state = DeviceState(
@@ -56,12 +75,14 @@ public struct EventSubscriptions: Sendable {
                 enrolledAt: checkIn.enrolledAt, reportedAt: checkIn.at, lastCheckIn: now, replica: record.replica,
                 apps: checkIn.apps.map { DeviceState.App(app: $0, lastCheckIn: now) })
             let compliance = ComplianceEvaluator(catalog: catalog, now: now).evaluate(state, cache: cache)
+            judgement.compliance = compliance
+            // The data (the device document) is written straight into the body, not made as a value first.
             let event = CloudEvent(
-                source: source, type: .complianceChanged, time: now, subject: checkIn.device, data: compliance.json)
+                source: source, type: .complianceChanged, time: now, subject: checkIn.device, data: .null)
             states.append(
                 WatchedState(
                     kind: "compliance", value: compliance.compliant ? "compliant" : "noncompliant",
-                    events: outbox(event)))
+                    events: outbox(event) { compliance.write(to: &$0) }))
         }
         if !subscribers(.configError).isEmpty {
             let failing = checkIn.apps.filter { !($0.configError ?? "").isEmpty }.sorted { $0.app < $1.app }
@@ -90,7 +111,8 @@ public struct EventSubscriptions: Sendable {
             // A check-in makes the device active again: its next silence is a change.
             states.append(WatchedState(kind: Self.seenKind, value: "active", events: []))
         }
-        return states
+        judgement.states = states
+        return judgement
     }
 
     /// The watched state that says whether a device went silent.

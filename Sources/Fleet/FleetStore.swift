@@ -1,4 +1,5 @@
 import CivilTime
+import MDMDiagnostics
 
 /// Where fleet state lives (*Fleet state*): the latest state of each device and of each (device, app), the
 /// append-only check-in history, and the daily compliance roll-ups. Two implementations, SQLite and PostgreSQL,
@@ -154,7 +155,9 @@ public struct CheckInRecord: Sendable, Equatable {
         self.checkIn = checkIn
         self.receivedAt = receivedAt
         self.replica = replica
-        self.body = checkIn.json.serialized(pretty: false)
+        var text = JSONText(pretty: false)
+        checkIn.write(to: &text)
+        self.body = String(decoding: text.bytes, as: UTF8.self)
         self.watched = watched
     }
 }

@@ -128,14 +128,33 @@ public struct FleetSummary: Sendable, Equatable {
 extension DeviceCompliance {
     /// The device document of *Fleet state*.
     public var json: JSONValue {
-        .object([
-            ("device", .string(device)), ("compliant", .bool(compliant)), ("seen", .string(seen.rawValue)),
-            ("lastCheckin", .optional(state?.lastCheckIn.description)), ("platform", .optional(state?.platform)),
-            ("osVersion", .optional(state?.osVersion)), ("deviceModel", .optional(state?.deviceModel)),
-            ("replica", .optional(state?.replica)), ("generation", .optional(generation)),
-            ("why", .array(why.map(JSONValue.string))),
-            ("apps", .array(apps.map(\.json))),
-        ])
+        var tree = JSONTree()
+        write(to: &tree)
+        return tree.document
+    }
+
+    /// The device document, member by member: its one description, for the value and for the text written
+    /// straight from it (a report's rows, an event's data) without making the value first.
+    public func write(to sink: inout some JSONSink) {
+        sink.beginObject()
+        sink.member("device", .string(device))
+        sink.member("compliant", .bool(compliant))
+        sink.member("seen", .string(seen.rawValue))
+        sink.member("lastCheckin", .optional(state?.lastCheckIn.description))
+        sink.member("platform", .optional(state?.platform))
+        sink.member("osVersion", .optional(state?.osVersion))
+        sink.member("deviceModel", .optional(state?.deviceModel))
+        sink.member("replica", .optional(state?.replica))
+        sink.member("generation", .optional(generation))
+        sink.key(literal: "why")
+        sink.beginArray()
+        for cause in why { sink.value(.string(cause)) }
+        sink.endArray()
+        sink.key(literal: "apps")
+        sink.beginArray()
+        for app in apps { app.write(to: &sink) }
+        sink.endArray()
+        sink.endObject()
     }
 
     /// Why the device is not compliant, one short phrase per cause (`com.example.field: required
@@ -169,20 +188,36 @@ extension DeviceCompliance {
 extension AppCompliance {
     /// The app's row: version, compliance, update decision and configuration status.
     public var json: JSONValue {
-        .object([
-            ("app", .string(app)), ("version", .optional(reported?.version)), ("build", .optional(reported?.build)),
-            ("compliant", .bool(compliant)), ("managed", .bool(managed)),
-            ("update", decision.map(\.json) ?? .null),
-            (
-                "config",
-                .object([
-                    ("status", .string(config.rawValue)), ("reportedETag", .optional(reported?.configETag)),
-                    ("currentETag", .optional(currentETag)), ("error", .optional(reported?.configError)),
-                    ("channel", .optional(reported?.delivery.rawValue)),
-                    ("ddm", reported?.ddm?.json ?? .null),
-                ])
-            ),
-        ])
+        var tree = JSONTree()
+        write(to: &tree)
+        return tree.document
+    }
+
+    /// The app's row, member by member.
+    public func write(to sink: inout some JSONSink) {
+        sink.beginObject()
+        sink.member("app", .string(app))
+        sink.member("version", .optional(reported?.version))
+        sink.member("build", .optional(reported?.build))
+        sink.member("compliant", .bool(compliant))
+        sink.member("managed", .bool(managed))
+        sink.key(literal: "update")
+        if let decision { decision.write(to: &sink) } else { sink.value(.null) }
+        sink.key(literal: "config")
+        sink.beginObject()
+        sink.member("status", .string(config.rawValue))
+        sink.member("reportedETag", .optional(reported?.configETag))
+        sink.member("currentETag", .optional(currentETag))
+        sink.member("error", .optional(reported?.configError))
+        sink.member("channel", .optional(reported?.delivery.rawValue))
+        sink.key(literal: "ddm")
+        if let ddm = reported?.ddm {
+            ddm.write(to: &sink)
+        } else {
+            sink.value(.null)
+        }
+        sink.endObject()
+        sink.endObject()
     }
 }
 

@@ -370,7 +370,9 @@ struct ReportDocument: Sendable {
                 var bytes: [UInt8] = []
                 for index in block {
                     bytes.append(contentsOf: "    ".utf8)
-                    rows[index].json.write(into: &bytes, pretty: true, indent: 2)
+                    var text = JSONText(indent: 2)
+                    rows[index].write(to: &text)
+                    text.append(to: &bytes)
                     bytes.append(contentsOf: (index == rows.count - 1 ? "\n" : ",\n").utf8)
                 }
                 return bytes

@@ -82,6 +82,8 @@ public struct JSONTree: JSONSink {
 public struct JSONText: JSONSink {
     private let out = JSONBytes(capacity: 1024)
     private let pretty: Bool
+    /// The indent of the document's own lines, in levels (a document written inside another).
+    private let indent: Int
     /// How many containers are open.
     private var depth = 0
     /// For open containers 1…64 (bit n − 1), whether each has had an item yet; deeper ones in `deeper`.
@@ -90,11 +92,15 @@ public struct JSONText: JSONSink {
     /// A member's name was written: its value follows without a separator.
     private var afterKey = false
 
-    /// An empty text.
-    public init(pretty: Bool = true) { self.pretty = pretty }
+    /// An empty text; `indent` levels before each line after the first when pretty (a document written as a
+    /// member or item of another at that depth).
+    public init(pretty: Bool = true, indent: Int = 0) { (self.pretty, self.indent) = (pretty, indent) }
 
     /// The text written (with the final line break of a pretty document).
     public var bytes: [UInt8] { out.array(then: pretty ? UInt8(ascii: "\n") : nil) }
+
+    /// Appends the text written to `text`, without the final line break (the document is part of a larger one).
+    public func append(to text: inout [UInt8]) { out.append(to: &text) }
 
     /// Before an array's item or an object's member: the comma and the line break.
     private mutating func item() {
@@ -109,7 +115,7 @@ public struct JSONText: JSONSink {
             deeper[depth - 65] = true
         }
         if had { out.append(UInt8(ascii: ",")) }
-        if pretty { JSONValue.newline(out, indent: depth) }
+        if pretty { JSONValue.newline(out, indent: indent + depth) }
     }
 
     private mutating func beforeValue() {
@@ -126,7 +132,7 @@ public struct JSONText: JSONSink {
     private mutating func close(_ byte: UInt8) {
         let had = depth <= 64 ? started & (1 << UInt64(depth - 1)) != 0 : deeper.removeLast()
         depth -= 1
-        if had, pretty { JSONValue.newline(out, indent: depth) }
+        if had, pretty { JSONValue.newline(out, indent: indent + depth) }
         out.append(byte)
     }
 
@@ -153,6 +159,6 @@ public struct JSONText: JSONSink {
 
     public mutating func value(_ scalar: JSONValue) {
         beforeValue()
-        scalar.write(to: out, pretty: pretty, indent: depth)
+        scalar.write(to: out, pretty: pretty, indent: indent + depth)
     }
 }

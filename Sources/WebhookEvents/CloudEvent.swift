@@ -48,13 +48,34 @@ public struct CloudEvent: Sendable, Equatable {
 
     /// The envelope as JSON.
     public var json: JSONValue {
-        .object([
-            ("specversion", .string("1.0")), ("id", .string(id)), ("source", .string(source)),
-            ("type", .string(type.rawValue)), ("time", .string(time.description)), ("subject", .string(subject)),
-            ("datacontenttype", .string("application/json")), ("data", data),
-        ])
+        var tree = JSONTree()
+        write(to: &tree) { $0.value(data) }
+        return tree.document
     }
 
     /// The body as sent: compact JSON.
-    public var body: String { json.serialized(pretty: false) }
+    public var body: String { body { $0.value(data) } }
+
+    /// The body as sent, its `data` written into it by `writeData` instead of `data` (a document written straight
+    /// as text, never made as a value: an event for every check-in).
+    public func body(data writeData: (inout JSONText) -> Void) -> String {
+        var text = JSONText(pretty: false)
+        write(to: &text, data: writeData)
+        return String(decoding: text.bytes, as: UTF8.self)
+    }
+
+    /// The envelope, member by member, `writeData` writing the value of `data`.
+    private func write<Sink: JSONSink>(to sink: inout Sink, data writeData: (inout Sink) -> Void) {
+        sink.beginObject()
+        sink.member("specversion", .string("1.0"))
+        sink.member("id", .string(id))
+        sink.member("source", .string(source))
+        sink.member("type", .string(type.rawValue))
+        sink.member("time", .string(time.description))
+        sink.member("subject", .string(subject))
+        sink.member("datacontenttype", .string("application/json"))
+        sink.key(literal: "data")
+        writeData(&sink)
+        sink.endObject()
+    }
 }

@@ -4,6 +4,7 @@ import FleetTestSupport
 import Foundation
 import MDMConf
 import Testing
+import UpdatePolicy
 import WebhookEvents
 
 /// The outbox on both stores: events written with the check-in batch that changed a watched state (and only then),
@@ -50,6 +51,59 @@ import WebhookEvents
         // The check-ins themselves are stored as ever.
         #expect(try await store.counts().checkIns == 7)
         try await store.close()
+    }
+
+    /// A compliance event's body, its device document written straight into the text, is the envelope the event
+    /// describes with that document as its data: the same bytes as serialising the value, for each endpoint.
+    @Test func complianceEventBodyIsTheDeviceDocument() throws {
+        let catalog = try TestStores.catalog()
+        let two = EventSubscriptions(
+            endpoints: [
+                Self.endpoint,
+                EventEndpoint(
+                    name: "audit", url: "http://127.0.0.1:9/", types: [.complianceChanged], secret: .environment("X")),
+            ],
+            server: "test")
+        var record = TestStores.record(
+            "iphone-0117", at: 1_000, apps: [.init(app: "com.example.field", version: "1.0.0", configError: "bad")])
+        record.watched = two.watched(record, catalog: catalog, cache: ParseCache())
+        let events = try #require(record.watched.first { $0.kind == "compliance" }).events
+        #expect(events.map(\.endpoint) == ["ops", "audit"])
+        let checkIn = record.checkIn
+        let state = DeviceState(
+            device: checkIn.device, platform: checkIn.platform, osVersion: checkIn.osVersion,
+            deviceModel: checkIn.deviceModel, locale: checkIn.locale, timeZone: checkIn.timeZone,
+            enrolledAt: checkIn.enrolledAt, reportedAt: checkIn.at, lastCheckIn: record.receivedAt,
+            replica: record.replica, apps: checkIn.apps.map { DeviceState.App(app: $0, lastCheckIn: record.receivedAt) }
+        )
+        let document = ComplianceEvaluator(catalog: catalog, now: record.receivedAt).evaluate(
+            state, cache: ParseCache())
+        #expect(!document.compliant)
+        let expected = CloudEvent(
+            id: events[0].eventID, source: two.source, type: .complianceChanged, time: record.receivedAt,
+            subject: "iphone-0117", data: document.json)
+        #expect(events.allSatisfy { $0.body == expected.body && $0.eventID == expected.id })
+    }
+
+    /// The answer of a check-in whose compliance the events judged takes that judgement's update decisions: it is
+    /// the answer decided on its own, for current, outdated, invalid and unmanaged apps alike.
+    @Test(arguments: [
+        [CheckIn.App(app: "com.example.field", version: "3.2.1")],
+        [CheckIn.App(app: "com.example.field", version: "1.0.0", deferralsUsed: 1)],
+        [CheckIn.App(app: "com.example.field", version: "not a version")],
+        [CheckIn.App(app: "com.example.field", version: "2.0"), CheckIn.App(app: "com.example.other", version: "1")],
+    ])
+    func answerTakesTheJudgedDecisions(apps: [CheckIn.App]) throws {
+        let catalog = try TestStores.catalog()
+        var record = TestStores.record("iphone-0117", at: 1_000, apps: apps)
+        let judgement = subscriptions.judge(record, catalog: catalog, cache: ParseCache())
+        record.watched = judgement.states
+        let judged = try #require(judgement.compliance)
+        let answer = CheckInAnswer(for: record, catalog: catalog, generation: 1, now: record.receivedAt)
+        #expect(
+            CheckInAnswer(for: record, catalog: catalog, generation: 1, now: record.receivedAt, decided: judged)
+                == answer)
+        #expect(answer.apps.map(\.app) == apps.map(\.app))
     }
 
     /// Due deliveries come oldest first; a 2xx marks one delivered, a failure schedules it again or gives it up,

@@ -53,4 +53,17 @@ struct JSONSinkTests {
         Self.describe(document, to: &text)
         #expect(String(decoding: text.bytes, as: UTF8.self) == document.serialized())
     }
+
+    /// A document written as part of another, at an indent, has the bytes the value writes there (no final line
+    /// break): a report's device rows.
+    @Test(arguments: documents, [1, 2, 5])
+    func indentedDocuments(_ document: JSONValue, indent: Int) {
+        var text = JSONText(indent: indent)
+        Self.describe(document, to: &text)
+        var written: [UInt8] = []
+        text.append(to: &written)
+        var expected: [UInt8] = []
+        document.write(into: &expected, pretty: true, indent: indent)
+        #expect(written == expected)
+    }
 }

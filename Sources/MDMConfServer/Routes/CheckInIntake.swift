@@ -16,6 +16,8 @@ struct CheckInIntake: Sendable {
         let record: CheckInRecord
         let requests: [UpdateRequest]
         let state: CatalogState
+        /// The device's compliance, when events judged it: the answer's update decisions are its.
+        var compliance: DeviceCompliance? = nil
     }
 
     /// A refused check-in: its status and JSON body (the error shape), plain data so that whichever path read the
@@ -82,15 +84,15 @@ struct CheckInIntake: Sendable {
         }
         // Judged against the generation the device is served.
         let state = state.serving(device: checkIn.device)
-        let record = fleet.record(checkIn, catalog: state.catalog)
-        return .success(Accepted(record: record, requests: requests, state: state))
+        let (record, compliance) = fleet.judged(checkIn, catalog: state.catalog)
+        return .success(Accepted(record: record, requests: requests, state: state, compliance: compliance))
     }
 
     /// The 200's body, once `accepted` is stored: per app, its configuration status and update decision.
     func answer(_ accepted: Accepted) -> [UInt8] {
         CheckInAnswer(
             for: accepted.record, catalog: accepted.state.catalog, generation: accepted.state.generation,
-            now: accepted.record.receivedAt, requests: accepted.requests
+            now: accepted.record.receivedAt, requests: accepted.requests, decided: accepted.compliance
         ).json.serializedBytes()
     }
 

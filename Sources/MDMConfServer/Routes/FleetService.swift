@@ -41,13 +41,18 @@ public final class FleetService: Sendable {
     /// The record of a check-in taken now, with the device states events watch as `catalog` judges them (none when
     /// no endpoint receives device events): a check-in and a DDM status report alike.
     func record(_ checkIn: CheckIn, catalog: Catalog) -> CheckInRecord {
+        judged(checkIn, catalog: catalog).record
+    }
+
+    /// `record(_:catalog:)`, with the device's compliance when the events judged it (nil otherwise).
+    func judged(_ checkIn: CheckIn, catalog: Catalog) -> (record: CheckInRecord, compliance: DeviceCompliance?) {
         var record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: replica)
         // Without endpoints (the usual case) a check-in takes no lock for them.
-        guard eventEndpoints != nil || !catalog.events.isEmpty else { return record }
-        if let subscriptions = subscriptions(catalog), subscriptions.watchesCheckIns {
-            record.watched = subscriptions.watched(record, catalog: catalog, cache: parseCache)
-        }
-        return record
+        guard eventEndpoints != nil || !catalog.events.isEmpty else { return (record, nil) }
+        guard let subscriptions = subscriptions(catalog), subscriptions.watchesCheckIns else { return (record, nil) }
+        let judgement = subscriptions.judge(record, catalog: catalog, cache: parseCache)
+        record.watched = judgement.states
+        return (record, judgement.compliance)
     }
 
     /// Which events go where while `catalog` is served: `serve --events`, or the catalog's `events.plist`. Events
