@@ -368,9 +368,10 @@ struct ReportDocument: Sendable {
             of: rows.count, size: 1_024,
             { block -> [UInt8] in
                 var bytes: [UInt8] = []
+                var text = JSONText(indent: 2)
                 for index in block {
                     bytes.append(contentsOf: "    ".utf8)
-                    var text = JSONText(indent: 2)
+                    text.removeAll()
                     rows[index].write(to: &text)
                     text.append(to: &bytes)
                     bytes.append(contentsOf: (index == rows.count - 1 ? "\n" : ",\n").utf8)

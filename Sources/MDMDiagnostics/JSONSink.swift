@@ -102,6 +102,12 @@ public struct JSONText: JSONSink {
     /// Appends the text written to `text`, without the final line break (the document is part of a larger one).
     public func append(to text: inout [UInt8]) { out.append(to: &text) }
 
+    /// Empties the text for the next document, keeping its room (documents written one after another).
+    public mutating func removeAll() {
+        out.removeAll()
+        (depth, started, deeper, afterKey) = (0, 0, [], false)
+    }
+
     /// Before an array's item or an object's member: the comma and the line break.
     private mutating func item() {
         guard depth > 0 else { return }

@@ -196,6 +196,9 @@ final class JSONBytes {
 
     deinit { base.deallocate() }
 
+    /// Forgets what was written, keeping the room.
+    func removeAll() { count = 0 }
+
     /// The bytes written, as an array.
     /// The bytes written and then `last`, when given, as an array, without writing `last` here.
     func array(then last: UInt8?) -> [UInt8] {
