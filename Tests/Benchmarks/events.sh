@@ -8,6 +8,8 @@
 #   bash Tests/Benchmarks/events.sh        # SECONDS_PER_RUN=10 by default
 #   RECEIVER_NICE=19 bash Tests/Benchmarks/events.sh   # the receiver at a low priority, standing in for one on
 #                                                      # another machine (it shares these 2 cores otherwise)
+#   RECEIVER=off bash Tests/Benchmarks/events.sh        # no receiver: every delivery is refused and put off, so the
+#                                                      # run measures making and storing the events alone
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUN=${SECONDS_PER_RUN:-10}
@@ -22,11 +24,11 @@ BINDIR="$(swift build -c release --show-bin-path)"
 BIN="$BINDIR/mdmconf"
 D=$PWD/.build/bench-events; rm -rf "$D"; mkdir -p "$D"
 PORT=18291; RECEIVER_PORT=18293
-SERVER=""; RECEIVER=""
+SERVER=""; RECEIVER_PID=""
 PG="$D/pg"; PG_PORT=18292
 cleanup() {
     [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null || true
-    [ -n "$RECEIVER" ] && kill "$RECEIVER" 2>/dev/null || true
+    [ -n "$RECEIVER_PID" ] && kill "$RECEIVER_PID" 2>/dev/null || true
     bash Tests/pg-cluster.sh stop "$PG" 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -100,8 +102,10 @@ end
 PY
 stop
 
-nice -n "${RECEIVER_NICE:-0}" "$BINDIR/webhook-receiver" --port $RECEIVER_PORT --secret-file "$D/secret" >/dev/null 2>&1 &
-RECEIVER=$!
+if [ "${RECEIVER:-on}" != off ]; then
+    nice -n "${RECEIVER_NICE:-0}" "$BINDIR/webhook-receiver" --port $RECEIVER_PORT --secret-file "$D/secret" >/dev/null 2>&1 &
+    RECEIVER_PID=$!
+fi
 
 bash Tests/pg-cluster.sh init "$PG"
 bash Tests/pg-cluster.sh start "$PG" $PG_PORT
