@@ -4,15 +4,9 @@ import MDMDiagnostics
 import UpdatePolicy
 
 /// A check-in as JSON.
-extension CheckIn {
-    /// The check-in as stored in the history: every field, `null` where absent.
-    public var json: JSONValue {
-        var tree = JSONTree()
-        write(to: &tree)
-        return tree.document
-    }
-
-    /// The check-in, member by member (the history's text is written straight from it).
+extension CheckIn: JSONDocument {
+    /// The check-in as stored in the history: every field, `null` where absent (the history's text is written
+    /// straight from it).
     public func write(to sink: inout some JSONSink) {
         sink.beginObject()
         sink.member("device", .string(device))
@@ -32,16 +26,9 @@ extension CheckIn {
 }
 
 /// An app of a check-in as JSON.
-extension CheckIn.App {
+extension CheckIn.App: JSONDocument {
     /// The app as stored in the history: every field, `null` where absent, and the `ddm` states when a status
     /// report gave them.
-    public var json: JSONValue {
-        var tree = JSONTree()
-        write(to: &tree)
-        return tree.document
-    }
-
-    /// The app, member by member.
     public func write(to sink: inout some JSONSink) {
         sink.beginObject()
         sink.member("app", .string(app))
@@ -59,15 +46,9 @@ extension CheckIn.App {
     }
 }
 
-extension CheckIn.DDMAppState {
+/// A DDM status report's states of an app as JSON.
+extension CheckIn.DDMAppState: JSONDocument {
     /// `{"state", "configState"}`, `null` where the device did not say.
-    public var json: JSONValue {
-        var tree = JSONTree()
-        write(to: &tree)
-        return tree.document
-    }
-
-    /// The same object, member by member.
     public func write(to sink: inout some JSONSink) {
         sink.beginObject()
         sink.member("state", .optional(state))

@@ -125,16 +125,10 @@ public struct FleetSummary: Sendable, Equatable {
     }
 }
 
-extension DeviceCompliance {
-    /// The device document of *Fleet state*.
-    public var json: JSONValue {
-        var tree = JSONTree()
-        write(to: &tree)
-        return tree.document
-    }
-
-    /// The device document, member by member: its one description, for the value and for the text written
-    /// straight from it (a report's rows, an event's data) without making the value first.
+/// A device's compliance in the fleet endpoints' JSON.
+extension DeviceCompliance: JSONDocument {
+    /// The device document of *Fleet state*, member by member: the value, and the text written straight from it (a
+    /// report's rows, an event's data) without making the value first.
     public func write(to sink: inout some JSONSink) {
         sink.beginObject()
         sink.member("device", .string(device))
@@ -185,15 +179,8 @@ extension DeviceCompliance {
 }
 
 /// An app's compliance in the fleet endpoints' JSON.
-extension AppCompliance {
+extension AppCompliance: JSONDocument {
     /// The app's row: version, compliance, update decision and configuration status.
-    public var json: JSONValue {
-        var tree = JSONTree()
-        write(to: &tree)
-        return tree.document
-    }
-
-    /// The app's row, member by member.
     public func write(to sink: inout some JSONSink) {
         sink.beginObject()
         sink.member("app", .string(app))

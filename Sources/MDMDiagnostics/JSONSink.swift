@@ -31,6 +31,29 @@ extension JSONSink {
     public mutating func key(literal name: StaticString) { key(name.description) }
 }
 
+/// A type whose JSON document is described once, member by member, to any sink: the value (``json``) and the text
+/// (``jsonText(pretty:)``, or written into a larger document) come from that one description.
+public protocol JSONDocument {
+    /// Describes the document to `sink`.
+    func write(to sink: inout some JSONSink)
+}
+
+extension JSONDocument {
+    /// The document as a value.
+    public var json: JSONValue {
+        var tree = JSONTree()
+        write(to: &tree)
+        return tree.document
+    }
+
+    /// The document's text, as `json.serializedBytes(pretty:)` writes it, without making the value first.
+    public func jsonText(pretty: Bool = true) -> [UInt8] {
+        var text = JSONText(pretty: pretty)
+        write(to: &text)
+        return text.bytes
+    }
+}
+
 /// A sink that builds the ``JSONValue``.
 public struct JSONTree: JSONSink {
     private enum Open {

@@ -102,7 +102,7 @@ public struct PolicyTrace: Sendable, Hashable {
 }
 
 /// The decision document of *Update policies*
-public struct Decision: Sendable {
+public struct Decision: Sendable, JSONDocument {
     /// The outcome.
     public var decision: Outcome
     /// The policy that decided it; nil when none applied.
@@ -131,22 +131,8 @@ public struct Decision: Sendable {
     /// The exit code of `mdmconf update-check` for this decision.
     public var exitCode: Int32 { decision.exitCode }
 
-    /// The JSON document, every key always present.
-    public var json: JSONValue {
-        var tree = JSONTree()
-        write(to: &tree)
-        return tree.document
-    }
-
-    /// The JSON document's text, as `json.serializedBytes(pretty:)` writes it, without making the value first (an
-    /// update check's answer).
-    public func jsonText(pretty: Bool = true) -> [UInt8] {
-        var text = JSONText(pretty: pretty)
-        write(to: &text)
-        return text.bytes
-    }
-
-    /// The document, member by member: its one description, for both forms.
+    /// The JSON document, every key always present, member by member: its one description, for the value and the
+    /// text (an update check's answer is written without making the value first).
     public func write(to sink: inout some JSONSink) {
         func reasons(_ name: StaticString, _ list: [Reason]) {
             sink.key(literal: name)
