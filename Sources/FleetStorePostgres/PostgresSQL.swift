@@ -17,6 +17,9 @@ enum PostgresSQL {
             "DROP PROCEDURE mdmconf_write_checkins", "DROP PROCEDURE mdmconf_write_checkins_watched",
             BatchSQL.latest.writeProcedure, BatchSQL.latest.writeWatchedProcedure,
         ],
+        // An outbox row (an event's body is about 2 KB) stays in its page as written: PostgreSQL otherwise
+        // compresses every body past 2 KB on insert, in the check-in batch's transaction.
+        10: ["ALTER TABLE event_outbox SET (toast_tuple_target = 8160)"],
     ]
 
     /// PostgreSQL: a batch's watched states and their events in one statement, run in the batch's transaction; nil

@@ -171,6 +171,7 @@ public enum FleetSQL {
             Migration(
                 version: 9, name: "each app's delivery channel and the states a DDM status report gives",
                 statements: Table.ddmColumns.map { "ALTER TABLE device_apps ADD COLUMN \($0) TEXT" }),
+            Migration(version: 10, name: "PostgreSQL: an event's body kept in its row, not compressed", statements: []),
         ]
     }
 

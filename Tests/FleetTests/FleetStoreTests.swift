@@ -298,6 +298,34 @@ import Testing
         }
     }
 
+    /// PostgreSQL: an outbox row keeps its body in the row as written (migration 10): a body past 2 KB, which
+    /// PostgreSQL would compress on insert in the check-in batch's transaction, is stored uncompressed.
+    @Test(
+        .enabled(
+            if: StoreKind.available.contains(.postgres),
+            "needs PostgreSQL: run the tests through Tests/with-postgres.sh (CI always does)"))
+    func postgreSQLKeepsEventBodiesUncompressed() async throws {
+        guard case .postgres(let postgres) = try TestStores.freshLocation(.postgres) else {
+            Issue.record("a PostgreSQL location is not a PostgreSQL location")
+            return
+        }
+        let store = try await TestStores.open(.postgres(postgres))
+        let body = #"{"data":""# + String(repeating: "compliant ", count: 400) + #""}"#
+        try await EventOutbox(store: store).enqueue([
+            OutboxEvent(
+                eventID: "evt_1", endpoint: "ops", type: "io.mdmconf.device.compliance.changed", subject: "d",
+                body: body, createdAt: Instant(seconds: 1))
+        ])
+        let bin = ProcessInfo.processInfo.environment["MDMCONF_TEST_POSTGRES_BIN"] ?? "/usr/bin"
+        let stored = try Spawn.run([
+            bin + "/psql", "-h", postgres.host, "-p", String(postgres.port), "-U", postgres.user, "-d",
+            postgres.database, "-qtA", "-c",
+            "SELECT length(body), pg_column_compression(body) IS NULL, pg_column_size(body) >= length(body) FROM event_outbox",
+        ])
+        #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == "\(body.utf8.count)|t|t")
+        try await store.close()
+    }
+
     /// PostgreSQL: the connection batches are written on, ended by the database (an administrator's
     /// `pg_terminate_backend`, a proxy that restarts), is replaced: at most the write it was in the middle of fails
     /// (nothing of it stored), and the next ones are stored, without waiting for the pool. Through `write(_:)`, and
