@@ -336,7 +336,7 @@ public enum FleetSQL {
         linked: Bool = false
     ) -> String {
         // A batch's statements have a few shapes, made again for every batch: a small one's text is kept (at low
-        // load a batch is one check-in, and making its three upserts' texts cost a sixth of its instructions).
+        // load a batch is one check-in, and making its three upserts' texts cost a fifth of its instructions).
         let key = TextKey(
             table: table, columns: columns, rows: count, conflict: conflict, postgres: dialect == .postgres,
             linked: linked)
