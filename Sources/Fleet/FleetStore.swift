@@ -155,9 +155,7 @@ public struct CheckInRecord: Sendable, Equatable {
         self.checkIn = checkIn
         self.receivedAt = receivedAt
         self.replica = replica
-        var text = JSONText(pretty: false)
-        checkIn.write(to: &text)
-        self.body = String(decoding: text.bytes, as: UTF8.self)
+        self.body = String(decoding: checkIn.jsonText(pretty: false), as: UTF8.self)
         self.watched = watched
     }
 }

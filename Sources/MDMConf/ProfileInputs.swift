@@ -6,14 +6,10 @@ import PropertyList
 /// `*.mobileconfig` and `*.plist` files and the `*.json` files that hold a declarative-management declaration (not
 /// recursive, extension case-insensitive, dot-files skipped) sorted by file-name bytes; `-` is standard input.
 public enum ProfileInputs {
-    /// The profile files `paths` name: files (and `-`) as given, folders replaced by their profiles.
-    public static func expand(_ paths: [String]) -> [String] {
-        listing(paths).filter { !$0.ifDeclaration || isDeclaration($0.path) }.map(\.path)
-    }
-
-    /// The files `paths` name, in order; `ifDeclaration` marks a folder's JSON file, a profile only when it holds a
-    /// declaration (`document(_:file:loader:ifDeclaration:)` decides when it is read).
-    static func listing(_ paths: [String]) -> [(path: String, ifDeclaration: Bool)] {
+    /// The files `paths` name, in order: files (and `-`) as given, folders replaced by their candidate profiles;
+    /// `ifDeclaration` marks a folder's JSON file, a profile only when it holds a declaration
+    /// (`document(_:file:loader:ifDeclaration:)` decides when it is read).
+    public static func listing(_ paths: [String]) -> [(path: String, ifDeclaration: Bool)] {
         var result: [(path: String, ifDeclaration: Bool)] = []
         for path in paths {
             guard path != "-", InputPaths.isDirectory(path) else {
@@ -51,11 +47,6 @@ public enum ProfileInputs {
     private static func isDeclaration(_ document: PlistDocument) -> Bool {
         guard let root = document.root, case .dictionary(let dict) = root.value else { return false }
         return dict["Type"] != nil && dict["Identifier"] != nil && dict["Payload"] != nil
-    }
-
-    private static func isDeclaration(_ path: String) -> Bool {
-        guard case .bytes(let bytes)? = try? InputFile.read(path, limit: 16 << 20) else { return false }
-        return isDeclaration(PropertyListReader().read(bytes, file: path))
     }
 
     /// Loads every document in order; the first unreadable path throws (exit 66).

@@ -85,9 +85,9 @@ struct BundledContentTests {
         ] {
             try Data("x".utf8).write(to: folder.appendingPathComponent(name))
         }
-        let names = ProfileInputs.expand([folder.path]).map { ($0 as NSString).lastPathComponent }
+        let names = ProfileInputs.listing([folder.path]).map { ($0.path as NSString).lastPathComponent }
         #expect(names == ["A.MOBILECONFIG", "Z.Plist", "a.mobileconfig", "b.plist"])
-        #expect(ProfileInputs.expand(["-", "x.plist"]) == ["-", "x.plist"])
+        #expect(ProfileInputs.listing(["-", "x.plist"]).map(\.path) == ["-", "x.plist"])
     }
 
     /// The kiosk example's policy test table passes, every case.
