@@ -67,6 +67,20 @@ extension CheckInErrors {
 
 /// The answer to a check-in, computed with the same lookup and evaluator that serve configs and update checks.
 extension CheckInAnswer {
+    /// The answer to `record` as a value: ``CheckInAnswer/Decided/init(for:catalog:generation:now:requests:decided:)``,
+    /// each decision made into its document.
+    public init(
+        for record: CheckInRecord, catalog: Catalog, generation: Int, now: Instant, requests: [UpdateRequest]? = nil,
+        decided: DeviceCompliance? = nil
+    ) {
+        self =
+            Decided(
+                for: record, catalog: catalog, generation: generation, now: now, requests: requests, decided: decided
+            ).answer
+    }
+}
+
+extension CheckInAnswer.Decided {
     /// The answer to `record`, judged against `catalog` (stored generation `generation`) at `now`. `requests` are
     /// the apps' update requests as `CheckIn.parseWithRequests` read them (in the check-in's order, rollout id = the
     /// device); without them each app's request is parsed here. `decided`, the device's compliance judged from the
@@ -79,7 +93,7 @@ extension CheckInAnswer {
         let parsed = requests.flatMap { $0.count == checkIn.apps.count ? $0 : nil }
         let apps: [App] = checkIn.apps.enumerated().map { index, app in
             guard let catalogApp = catalog.apps[app.app] else {
-                return App(app: app.app, config: Config(status: .none, etag: nil), update: nil)
+                return App(app: app.app, config: CheckInAnswer.Config(status: .none, etag: nil), decision: nil)
             }
             let platform = ConfigPlatform(checkIn.platform)
             let served = catalogApp.config(forDevice: checkIn.device, platform: platform)
@@ -92,9 +106,9 @@ extension CheckInAnswer {
                 case .failure(let errors): Decision.invalidRequest(errors, evaluatedAt: now)
                 }
             }
-            let decision = decided?.apps.first(where: { $0.app == app.app })?.decision ?? decide()
             return App(
-                app: app.app, config: Config(status: current ? .current : .stale, etag: etag), update: decision.json)
+                app: app.app, config: CheckInAnswer.Config(status: current ? .current : .stale, etag: etag),
+                decision: decided?.apps.first(where: { $0.app == app.app })?.decision ?? decide())
         }
         self.init(
             device: checkIn.device, receivedAt: record.receivedAt.description, catalogGeneration: generation,

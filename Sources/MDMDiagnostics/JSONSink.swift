@@ -15,7 +15,8 @@ public protocol JSONSink {
     mutating func key(_ name: String)
     /// The next member's name given as a literal: plain ASCII that needs no escape.
     mutating func key(literal name: StaticString)
-    /// A scalar value (`null`, a boolean, a number or a string).
+    /// A value: a scalar (`null`, a boolean, a number or a string), or a whole array or object made before, written
+    /// as it stands.
     mutating func value(_ scalar: JSONValue)
 }
 

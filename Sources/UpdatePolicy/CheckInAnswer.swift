@@ -3,9 +3,9 @@ import MDMDiagnostics
 /// The answer to a check-in (`POST /v1/checkin`, and a DDM status report): for each app the device reported,
 /// whether the configuration it holds is the one it is served now, and what it must do about updates.
 ///
-/// One definition for both sides: the server builds it and writes ``json`` (its own writer, the members in this
-/// order); an app decodes it with `JSONDecoder` (`MDMConfClient` does).
-public struct CheckInAnswer: Codable, Sendable, Equatable {
+/// One definition for both sides: the server writes the document (``Decided``, the same members in the same order
+/// as ``json``); an app decodes it with `JSONDecoder` (`MDMConfClient` does).
+public struct CheckInAnswer: Codable, Sendable, Equatable, JSONDocument {
     /// One app's part of the answer.
     public struct App: Codable, Sendable, Equatable {
         /// The app's bundle id.
@@ -33,13 +33,6 @@ public struct CheckInAnswer: Codable, Sendable, Equatable {
             try container.encode(update, forKey: .update)
         }
 
-        /// The app's part as the server writes it.
-        public var json: JSONValue {
-            .object([
-                (CodingKeys.app.stringValue, .string(app)), (CodingKeys.config.stringValue, config.json),
-                (CodingKeys.update.stringValue, update ?? .null),
-            ])
-        }
     }
 
     /// Where an app's configuration stands for the device.
@@ -76,13 +69,6 @@ public struct CheckInAnswer: Codable, Sendable, Equatable {
             try container.encode(etag, forKey: .etag)
         }
 
-        /// The standing as the server writes it.
-        public var json: JSONValue {
-            .object([
-                (CodingKeys.status.stringValue, .string(status.rawValue)),
-                (CodingKeys.etag.stringValue, .optional(etag)),
-            ])
-        }
     }
 
     /// The device that checked in.
@@ -102,14 +88,92 @@ public struct CheckInAnswer: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey { case device, receivedAt, catalogGeneration, apps }
 
-    /// The answer as the server writes it, members in the order above.
-    public var json: JSONValue {
-        .object([
-            (CodingKeys.device.stringValue, .string(device)),
-            (CodingKeys.receivedAt.stringValue, .string(receivedAt)),
-            (CodingKeys.catalogGeneration.stringValue, .integer(catalogGeneration)),
-            (CodingKeys.apps.stringValue, .array(apps.map(\.json))),
-        ])
+    /// The answer as the server writes it (``json``, ``jsonText(pretty:)``), members in the order above.
+    public func write(to sink: inout some JSONSink) {
+        Self.write(
+            device: device, receivedAt: receivedAt, catalogGeneration: catalogGeneration,
+            apps: apps.lazy.map { ($0.app, $0.config) }, to: &sink
+        ) { index, sink in sink.value(apps[index].update ?? .null) }
+    }
+
+    /// The one description of the document: its members in order, each app's `update` written by `update` (the
+    /// app's index, the sink).
+    static func write<Sink: JSONSink>(
+        device: String, receivedAt: String, catalogGeneration: Int,
+        apps: some Collection<(app: String, config: Config)>, to sink: inout Sink,
+        update: (Int, inout Sink) -> Void
+    ) {
+        sink.beginObject()
+        sink.member("device", .string(device))
+        sink.member("receivedAt", .string(receivedAt))
+        sink.member("catalogGeneration", .integer(catalogGeneration))
+        sink.key(literal: "apps")
+        sink.beginArray()
+        for (index, app) in apps.enumerated() {
+            sink.beginObject()
+            sink.member("app", .string(app.app))
+            sink.key(literal: "config")
+            sink.beginObject()
+            sink.member("status", .string(app.config.status.rawValue))
+            sink.member("etag", .optional(app.config.etag))
+            sink.endObject()
+            sink.key(literal: "update")
+            update(index, &sink)
+            sink.endObject()
+        }
+        sink.endArray()
+        sink.endObject()
+    }
+
+    /// The answer as the server makes it: each app's ``Decision`` itself, written straight into the document's text
+    /// (``jsonText(pretty:)``) instead of made into a value first (building and writing the value was a sixth of a
+    /// check-in's instructions). ``answer`` is the same document as a ``CheckInAnswer``.
+    public struct Decided: Sendable, JSONDocument {
+        /// One app's part: its standing and its decision (nil when the catalog does not serve it).
+        public struct App: Sendable {
+            /// The app's bundle id.
+            public var app: String
+            /// Where its configuration stands.
+            public var config: Config
+            /// The update decision; nil when the catalog does not serve the app.
+            public var decision: Decision?
+
+            /// An app's part.
+            public init(app: String, config: Config, decision: Decision?) {
+                (self.app, self.config, self.decision) = (app, config, decision)
+            }
+        }
+
+        /// The device that checked in.
+        public var device: String
+        /// When the server took the check-in (RFC 3339).
+        public var receivedAt: String
+        /// The catalog generation that answered.
+        public var catalogGeneration: Int
+        /// The apps, in the check-in's order.
+        public var apps: [App]
+
+        /// An answer.
+        public init(device: String, receivedAt: String, catalogGeneration: Int, apps: [App]) {
+            (self.device, self.receivedAt, self.catalogGeneration) = (device, receivedAt, catalogGeneration)
+            self.apps = apps
+        }
+
+        /// The same answer, with each decision as its document.
+        public var answer: CheckInAnswer {
+            CheckInAnswer(
+                device: device, receivedAt: receivedAt, catalogGeneration: catalogGeneration,
+                apps: apps.map { CheckInAnswer.App(app: $0.app, config: $0.config, update: $0.decision?.json) })
+        }
+
+        public func write(to sink: inout some JSONSink) {
+            CheckInAnswer.write(
+                device: device, receivedAt: receivedAt, catalogGeneration: catalogGeneration,
+                apps: apps.lazy.map { ($0.app, $0.config) }, to: &sink
+            ) { index, sink in
+                if let decision = apps[index].decision { decision.write(to: &sink) } else { sink.value(.null) }
+            }
+        }
     }
 
     /// The part of the answer about `app`, when the answer has one.

@@ -104,6 +104,10 @@ import WebhookEvents
             CheckInAnswer(for: record, catalog: catalog, generation: 1, now: record.receivedAt, decided: judged)
                 == answer)
         #expect(answer.apps.map(\.app) == apps.map(\.app))
+        // What the server writes: the same document, its decisions written straight as text.
+        let written = CheckInAnswer.Decided(
+            for: record, catalog: catalog, generation: 1, now: record.receivedAt, decided: judged)
+        #expect(written.jsonText() == answer.json.serializedBytes())
     }
 
     /// Due deliveries come oldest first; a 2xx marks one delivered, a failure schedules it again or gives it up,

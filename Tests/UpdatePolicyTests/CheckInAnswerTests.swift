@@ -56,7 +56,7 @@ struct CheckInAnswerTests {
     }
 
     /// The decision's text, written without making the value, is the value's text, for decisions with and without
-    /// messages, reasons, skipped policies and traces.
+    /// messages, reasons, skipped policies and traces; so is the check-in answer's that holds them.
     @Test func decisionTextIsTheValuesText() throws {
         let evaluator = try EvaluationTests.evaluator(EvaluationTests.deadlinePolicy)
         var decisions = [
@@ -77,5 +77,24 @@ struct CheckInAnswerTests {
             }
         }
         #expect(decisions.contains { $0.trace != nil } && decisions.contains { !$0.skipped.isEmpty || !$0.reasons.isEmpty })
+
+        // The server's answer, written with the decisions themselves, is the text of the value apps decode: with no
+        // app, and with the decisions above, each beside an app the catalog does not serve.
+        var answers = [CheckInAnswer.Decided(device: "d", receivedAt: "t", catalogGeneration: 0, apps: [])]
+        for (index, decision) in decisions.enumerated() {
+            answers.append(
+                CheckInAnswer.Decided(
+                    device: "iphone-\(index)", receivedAt: "2025-06-09T12:00:0\(index % 10)Z", catalogGeneration: index,
+                    apps: [
+                        .init(app: "com.acme.app", config: .init(status: .current, etag: "\"\(index)\""), decision: decision),
+                        .init(app: "com.other.notes", config: .init(status: .none, etag: nil), decision: nil),
+                    ]))
+        }
+        for answer in answers {
+            for pretty in [true, false] {
+                #expect(answer.jsonText(pretty: pretty) == answer.answer.json.serializedBytes(pretty: pretty))
+            }
+            #expect(try JSONDecoder().decode(CheckInAnswer.self, from: Data(answer.jsonText())).device == answer.device)
+        }
     }
 }

@@ -90,10 +90,10 @@ struct CheckInIntake: Sendable {
 
     /// The 200's body, once `accepted` is stored: per app, its configuration status and update decision.
     func answer(_ accepted: Accepted) -> [UInt8] {
-        CheckInAnswer(
+        CheckInAnswer.Decided(
             for: accepted.record, catalog: accepted.state.catalog, generation: accepted.state.generation,
             now: accepted.record.receivedAt, requests: accepted.requests, decided: accepted.compliance
-        ).json.serializedBytes()
+        ).jsonText()
     }
 
     /// The 404 of a server that keeps no fleet state (`--store none`).

@@ -156,8 +156,8 @@ struct DDMRoutes: Sendable {
         // A declaration the device reports invalid is a configuration error, as a check-in's `configError` is.
         let record = fleet.record(checkIn, catalog: state.catalog)
         if let refusal = await CheckInIntake.store(record, with: writer) { return refusal }
-        let answer = CheckInAnswer(
+        let answer = CheckInAnswer.Decided(
             for: record, catalog: state.catalog, generation: state.generation, now: record.receivedAt)
-        return Answer.bytes(.ok, answer.json.serializedBytes(), generation: state.generation)
+        return Answer.bytes(.ok, answer.jsonText(), generation: state.generation)
     }
 }
