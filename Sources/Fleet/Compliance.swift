@@ -146,7 +146,11 @@ public struct ComplianceEvaluator: Sendable {
         for app in assignedApps(state.device) where !state.apps.contains(where: { $0.app.app == app }) {
             apps.append(unreported(app, device: state.device))
         }
-        apps.sort { $0.app.utf8Precedes($1.app) }
+        // The store gives a device's apps in order, and assigned ones are mostly reported: sorted only when they are
+        // not (the sort copied every app, whole).
+        if apps.indices.dropFirst().contains(where: { !apps[$0 - 1].app.utf8Precedes(apps[$0].app) }) {
+            apps.sort { $0.app.utf8Precedes($1.app) }
+        }
         return DeviceCompliance(
             device: state.device, state: state, seen: state.lastCheckIn < silentBefore ? .silent : .active,
             apps: apps, generation: generation)
