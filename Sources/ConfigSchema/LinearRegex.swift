@@ -8,7 +8,8 @@
 struct LinearRegex: Sendable {
     enum Instruction: Sendable {
         case scalar(Unicode.Scalar)
-        case set(ScalarSet)
+        /// The scalar is in `sets[index]`.
+        case set(Int)
         case any
         case assertStart
         case assertEnd
@@ -21,8 +22,30 @@ struct LinearRegex: Sendable {
         var ranges: [ClosedRange<UInt32>] = []
         var classes: [Character] = []  // d w s D W S
         var negated = false
+        /// Whether each ASCII scalar is in the set (bit n of `ascii.low` for n < 64, of `ascii.high` for 64…127),
+        /// filled in by ``sealed()`` when the set is compiled: patterns mostly test ASCII text.
+        private var ascii: (low: UInt64, high: UInt64)?
+
+        /// The set with its ASCII members worked out once.
+        func sealed() -> ScalarSet {
+            var set = self
+            var ascii: (low: UInt64, high: UInt64) = (0, 0)
+            for value in UInt32(0)..<128 where lookUp(Unicode.Scalar(UInt8(value))) {
+                if value < 64 { ascii.low |= 1 << UInt64(value) } else { ascii.high |= 1 << UInt64(value - 64) }
+            }
+            set.ascii = ascii
+            return set
+        }
 
         func contains(_ scalar: Unicode.Scalar) -> Bool {
+            if let ascii, scalar.value < 128 {
+                let value = UInt64(scalar.value)
+                return (value < 64 ? ascii.low >> value : ascii.high >> (value - 64)) & 1 != 0
+            }
+            return lookUp(scalar)
+        }
+
+        private func lookUp(_ scalar: Unicode.Scalar) -> Bool {
             var found = ranges.contains { $0.contains(scalar.value) }
             if !found { found = classes.contains { ScalarSet.inClass($0, scalar) } }
             return found != negated
@@ -51,6 +74,8 @@ struct LinearRegex: Sendable {
     }
 
     let program: [Instruction]
+    /// The sets the program's `set` instructions test.
+    let sets: [ScalarSet]
     let caseInsensitive: Bool
 
     /// The most instructions a pattern may compile to (counted repetitions are expanded).
@@ -61,55 +86,91 @@ struct LinearRegex: Sendable {
         if parser.consume("(?i)") { caseInsensitive = true } else { caseInsensitive = false }
         guard let node = parser.alternation(), parser.atEnd else { return nil }
         var program: [Instruction] = []
-        guard Self.emit(node, into: &program, caseInsensitive: caseInsensitive) else { return nil }
+        var sets: [ScalarSet] = []
+        guard Self.emit(node, into: &program, sets: &sets, caseInsensitive: caseInsensitive) else { return nil }
         program.append(.match)
         guard program.count <= Self.maxProgram else { return nil }
         self.program = program
+        self.sets = sets
     }
 
     /// True when the whole of `text` matches.
     func wholeMatch(_ text: String) -> Bool {
         let scalars = Array(text.unicodeScalars)
-        var current: [Int] = []
-        var next: [Int] = []
-        var onList = [Int](repeating: -1, count: program.count)
-        var generation = 0
-        func add(_ pc: Int, at position: Int, to list: inout [Int]) {
-            var stack = [pc]
-            while let pc = stack.popLast() {
-                if onList[pc] == generation { continue }
-                onList[pc] = generation
-                switch program[pc] {
-                case .assertStart: if position == 0 { stack.append(pc + 1) }
-                case .assertEnd: if position == scalars.count { stack.append(pc + 1) }
-                case .jump(let target): stack.append(target)
-                case .split(let first, let second):
-                    stack.append(second)
-                    stack.append(first)
-                default: list.append(pc)
+        let size = program.count
+        // The two thread lists, the marks and the stack in one allocation for the whole match: arrays grown and
+        // checked at every scalar, and the sets copied out of the instructions, were most of a match's time.
+        let memory = UnsafeMutablePointer<Int>.allocate(capacity: 5 * size + 2)
+        defer { memory.deallocate() }
+        var (current, next) = (memory, memory + size)
+        let marks = memory + 2 * size
+        // At most one more entry than the instructions: each unmarked one popped pushes at most two.
+        let stack = memory + 3 * size
+        marks.initialize(repeating: -1, count: size)
+        var (currentCount, nextCount, generation) = (0, 0, 0)
+        return program.withUnsafeBufferPointer { program in
+            sets.withUnsafeBufferPointer { sets in
+                func add(_ start: Int, at position: Int, to list: UnsafeMutablePointer<Int>, _ count: inout Int) {
+                    stack[0] = start
+                    var depth = 1
+                    while depth > 0 {
+                        depth -= 1
+                        let pc = stack[depth]
+                        if marks[pc] == generation { continue }
+                        marks[pc] = generation
+                        switch program[pc] {
+                        case .assertStart:
+                            if position == 0 {
+                                stack[depth] = pc + 1
+                                depth += 1
+                            }
+                        case .assertEnd:
+                            if position == scalars.count {
+                                stack[depth] = pc + 1
+                                depth += 1
+                            }
+                        case .jump(let target):
+                            stack[depth] = target
+                            depth += 1
+                        case .split(let first, let second):
+                            stack[depth] = second
+                            stack[depth + 1] = first
+                            depth += 2
+                        default:
+                            list[count] = pc
+                            count += 1
+                        }
+                    }
                 }
+                add(0, at: 0, to: current, &currentCount)
+                for (position, scalar) in scalars.enumerated() {
+                    generation += 1
+                    nextCount = 0
+                    let folded = caseInsensitive ? Self.fold(scalar) : scalar
+                    for index in 0..<currentCount {
+                        let pc = current[index]
+                        let advances: Bool
+                        switch program[pc] {
+                        case .scalar(let expected): advances = expected == folded
+                        case .set(let set):
+                            advances = sets[set].contains(scalar) || (caseInsensitive && sets[set].contains(folded))
+                        case .any:
+                            advances =
+                                scalar != "\n" && scalar != "\r" && scalar.value != 0x2028 && scalar.value != 0x2029
+                        default: advances = false
+                        }
+                        if advances { add(pc + 1, at: position + 1, to: next, &nextCount) }
+                    }
+                    swap(&current, &next)
+                    swap(&currentCount, &nextCount)
+                    if currentCount == 0 { return false }
+                }
+                for index in 0..<currentCount {
+                    if case .match = program[current[index]] { return true }
+                }
+                return false
             }
         }
-        add(0, at: 0, to: &current)
-        for (position, scalar) in scalars.enumerated() {
-            generation += 1
-            next.removeAll(keepingCapacity: true)
-            let folded = caseInsensitive ? Self.fold(scalar) : scalar
-            for pc in current {
-                let advances: Bool
-                switch program[pc] {
-                case .scalar(let expected): advances = expected == folded
-                case .set(let set): advances = set.contains(scalar) || (caseInsensitive && set.contains(folded))
-                case .any:
-                    advances = scalar != "\n" && scalar != "\r" && scalar.value != 0x2028 && scalar.value != 0x2029
-                default: advances = false
-                }
-                if advances { add(pc + 1, at: position + 1, to: &next) }
-            }
-            swap(&current, &next)
-            if current.isEmpty { return false }
-        }
-        return current.contains { if case .match = program[$0] { true } else { false } }
     }
 
     static func fold(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
@@ -314,47 +375,61 @@ struct LinearRegex: Sendable {
 
     // MARK: - Compilation
 
-    static func emit(_ node: Node, into program: inout [Instruction], caseInsensitive: Bool) -> Bool {
+    static func emit(
+        _ node: Node, into program: inout [Instruction], sets: inout [ScalarSet], caseInsensitive: Bool
+    ) -> Bool {
         guard program.count <= maxProgram else { return false }
         switch node {
         case .empty: return true
         case .scalar(let scalar): program.append(.scalar(caseInsensitive ? fold(scalar) : scalar))
-        case .set(let set): program.append(.set(set))
+        case .set(let set):
+            sets.append(set.sealed())
+            program.append(.set(sets.count - 1))
         case .any: program.append(.any)
         case .start: program.append(.assertStart)
         case .end: program.append(.assertEnd)
         case .concat(let items):
-            for item in items where !emit(item, into: &program, caseInsensitive: caseInsensitive) { return false }
+            for item in items where !emit(item, into: &program, sets: &sets, caseInsensitive: caseInsensitive) {
+                return false
+            }
         case .alternation(let branches):
             var jumps: [Int] = []
             for (position, branch) in branches.enumerated() {
                 if position < branches.count - 1 {
                     let split = program.count
                     program.append(.split(split + 1, -1))
-                    guard emit(branch, into: &program, caseInsensitive: caseInsensitive) else { return false }
+                    guard emit(branch, into: &program, sets: &sets, caseInsensitive: caseInsensitive) else {
+                        return false
+                    }
                     jumps.append(program.count)
                     program.append(.jump(-1))
                     program[split] = .split(split + 1, program.count)
                 } else {
-                    guard emit(branch, into: &program, caseInsensitive: caseInsensitive) else { return false }
+                    guard emit(branch, into: &program, sets: &sets, caseInsensitive: caseInsensitive) else {
+                        return false
+                    }
                 }
             }
             for jump in jumps { program[jump] = .jump(program.count) }
         case .repeated(let inner, let min, let max):
-            for _ in 0..<min where !emit(inner, into: &program, caseInsensitive: caseInsensitive) { return false }
+            for _ in 0..<min where !emit(inner, into: &program, sets: &sets, caseInsensitive: caseInsensitive) {
+                return false
+            }
             if let max {
                 // (inner)? repeated max - min times, each optional.
                 var splits: [Int] = []
                 for _ in min..<max {
                     splits.append(program.count)
                     program.append(.split(program.count + 1, -1))
-                    guard emit(inner, into: &program, caseInsensitive: caseInsensitive) else { return false }
+                    guard emit(inner, into: &program, sets: &sets, caseInsensitive: caseInsensitive) else {
+                        return false
+                    }
                 }
                 for split in splits { program[split] = .split(split + 1, program.count) }
             } else {
                 let loop = program.count
                 program.append(.split(loop + 1, -1))
-                guard emit(inner, into: &program, caseInsensitive: caseInsensitive) else { return false }
+                guard emit(inner, into: &program, sets: &sets, caseInsensitive: caseInsensitive) else { return false }
                 program.append(.jump(loop))
                 program[loop] = .split(loop + 1, program.count)
             }
