@@ -22,6 +22,8 @@ final class SQLiteCheckpointer: Sendable {
 
     /// Milliseconds between two checkpoints.
     static let pause: Int32 = 100
+    /// Milliseconds slept at a time during the pause.
+    static let slice: Int32 = 5
 
     private let connection: SQLiteThreadConnection
     private let state = Locked(State())
@@ -58,7 +60,12 @@ final class SQLiteCheckpointer: Sendable {
             // A busy database or a failed copy is left to the next checkpoint, or to the writer's own threshold.
             _ = try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
             state.withLock { $0.runs += 1 }
-            sqlite3_sleep(Self.pause)
+            // The pause in slices, so that closing the store (a command's last step) waits for at most one.
+            var paused: Int32 = 0
+            while paused < Self.pause, !state.withLock({ $0.closed }) {
+                sqlite3_sleep(Self.slice)
+                paused += Self.slice
+            }
             let more = state.withLock { state -> Bool in
                 guard state.again, !state.closed else {
                     state.running = false
