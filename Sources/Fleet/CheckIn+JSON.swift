@@ -80,6 +80,7 @@ extension CheckInAnswer {
     }
 }
 
+/// The answer to a check-in, judged against a catalog.
 extension CheckInAnswer.Decided {
     /// The answer to `record`, judged against `catalog` (stored generation `generation`) at `now`. `requests` are
     /// the apps' update requests as `CheckIn.parseWithRequests` read them (in the check-in's order, rollout id = the

@@ -166,6 +166,7 @@ public struct CheckInAnswer: Codable, Sendable, Equatable, JSONDocument {
                 apps: apps.map { CheckInAnswer.App(app: $0.app, config: $0.config, update: $0.decision?.json) })
         }
 
+        /// The answer's document, each decision written as its own document: the members of ``CheckInAnswer``'s.
         public func write(to sink: inout some JSONSink) {
             CheckInAnswer.write(
                 device: device, receivedAt: receivedAt, catalogGeneration: catalogGeneration,
