@@ -229,24 +229,27 @@ let package = Package(
         .testTarget(name: "MDMDiagnosticsTests", dependencies: ["MDMDiagnostics"]),
         .testTarget(
             name: "PropertyListTests",
-            dependencies: ["PropertyList", "MDMDiagnostics"],
+            dependencies: ["PropertyList", "MDMDiagnostics", "TestScratch"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "UpdatePolicyTests", dependencies: ["UpdatePolicy", "CivilTime", "MDMDiagnostics", "PropertyList"]),
         .testTarget(name: "DevicePolicyTests", dependencies: ["DevicePolicy", "CivilTime"]),
         .testTarget(name: "WebhookEventsTests", dependencies: ["WebhookEvents", "CivilTime", "MDMDiagnostics"]),
-        .testTarget(name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics"]),
+        .testTarget(
+            name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics", "TestScratch"]),
         .testTarget(
             name: "MDMConfTests",
             dependencies: [
-                "MDMConf", "ConfigSchema", "UpdatePolicy", "CivilTime", "PropertyList", "MDMDiagnostics",
+                "MDMConf", "ConfigSchema", "UpdatePolicy", "CivilTime", "PropertyList", "MDMDiagnostics", "TestScratch",
                 .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Where tests write temporary files: one folder per test process, removed when it exits.
+        .target(name: "TestScratch", path: "Tests/TestScratch"),
         .target(
             name: "FleetTestSupport",
             dependencies: [
-                "Fleet", "FleetStores", "FleetStoreSQLite", "FleetStorePostgres", "MDMConf", "CivilTime",
+                "Fleet", "FleetStores", "FleetStoreSQLite", "FleetStorePostgres", "MDMConf", "CivilTime", "TestScratch",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/FleetTestSupport"
@@ -256,13 +259,13 @@ let package = Package(
             dependencies: [
                 "FleetTestSupport", "Fleet", "FleetStoreSQL", "FleetStores", "FleetStoreSQLite", "FleetStorePostgres", "MDMConf",
                 "UpdatePolicy", "CivilTime",
-                "PropertyList", "CSQLite3", "WebhookEvents",
+                "PropertyList", "CSQLite3", "WebhookEvents", "TestScratch",
             ]
         ),
         .testTarget(
             name: "MDMConfServerTests",
             dependencies: [
-                "AdminUI", "MDMConfServer", "MDMConf", "Fleet", "FleetStoreSQLite", "FleetTestSupport", "WebhookEvents",
+                "AdminUI", "MDMConfServer", "MDMConf", "Fleet", "FleetStoreSQLite", "FleetTestSupport", "WebhookEvents", "TestScratch",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -276,7 +279,7 @@ let package = Package(
             dependencies: [
                 "MDMConfCLI", "MDMConfServerCLI", "MDMConfCommandSupport", "MDMConfServer", "field-app-launch", "mdmconf-fuzz",
                 "webhook-receiver", "WebhookEvents", "MDMConfClient", "MDMConfClientCore", "PropertyList", "CivilTime", "Fleet",
-                "FleetStoreSQL", "FleetTestSupport", "MDMConf", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FleetStoreSQL", "FleetTestSupport", "MDMConf", "TestScratch", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
     ]

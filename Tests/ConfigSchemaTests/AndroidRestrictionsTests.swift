@@ -2,6 +2,7 @@
 import Foundation
 import MDMDiagnostics
 import PropertyList
+import TestScratch
 import Testing
 
 private let fixtures = Support.packageRoot.appendingPathComponent("Tests/ConfigSchemaTests/AndroidFixtures/res/xml")
@@ -92,7 +93,7 @@ struct AndroidRestrictionsTests {
 
     /// Outside an app tree the references stay as written (one note says so), or `--res` resolves them.
     @Test func referencesOutsideAResTree() throws {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("android-\(getpid()).xml")
+        let copy = Scratch.url("android-\(getpid()).xml")
         try FileManager.default.copyItem(at: example, to: copy)
         defer { try? FileManager.default.removeItem(at: copy) }
         let bare = try load(copy.path)

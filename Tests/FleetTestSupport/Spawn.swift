@@ -1,5 +1,6 @@
 import Fleet
 import Foundation
+import TestScratch
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +16,7 @@ public enum Spawn {
     /// The command's standard output; throws with its standard error when it exits with a non-zero status.
     @discardableResult
     public static func run(_ arguments: [String]) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-spawn-\(UUID().uuidString)")
+        let folder = Scratch.url("mdmconf-spawn-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let outPath = folder.appendingPathComponent("out").path

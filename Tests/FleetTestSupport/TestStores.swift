@@ -6,6 +6,7 @@ import FleetStores
 import Foundation
 import Logging
 import MDMConf
+import TestScratch
 
 /// The two store implementations, each test on a fresh, real database: an SQLite file in a temporary folder, or a
 /// new database in the PostgreSQL cluster that `Tests/with-postgres.sh` (and so CI) starts.
@@ -34,7 +35,7 @@ public enum TestStores {
     public static func freshLocation(_ kind: StoreKind) throws -> StoreLocation {
         switch kind {
         case .sqlite:
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-fleet-\(UUID().uuidString)")
+            let folder = Scratch.url("mdmconf-fleet-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             return .sqlite(path: folder.appendingPathComponent("fleet.sqlite").path)
         case .postgres:
@@ -89,7 +90,7 @@ public enum TestStores {
 
     /// A copy of a catalog folder (links followed) in a temporary folder, to edit.
     public static func copyCatalog(_ path: String = exampleCatalog) throws -> URL {
-        let target = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-catalog-\(UUID().uuidString)")
+        let target = Scratch.url("mdmconf-catalog-\(UUID().uuidString)")
         try copyResolvingLinks(URL(fileURLWithPath: path), to: target)
         return target
     }
@@ -119,7 +120,7 @@ public final class PostgresCluster: Sendable {
     private static let script = TestStores.packageRoot.appendingPathComponent("Tests/pg-cluster.sh").path
 
     public init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-pg-\(UUID().uuidString)").path
+        folder = Scratch.url("mdmconf-pg-\(UUID().uuidString)").path
         port = try Int(Spawn.run(["python3", "-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]).filter(\.isNumber)) ?? 0
         try Spawn.run(["bash", Self.script, "init", folder])
         try Spawn.run(["bash", Self.script, "start", folder, String(port)])

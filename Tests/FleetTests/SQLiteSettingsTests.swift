@@ -3,6 +3,7 @@ import CivilTime
 import Fleet
 import FleetTestSupport
 import Foundation
+import TestScratch
 import Testing
 
 @testable import FleetStoreSQLite
@@ -12,7 +13,7 @@ import Testing
     /// Memory statistics are off (each allocation would otherwise take a process-wide mutex): SQLite accepted the
     /// setting, and counts no memory in use while a connection is open.
     @Test func memoryStatisticsAreOff() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-\(UUID()).sqlite").path
+        let path = Scratch.url("mdmconf-\(UUID()).sqlite").path
         let connection = try await SQLiteThreadConnection.open(path: path)
         let used = sqlite3_memory_used()
         try await connection.close()
@@ -25,7 +26,7 @@ import Testing
     /// batches are written (the writer's own threshold, 64 MB, is far off), and nothing is checkpointed while nothing
     /// is written.
     @Test func theCheckpointerCopiesTheLogWhileBatchesAreWritten() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-\(UUID()).sqlite").path
+        let path = Scratch.url("mdmconf-\(UUID()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = try await SQLiteFleetStore.open(path: path, logger: TestStores.logger)
         func size(_ file: String) throws -> Int {

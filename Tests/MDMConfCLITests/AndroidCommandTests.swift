@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// The Android commands as a user runs them: lint of an app's tree, validate of configurations and policies in every
@@ -37,7 +38,7 @@ struct AndroidCommandTests {
 
     /// An unknown key is a warning, an error with `--strict`.
     @Test func strictMakesUnknownKeysErrors() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("unknown-\(UUID().uuidString).json")
+        let file = Scratch.url("unknown-\(UUID().uuidString).json")
         try Data("{\"log_level\": \"info\", \"loglevel\": \"debug\"}".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let lenient = try CLIProcess.run(["validate", "--schema", Self.schema, file.path])
@@ -54,7 +55,7 @@ struct AndroidCommandTests {
         let json = try #require(try JSONSerialization.jsonObject(with: Data(converted.stdout.utf8)) as? [[String: Any]])
         #expect(json.map { $0["key"] as? String } == ["accounts", "log_level", "sync_scopes", "enable_telemetry", "device_tag", "config_schema"])
         #expect(json.map { $0["type"] as? String } == ["BUNDLE_ARRAY", "CHOICE", "MULTISELECT", "BOOL", "STRING", "HIDDEN"])
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("com.example.fieldsync.json")
+        let file = Scratch.url("com.example.fieldsync.json")
         try Data(converted.stdout.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let back = try CLIProcess.run(["validate", "--schema", file.path, "Examples/android/configs/four-mistakes.json"])

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// `Examples/ci`: the pre-commit hook run as git runs it, in a temporary repository holding a copy of the example
@@ -17,7 +18,7 @@ import Testing
     }
 
     @Test func preCommitHookOnAGitRepository() throws {
-        let repo = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-hook-\(UUID().uuidString)")
+        let repo = Scratch.url("mdmconf-hook-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: repo, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: repo) }
         let catalog = repo.appendingPathComponent("catalog")

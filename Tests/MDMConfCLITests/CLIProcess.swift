@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 
 /// Runs the built `mdmconf` binary as a separate process, as a user or script would.
 enum CLIProcess {
@@ -27,7 +28,7 @@ enum CLIProcess {
     /// `XDG_STATE_HOME` (and `XDG_CACHE_HOME` below it) for every process the tests start, so `serve`'s default
     /// store and the schema index never land in the developer's home.
     static let stateHome: String = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-state-\(UUID().uuidString)")
+        let folder = Scratch.url("mdmconf-state-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder.path
     }()
@@ -102,7 +103,7 @@ enum CLIProcess {
     }
 
     static func temporaryFile(_ name: String, _ contents: String) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-cli-\(UUID().uuidString)")
+        let folder = Scratch.url("mdmconf-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent(name).path
         try contents.write(toFile: path, atomically: true, encoding: .utf8)

@@ -1,6 +1,7 @@
 import FleetTestSupport
 import Foundation
 import PropertyList
+import TestScratch
 import Testing
 
 @testable import MDMConfClient
@@ -27,7 +28,7 @@ import Testing
         var server: ServerProcess?
 
         init() throws {
-            root = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-client-\(UUID().uuidString)")
+            root = Scratch.url("mdmconf-client-\(UUID().uuidString)")
             catalog = root.appendingPathComponent("catalog")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             try FileManager.default.copyItem(

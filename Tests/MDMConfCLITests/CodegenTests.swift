@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 private let appleRepository = CLIProcess.packageRoot.deletingLastPathComponent()
@@ -56,7 +57,7 @@ struct CodegenTests {
     /// The four generated types compile together; each example configuration decodes, and one that breaks its
     /// schema's types fails with the key path of the value.
     @Test func generatedTypesCompileAndDecodeTheExamples() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("codegen-\(UUID().uuidString)")
+        let folder = Scratch.url("codegen-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var sources: [String] = []

@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestScratch
 import Testing
 
 struct ConvertCommandTests {
@@ -56,7 +57,7 @@ struct ConvertCommandTests {
             + [0x33, UInt8(high >> 8), UInt8(high & 0xFF), 0, 0, 0, 0, 0, 0]  // the date object at offset 8
             + [0x08]  // offset table
             + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 0] + [0, 0, 0, 0, 0, 0, 0, 0x11]
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("date-\(high).bplist").path
+        let path = Scratch.url("date-\(high).bplist").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         for format in ["xml", "json"] {
             let result = try CLIProcess.run(["convert", path, "--to", format])

@@ -2,6 +2,7 @@ import FleetTestSupport
 import Foundation
 import MDMConf
 import PropertyList
+import TestScratch
 import Testing
 
 private let appleRepository = CLIProcess.packageRoot.deletingLastPathComponent()
@@ -15,7 +16,7 @@ struct DDMExportTests {
     static let timestamp = "2026-11-26T09:00:00Z"
 
     static func export(_ catalog: String, _ extra: [String] = []) throws -> (CLIProcess.Result, URL) {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("ddm-\(UUID().uuidString)")
+        let out = Scratch.url("ddm-\(UUID().uuidString)")
         let result = try CLIProcess.run(
             ["ddm", "export", catalog, "--out", out.path, "--base-url", base, "--timestamp", timestamp] + extra)
         return (result, out)
@@ -142,7 +143,7 @@ struct DDMExportTests {
     @Test func assetsAreCheckedAgainstTheirData() throws {
         let clean = try CLIProcess.run(["validate", "Examples/ddm/iphone-0117/declarations"])
         #expect(clean.status == 0, "\(clean.stdout)")
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("ddm-\(UUID().uuidString)")
+        let copy = Scratch.url("ddm-\(UUID().uuidString)")
         try FileManager.default.copyItem(
             at: CLIProcess.packageRoot.appendingPathComponent("Examples/ddm"), to: copy)
         defer { try? FileManager.default.removeItem(at: copy) }

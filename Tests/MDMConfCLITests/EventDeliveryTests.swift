@@ -2,6 +2,7 @@ import CivilTime
 import Fleet
 import FleetTestSupport
 import Foundation
+import TestScratch
 import Testing
 import WebhookEvents
 
@@ -33,7 +34,7 @@ import WebhookEvents
     /// A copy of the example catalog whose events.plist sends device events to `url`, signed with `secret` from a
     /// file: (the catalog folder, the secret file).
     static func catalog(url: String, types: [EventType] = [.complianceChanged, .configError]) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let folder = Scratch.url(
             "mdmconf-events-\(UUID().uuidString)")
         try FileManager.default.copyItem(
             at: CLIProcess.packageRoot.appendingPathComponent("Examples/catalog"), to: folder)

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// `Examples/client` (field-app-launch) run as the README runs it, against `mdmconf serve Examples/catalog`.
@@ -26,7 +27,7 @@ import Testing
     ]
 
     @Test func launchesOnlineThenOffline() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-example-\(UUID().uuidString)")
+        let root = Scratch.url("mdmconf-example-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let server = try ServerProcess([

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// The corpus copy of `apple/device-management`, beside the project.
@@ -293,7 +294,7 @@ struct ProfileValidationTests {
     /// Schemas are read back from their compiled form on later runs; an edited schema is imported again, and a
     /// damaged compiled file is only a cache miss. Every run gives what importing the YAML gives.
     @Test func compiledSchemasFollowTheirFiles() throws {
-        let library = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let library = Scratch.url(
             "mdmconf-apple-\(UUID().uuidString)")
         let profiles = library.appendingPathComponent("mdm/profiles")
         try FileManager.default.createDirectory(at: profiles, withIntermediateDirectories: true)

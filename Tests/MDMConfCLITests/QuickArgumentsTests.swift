@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MDMConfCommandSupport
+import TestScratch
 import Testing
 
 @testable import MDMConfCLI
@@ -161,7 +162,7 @@ struct ServerHandOffTests {
     /// A `mdmconf` copied without `mdmconf-server` says what is missing and where it looked (exit 66); the file
     /// commands still work.
     @Test func aMissingServerExecutableIsNamed() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-\(UUID().uuidString)")
+        let folder = Scratch.url("handoff-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let alone = folder.appendingPathComponent("mdmconf")

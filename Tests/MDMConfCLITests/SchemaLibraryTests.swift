@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// A schema library on the search path: `schema list`, `schema find`, and its on-disk index, which must follow
@@ -8,7 +9,7 @@ import Testing
         "shared/corpus/manifests")
 
     static func library() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let folder = Scratch.url(
             "mdmconf-library-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("Apps"), withIntermediateDirectories: true)
@@ -27,7 +28,7 @@ import Testing
 
     @Test func listFindAndAnIndexThatFollowsChanges() throws {
         let library = try Self.library()
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-cache-\(UUID().uuidString)")
+        let cache = Scratch.url("mdmconf-cache-\(UUID().uuidString)")
         let env = ["XDG_CACHE_HOME": cache.path]
 
         let list = try CLIProcess.run(["schema", "list", "--path", library.path], environment: env)
@@ -79,7 +80,7 @@ import Testing
     /// comes to declare must be found.
     @Test func validateFollowsSchemasEditedInPlace() throws {
         let library = try Self.library()
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-cache-\(UUID().uuidString)")
+        let cache = Scratch.url("mdmconf-cache-\(UUID().uuidString)")
         let env = ["XDG_CACHE_HOME": cache.path, "MDMCONF_SCHEMA_PATH": library.path]
         let config = try CLIProcess.temporaryFile(
             "com.google.Chrome.plist",

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// `mdmconf serve` as a process: refusals before listening, then a real start, reload and graceful stop.
@@ -12,7 +13,7 @@ struct ServeCommandTests {
 
     /// Every finding of a broken catalog is printed, compiler style, before exit 78.
     @Test func aBrokenCatalogListsEveryFinding() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("serve-broken-\(UUID().uuidString)")
+        let root = Scratch.url("serve-broken-\(UUID().uuidString)")
         let app = root.appendingPathComponent("apps/com.example.field")
         try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
@@ -30,7 +31,7 @@ struct ServeCommandTests {
     }
 
     @Test func developmentModeStaysOnLoopback() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("serve-dev-\(UUID().uuidString)")
+        let root = Scratch.url("serve-dev-\(UUID().uuidString)")
         let app = root.appendingPathComponent("apps/com.example.field")
         try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
         for name in ["schema.xml", "config.plist"] {

@@ -1,5 +1,6 @@
 import Foundation
 import MDMConfServer
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Testing
 /// development CA, speaks HTTP/2 by ALPN, and refuses a wrong host name and an unknown CA.
 @Suite struct ServeTLSTests {
     static func folder() -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)").path
+        let path = Scratch.url("tls-\(UUID().uuidString)").path
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }

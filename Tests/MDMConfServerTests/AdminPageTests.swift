@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MDMConf
 import MDMConfServer
+import TestScratch
 import Testing
 
 /// The admin page over real HTTP on loopback (*The admin page*): every page for the example catalog, the session and
@@ -266,7 +267,7 @@ import Testing
 
     /// A copy of the example catalog, changed by `edit`.
     static func catalogCopy(_ edit: (String) throws -> Void) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("admin-\(UUID().uuidString)").path
+        let folder = Scratch.url("admin-\(UUID().uuidString)").path
         try FileManager.default.copyItem(atPath: Fixture.exampleCatalog, toPath: folder)
         try edit(folder)
         return folder

@@ -5,6 +5,7 @@ import Logging
 import MDMConf
 import MDMConfServer
 import ServiceLifecycle
+import TestScratch
 import Testing
 
 /// A copy of the example catalog in a temporary folder (symlinks followed), with settings changed per test.
@@ -12,7 +13,7 @@ struct CatalogCopy {
     let root: URL
 
     init(settings: String? = nil) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("served-\(UUID().uuidString)")
+        root = Scratch.url("served-\(UUID().uuidString)")
         try Self.copy(URL(fileURLWithPath: Fixture.exampleCatalog), to: root)
         if let settings {
             try write("mdmconf-server.plist", plist: "<dict>\(settings)</dict>")

@@ -3,6 +3,7 @@ import Foundation
 import MDMConf
 import MDMDiagnostics
 import PropertyList
+import TestScratch
 import Testing
 
 private let root = BundledContentTests.packageRoot
@@ -83,7 +84,7 @@ struct AndroidValidationTests {
     /// The search path finds an app_restrictions.xml by the package its manifest names, and managed properties JSON
     /// by the package its Application name ends in.
     @Test func discoveryByPackageName() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("android-\(UUID().uuidString)")
+        let folder = Scratch.url("android-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data(

@@ -4,6 +4,7 @@ import Foundation
 import MDMConf
 import MDMDiagnostics
 import PropertyList
+import TestScratch
 import Testing
 import UpdatePolicy
 
@@ -77,7 +78,7 @@ struct BundledContentTests {
     /// A `--profile` folder adds its `.mobileconfig` and `.plist` files (any case), not recursively, no dot-files,
     /// sorted by name bytes.
     @Test func profileFolderExpansion() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("profiles-\(UUID().uuidString)")
+        let folder = Scratch.url("profiles-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("nested"), withIntermediateDirectories: true)
         for name in [

@@ -1,6 +1,7 @@
 import Foundation
 import MDMConf
 import MDMDiagnostics
+import TestScratch
 import Testing
 
 /// A small catalog written to a temporary folder, changed per case.
@@ -37,7 +38,7 @@ struct CatalogFixture {
 
     /// The valid base: one app with a schema, a config and a group variant; an inventory of two devices.
     init(changes: [String: String?] = [:]) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
+        root = Scratch.url("catalog-\(UUID().uuidString)")
         var files: [String: String?] = [
             "apps/com.acme.app/schema.xml": Self.schema, "apps/com.acme.app/config.plist": Self.config,
             "apps/com.acme.app/configs/blue.plist": Self.config.replacingOccurrences(of: "443", with: "8443"),
@@ -60,7 +61,7 @@ struct CatalogTests {
 
     /// What a new user does first: `cp -r Examples/catalog my-catalog` (links copied as links). The copy loads.
     @Test func aPlainCopyOfTheExampleCatalogLoads() throws {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("my-catalog-\(UUID().uuidString)")
+        let copy = Scratch.url("my-catalog-\(UUID().uuidString)")
         try FileManager.default.copyItem(at: URL(fileURLWithPath: Self.exampleCatalog), to: copy)
         let catalog = try CatalogLoader().load(copy.path).get()
         #expect(catalog.appIDs == ["com.example.field", "com.example.fieldsync"])
@@ -68,7 +69,7 @@ struct CatalogTests {
 
     /// A relative link that leads nowhere after a copy is reported as a link, with where it points.
     @Test func danglingLinksAreSaidToBeLinks() throws {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("linked-\(UUID().uuidString)")
+        let copy = Scratch.url("linked-\(UUID().uuidString)")
         try FileManager.default.copyItem(at: URL(fileURLWithPath: Self.exampleCatalog), to: copy)
         let manager = FileManager.default
         for (path, target) in [

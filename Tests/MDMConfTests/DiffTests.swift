@@ -2,6 +2,7 @@ import Foundation
 import MDMConf
 import MDMDiagnostics
 import PropertyList
+import TestScratch
 import Testing
 
 /// The semantic diff: a table of value pairs, and the text an admin pastes into a change ticket, pinned for a
@@ -114,7 +115,7 @@ struct DiffTests {
     /// The example catalog with a week's typical change: the sync interval, the floor of the field app, a new
     /// group variant for the sales devices. The text is pinned as an admin would paste it.
     @Test func exampleCatalogChangeTicket() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("diff-\(UUID().uuidString)")
+        let root = Scratch.url("diff-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let example = BundledContentTests.packageRoot.appendingPathComponent("Examples/catalog")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import MDMConf
 import MDMDiagnostics
+import TestScratch
 import Testing
 
 @_spi(CMS) import X509
@@ -57,7 +58,7 @@ struct SignedProfileTests {
         "Examples/device-policy/profiles/40-wifi.mobileconfig")
 
     static func write(_ bytes: [UInt8]) throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("signed-\(UUID().uuidString).mobileconfig")
+        let file = Scratch.url("signed-\(UUID().uuidString).mobileconfig")
         try Data(bytes).write(to: file)
         return file.path
     }

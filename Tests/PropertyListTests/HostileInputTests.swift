@@ -1,13 +1,14 @@
 import Foundation
 import MDMDiagnostics
 import PropertyList
+import TestScratch
 import Testing
 
 /// Hostile and broken input: each ends with a clear finding, never a crash, a hang or leaked file contents.
 /// (Speed is measured by the benchmark harness, not asserted here.)
 struct HostileInputTests {
     static func temporaryFile(_ name: String, contents: [UInt8]) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mdmconf-tests-\(UUID().uuidString)")
+        let folder = Scratch.url("mdmconf-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let url = folder.appendingPathComponent(name)
         try Data(contents).write(to: url)

@@ -1,6 +1,7 @@
 import Foundation
 import MDMDiagnostics
 import PropertyList
+import TestScratch
 import Testing
 
 /// mdmconf's readers against Python's `plistlib`, the reference reader present on the machine.
@@ -152,7 +153,7 @@ enum Plistlib {
     }()
 
     static func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let folder = Scratch.url(
             "mdmconf-plistlib-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
