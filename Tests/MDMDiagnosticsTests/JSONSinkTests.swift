@@ -53,7 +53,22 @@ struct JSONSinkTests {
         for level in 0..<80 { document = level % 2 == 0 ? .array([document, .null]) : .object([("k", document)]) }
         var text = JSONText()
         Self.describe(document, to: &text)
-        #expect(String(decoding: text.bytes, as: UTF8.self) == document.serialized())
+        let written = String(decoding: text.bytes, as: UTF8.self)
+        #expect(written == document.serialized())
+        // Every line is indented by two spaces per container open before it (one less on a closing line),
+        // counted from the text itself (its strings hold no brackets): below and past the 32 levels indents are
+        // copied from.
+        var open = 0
+        for line in written.split(separator: "\n") {
+            let body = line.drop { $0 == " " }
+            let closing = body.first == "]" || body.first == "}"
+            #expect(line.count - body.count == 2 * (closing ? open - 1 : open), "\(line)")
+            for character in body {
+                if character == "[" || character == "{" { open += 1 }
+                if character == "]" || character == "}" { open -= 1 }
+            }
+        }
+        #expect(open == 0)
     }
 
     /// A document written as part of another, at an indent, has the bytes the value writes there (no final line
