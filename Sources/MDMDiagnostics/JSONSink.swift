@@ -18,11 +18,13 @@ public protocol JSONSink {
     /// A value: a scalar (`null`, a boolean, a number or a string), or a whole array or object made before, written
     /// as it stands.
     mutating func value(_ scalar: JSONValue)
+    /// A member whose value is a scalar, named by a literal: plain ASCII that needs no escape (a document's own
+    /// member names; a name made at run time goes through `key(_:)` and `value(_:)`).
+    mutating func member(_ name: StaticString, _ scalar: JSONValue)
 }
 
 extension JSONSink {
-    /// A member whose value is a scalar, named by a literal: plain ASCII that needs no escape (a document's own
-    /// member names; a name made at run time goes through `key(_:)` and `value(_:)`).
+    /// The member as its name, then its value.
     public mutating func member(_ name: StaticString, _ scalar: JSONValue) {
         key(literal: name)
         value(scalar)
@@ -189,6 +191,16 @@ public struct JSONText: JSONSink {
 
     public mutating func value(_ scalar: JSONValue) {
         beforeValue()
+        scalar.write(to: out, pretty: pretty, indent: indent + depth)
+    }
+
+    /// The name and the value written in one call (the members of a report's device documents are most of its
+    /// text).
+    public mutating func member(_ name: StaticString, _ scalar: JSONValue) {
+        item()
+        out.append(UInt8(ascii: "\""))
+        out.append(name)
+        out.append(pretty ? "\": " : "\":")
         scalar.write(to: out, pretty: pretty, indent: indent + depth)
     }
 }
