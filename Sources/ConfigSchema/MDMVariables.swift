@@ -51,29 +51,46 @@ public enum MDMVariables {
 
     /// Every token in `text` in the syntaxes of `mdm` (all of them for `.any`), in order of appearance.
     public static func tokens(in text: String, for mdm: MDM = .any) -> [VariableToken] {
-        // Most strings hold neither `$` nor `{`: looked for in the string's bytes, for every string of a profile.
-        let marked =
-            text.utf8.withContiguousStorageIfAvailable { bytes in bytes.contains { $0 == 0x24 || $0 == 0x7B } }
-            ?? text.utf8.contains { $0 == 0x24 || $0 == 0x7B }
-        guard marked else { return [] }
-        var found: [VariableToken] = []
-        let scalars = Array(text.unicodeScalars)
-        var index = 0
-        func word(from start: Int, allowing extra: (Unicode.Scalar) -> Bool) -> String {
+        var text = text
+        return text.withUTF8 { tokens(inUTF8: $0, for: mdm) }
+    }
+
+    /// `tokens(in:for:)` over the text's UTF-8. Every byte a token is made of is ASCII (`$`, braces, letters,
+    /// digits, `_`), and no byte of a longer UTF-8 sequence is: reading bytes finds what reading Unicode scalars
+    /// finds, without decoding them (a catalog's load substitutes into every inventory device's configuration).
+    static func tokens(inUTF8 bytes: UnsafeBufferPointer<UInt8>, for mdm: MDM) -> [VariableToken] {
+        // Most strings hold neither `$` nor `{`.
+        guard bytes.contains(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: "{") }) else { return [] }
+        func isLetterOrDigit(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default: false
+            }
+        }
+        /// Where the name that starts at `start` ends: letters and digits, and `_` when `underscore`.
+        func nameEnd(from start: Int, underscore: Bool) -> Int {
             var end = start
-            while end < scalars.count,
-                scalars[end].properties.isAlphabetic && scalars[end].isASCII
-                    || ("0"..."9").contains(scalars[end]) || extra(scalars[end])
-            {
+            while end < bytes.count, isLetterOrDigit(bytes[end]) || (underscore && bytes[end] == UInt8(ascii: "_")) {
                 end += 1
             }
-            return String(String.UnicodeScalarView(scalars[start..<end]))
+            return end
         }
-        while index < scalars.count {
-            let scalar = scalars[index]
-            if scalar == "$" {
-                let name = word(from: index + 1) { $0 == "_" }
-                if let first = name.unicodeScalars.first, ("A"..."Z").contains(first) {
+        func text(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        func isCapital(_ index: Int) -> Bool { bytes[index] >= UInt8(ascii: "A") && bytes[index] <= UInt8(ascii: "Z") }
+        let open = UInt8(ascii: "{")
+        let close = UInt8(ascii: "}")
+        var found: [VariableToken] = []
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "$") {
+                let end = nameEnd(from: index + 1, underscore: true)
+                if end > index + 1, isCapital(index + 1) {
+                    let name = text(index + 1..<end)
                     let isFleet = name.hasPrefix("FLEET_VAR_")
                     let kind: MDM = isFleet ? .fleet : .jamf
                     if mdm == .any || mdm == kind {
@@ -82,14 +99,14 @@ public enum MDMVariables {
                             ? fleet.contains(name) : jamf.contains(name) || name.hasPrefix("EXTENSIONATTRIBUTE_")
                         found.append(VariableToken(mdm: kind, name: name, text: "$" + name, isKnown: known))
                     }
-                    index += 1 + name.unicodeScalars.count
+                    index = end
                     continue
                 }
-            } else if scalar == "{", index + 1 < scalars.count, scalars[index + 1] == "{" {
-                let name = word(from: index + 2) { $0 == "_" }
-                let end = index + 2 + name.unicodeScalars.count
-                if !name.isEmpty, end + 1 < scalars.count, scalars[end] == "}", scalars[end + 1] == "}" {
+            } else if byte == open, index + 1 < bytes.count, bytes[index + 1] == open {
+                let end = nameEnd(from: index + 2, underscore: true)
+                if end > index + 2, end + 1 < bytes.count, bytes[end] == close, bytes[end + 1] == close {
                     if mdm == .any || mdm == .intune {
+                        let name = text(index + 2..<end)
                         found.append(
                             VariableToken(
                                 mdm: .intune, name: name, text: "{{\(name)}}",
@@ -98,13 +115,11 @@ public enum MDMVariables {
                     index = end + 2
                     continue
                 }
-            } else if scalar == "{" {
-                let name = word(from: index + 1) { _ in false }
-                let end = index + 1 + name.unicodeScalars.count
-                if let first = name.unicodeScalars.first, ("A"..."Z").contains(first), end < scalars.count,
-                    scalars[end] == "}"
-                {
+            } else if byte == open {
+                let end = nameEnd(from: index + 1, underscore: false)
+                if end > index + 1, isCapital(index + 1), end < bytes.count, bytes[end] == close {
                     if mdm == .any || mdm == .workspaceone {
+                        let name = text(index + 1..<end)
                         found.append(
                             VariableToken(
                                 mdm: .workspaceone, name: name, text: "{\(name)}", isKnown: workspaceOne.contains(name))

@@ -23,6 +23,28 @@ struct VariableTests {
         #expect(MDMVariables.tokens(in: text, for: mdm).count == 1)
     }
 
+    /// Tokens among other text, non-ASCII text included (tokens are read from the UTF-8 bytes): each found as
+    /// `mdm:name:text:known`, in order.
+    @Test(arguments: [
+        ("é$EMAILé{{mail}}ü{EmailAddress}", ["jamf:EMAIL:$EMAIL:true", "intune:mail:{{mail}}:true",
+            "workspaceone:EmailAddress:{EmailAddress}:true"]),
+        ("$EMAIL$UDID", ["jamf:EMAIL:$EMAIL:true", "jamf:UDID:$UDID:true"]),
+        ("${EMAIL}", ["workspaceone:EMAIL:{EMAIL}:false"]),
+        ("{{mail}", []), ("$Ä$ÉMAIL", []), ("{Device_Uid}", []), ("{{ mail }}", []), ("$", []), ("{{", []),
+        ("{{serial_number}}", ["intune:serial_number:{{serial_number}}:false"]),
+        ("💡{{devicename}}$ROOM💡", ["intune:devicename:{{devicename}}:true", "jamf:ROOM:$ROOM:true"]),
+        ("$FLEET_VAR_HOST_UUID_x", ["fleet:FLEET_VAR_HOST_UUID_x:$FLEET_VAR_HOST_UUID_x:false"]),
+        ("{{{mail}}}", ["intune:mail:{{mail}}:true"]),
+        ("{{DeviceModel}}{DeviceModel}", ["intune:DeviceModel:{{DeviceModel}}:false",
+            "workspaceone:DeviceModel:{DeviceModel}:true"]),
+        ("a$9x{9}{{9}}", ["intune:9:{{9}}:false"]),
+        ("\u{301}$EMAIL\u{301}", ["jamf:EMAIL:$EMAIL:true"]),
+    ])
+    func tokensAmongOtherText(_ text: String, _ expected: [String]) {
+        let found = MDMVariables.tokens(in: text).map { "\($0.mdm.rawValue):\($0.name):\($0.text):\($0.isKnown)" }
+        #expect(found == expected)
+    }
+
     @Test func plainTextHasNoTokens() {
         for text in ["https://example.com/{id", "price $5", "{}", "{{}}", "a{b}c", "no tokens here"] {
             #expect(MDMVariables.tokens(in: text).filter(\.isKnown).isEmpty, "\(text)")
