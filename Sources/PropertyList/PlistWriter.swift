@@ -36,76 +36,101 @@ public enum PlistWriter {
 
     /// The value as a complete XML plist document.
     public static func xml(_ value: PlistValue) throws(UnrepresentableString) -> String {
-        var out = xmlHeader
+        String(decoding: try xmlBytes(value), as: UTF8.self)
+    }
+
+    /// `xml(_:)` as UTF-8 bytes, written straight into them (appending to a `String` piece by piece was two thirds
+    /// of writing a configuration, and a catalog's load writes one per inventory device and app).
+    public static func xmlBytes(_ value: PlistValue) throws(UnrepresentableString) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(4096)
+        out += xmlHeader.utf8
         var path: [KeyPath.Component] = []
         try writeXML(value, into: &out, indent: 0, path: &path)
-        out += "</plist>\n"
-        return out
+        out += "</plist>\n".utf8
+        // An array of its own size: a catalog keeps one per inventory device and app, and the room left by
+        // doubling was half again the memory of a catalog's load.
+        return out.withUnsafeBufferPointer { Array($0) }
     }
 
     private static func writeXML(
-        _ value: PlistValue, into out: inout String, indent: Int, path: inout [KeyPath.Component]
+        _ value: PlistValue, into out: inout [UInt8], indent: Int, path: inout [KeyPath.Component]
     ) throws(UnrepresentableString) {
-        let tabs = String(repeating: "\t", count: indent)
-        out += tabs
+        func tabs(_ count: Int) { out.append(contentsOf: repeatElement(UInt8(ascii: "\t"), count: count)) }
+        tabs(indent)
         switch value {
         case .string(let text):
-            out += "<string>"
+            out += "<string>".utf8
             try appendEscaped(text, to: &out, path: path)
-            out += "</string>\n"
-        case .integer(let number): out += "<integer>\(number)</integer>\n"
-        case .real(let number): out += "<real>\(realText(number))</real>\n"
-        case .boolean(let flag): out += flag ? "<true/>\n" : "<false/>\n"
-        case .date(let date): out += "<date>\(date.iso8601)</date>\n"
+            out += "</string>\n".utf8
+        case .integer(let number):
+            out += "<integer>".utf8
+            out += String(number).utf8
+            out += "</integer>\n".utf8
+        case .real(let number):
+            out += "<real>".utf8
+            out += realText(number).utf8
+            out += "</real>\n".utf8
+        case .boolean(let flag): out += flag ? "<true/>\n".utf8 : "<false/>\n".utf8
+        case .date(let date):
+            out += "<date>".utf8
+            out += date.iso8601.utf8
+            out += "</date>\n".utf8
         case .data(let bytes):
-            let encoded = Base64.encode(bytes)
-            if encoded.utf8.count <= 60 {
-                out += "<data>\(encoded)</data>\n"
+            let encoded = Array(Base64.encode(bytes).utf8)
+            if encoded.count <= 60 {
+                out += "<data>".utf8
+                out += encoded
+                out += "</data>\n".utf8
             } else {
-                out += "<data>\n"
-                var line = ""
-                for character in encoded {
-                    line.append(character)
-                    if line.utf8.count == 68 {
-                        out += tabs + line + "\n"
-                        line = ""
-                    }
+                out += "<data>\n".utf8
+                // Lines of 68 characters, at the element's indent (base64 is ASCII: a byte is a character).
+                var start = 0
+                while start < encoded.count {
+                    let end = min(start + 68, encoded.count)
+                    tabs(indent)
+                    out += encoded[start..<end]
+                    out.append(UInt8(ascii: "\n"))
+                    start = end
                 }
-                if !line.isEmpty { out += tabs + line + "\n" }
-                out += tabs + "</data>\n"
+                tabs(indent)
+                out += "</data>\n".utf8
             }
         case .array(let items):
             guard !items.isEmpty else {
-                out += "<array/>\n"
+                out += "<array/>\n".utf8
                 return
             }
-            out += "<array>\n"
+            out += "<array>\n".utf8
             for (index, item) in items.enumerated() {
                 path.append(.index(index))
                 try writeXML(item.value, into: &out, indent: indent + 1, path: &path)
                 path.removeLast()
             }
-            out += tabs + "</array>\n"
+            tabs(indent)
+            out += "</array>\n".utf8
         case .dictionary(let dictionary):
             guard !dictionary.isEmpty else {
-                out += "<dict/>\n"
+                out += "<dict/>\n".utf8
                 return
             }
-            out += "<dict>\n"
+            out += "<dict>\n".utf8
             for entry in dictionary.entries {
                 path.append(.key(entry.key))
-                out += tabs + "\t<key>"
+                tabs(indent + 1)
+                out += "<key>".utf8
                 try appendEscaped(entry.key, to: &out, path: path)
-                out += "</key>\n"
+                out += "</key>\n".utf8
                 try writeXML(entry.value.value, into: &out, indent: indent + 1, path: &path)
                 path.removeLast()
             }
-            out += tabs + "</dict>\n"
+            tabs(indent)
+            out += "</dict>\n".utf8
         }
     }
 
     private static func appendEscaped(
-        _ text: String, to out: inout String, path: [KeyPath.Component]
+        _ text: String, to out: inout [UInt8], path: [KeyPath.Component]
     ) throws(UnrepresentableString) {
         // Fast path: nothing to escape or refuse (0xEF starts U+FFFE and U+FFFF).
         let plain = text.utf8.allSatisfy { byte in
@@ -113,21 +138,20 @@ public enum PlistWriter {
                 && byte != 0xEF
         }
         if plain {
-            out += text
+            out += text.utf8
             return
         }
         for scalar in text.unicodeScalars {
             switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\r": out += "&#13;"
-            case "\t", "\n": out.unicodeScalars.append(scalar)
+            case "&": out += "&amp;".utf8
+            case "<": out += "&lt;".utf8
+            case ">": out += "&gt;".utf8
+            case "\r": out += "&#13;".utf8
             default:
-                if PlistTextRules.xmlCannotCarry(scalar) {
+                if scalar != "\t", scalar != "\n", PlistTextRules.xmlCannotCarry(scalar) {
                     throw UnrepresentableString(keyPath: KeyPath(path), scalar: scalar)
                 }
-                out.unicodeScalars.append(scalar)
+                UTF8.encode(scalar) { out.append($0) }
             }
         }
     }

@@ -48,6 +48,31 @@ struct PlistWriterTests {
                 """)
     }
 
+    /// Data past 60 base64 characters is written in lines of 68 at the element's indent, and a string with
+    /// something to escape keeps its other characters, non-ASCII ones, tabs and line breaks as they are.
+    @Test func writesLongDataAndEscapedText() throws {
+        let blob = (0..<60).map { UInt8($0 * 4) }
+        let encoded = Base64.encode(blob)
+        let text = "é & \t<ü>\n✓"
+        let xml = try PlistWriter.xml(["Blob": .data(blob), "Text": .string(text)])
+        let body = xml.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(4).joined(separator: "\n")
+        #expect(
+            body == """
+                \t<key>Blob</key>
+                \t<data>
+                \t\(encoded.prefix(68))
+                \t\(encoded.dropFirst(68))
+                \t</data>
+                \t<key>Text</key>
+                \t<string>é &amp; \t&lt;ü&gt;
+                ✓</string>
+                </dict>
+                </plist>
+
+                """)
+        #expect(encoded.count == 80)
+    }
+
     @Test func writesJSONMapping() {
         let value: PlistValue = [
             "s": "x\"y", "i": 1, "r": 1.5, "nan": .real(.nan), "inf": .real(.infinity), "ninf": .real(-.infinity),

@@ -220,10 +220,11 @@ public struct ServedConfig: Sendable {
         /// The whole SHA-256 of `bytes`, 64 hex digits (the name of the bytes as a data asset).
         public let sha256: String
 
-        init(_ text: String) {
-            bytes = Array(text.utf8)
+        init(_ bytes: [UInt8]) {
+            self.bytes = bytes
             sha256 = ContentHash.hex(bytes)
-            etag = "\"" + sha256.prefix(32) + "\""
+            // The digits are ASCII: cut by bytes, not by characters.
+            etag = "\"" + String(decoding: sha256.utf8.prefix(32), as: UTF8.self) + "\""
         }
     }
 
@@ -237,7 +238,7 @@ public struct ServedConfig: Sendable {
     /// The ETag of the form a `platform` device is served by default: JSON for Android, the plist for Apple.
     public func etag(for platform: ConfigPlatform) -> String { platform == .android ? json.etag : xml.etag }
 
-    init(xml: String, json: String, variant: String?) {
+    init(xml: [UInt8], json: [UInt8], variant: String?) {
         self.xml = Representation(xml)
         self.json = Representation(json)
         self.variant = variant

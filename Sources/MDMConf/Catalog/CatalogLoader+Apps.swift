@@ -284,7 +284,9 @@ extension CatalogRun {
         guard let root = document.root else { return nil }
         let value = values.map { MDMVariables.substitute(in: root.value, values: $0) } ?? root.value
         do {
-            let served = ServedConfig(xml: try PlistWriter.xml(value), json: PlistWriter.json(value), variant: variant)
+            let served = ServedConfig(
+                xml: try PlistWriter.xmlBytes(value), json: PlistWriter.jsonValue(value).serializedBytes(),
+                variant: variant)
             return .served(served)
         } catch {
             var diagnostic = error.diagnostic
