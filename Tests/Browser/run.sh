@@ -17,6 +17,9 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+# Chromium's and the tests' own temporary files go into the work folder, removed with it.
+mkdir -p "$work/tmp"
+export TMPDIR="$work/tmp"
 
 free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
