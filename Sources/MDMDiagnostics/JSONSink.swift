@@ -182,11 +182,17 @@ public struct JSONText: JSONSink {
 
     /// A literal name is written as it stands: it needs no escape.
     public mutating func key(literal name: StaticString) {
+        writeKey(name)
+        afterKey = true
+    }
+
+    /// A literal name, its separator, and what comes before it; inlined in `key(literal:)` and `member(_:_:)`.
+    @inline(__always)
+    private mutating func writeKey(_ name: StaticString) {
         item()
         out.append(UInt8(ascii: "\""))
         out.append(name)
         out.append(pretty ? "\": " : "\":")
-        afterKey = true
     }
 
     public mutating func value(_ scalar: JSONValue) {
@@ -197,10 +203,7 @@ public struct JSONText: JSONSink {
     /// The name and the value written in one call (the members of a report's device documents are most of its
     /// text).
     public mutating func member(_ name: StaticString, _ scalar: JSONValue) {
-        item()
-        out.append(UInt8(ascii: "\""))
-        out.append(name)
-        out.append(pretty ? "\": " : "\":")
+        writeKey(name)
         scalar.write(to: out, pretty: pretty, indent: indent + depth)
     }
 }

@@ -18,7 +18,11 @@ public enum Scratch {
         removeAbandoned(in: system)
         let root = system.appendingPathComponent("\(prefix)\(getpid())", isDirectory: true)
         try? FileManager.default.removeItem(at: root)
-        try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        } catch {
+            fatalError("the tests' temporary folder \(root.path) cannot be made: \(error)")
+        }
         atexit { try? FileManager.default.removeItem(at: Scratch.root) }
         return root
     }()
