@@ -294,33 +294,45 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func write(_ context: ChannelHandlerContext, _ written: Written, close: Bool) {
-        // Gathered in an array and copied into the buffer once: a buffer write per piece cost a fifth of the request.
-        var head: [UInt8] = []
-        head.reserveCapacity(400)
-        // The status line as NIO's encoder writes it for the route, reason phrase and all.
-        head += "HTTP/1.1 ".utf8
-        head += String(written.status.code).utf8
-        head.append(UInt8(ascii: " "))
-        head += HTTPResponseStatus(statusCode: written.status.code).reasonPhrase.utf8
-        head += "\r\n".utf8
-        for (name, value) in written.headers {
-            head += name.rawName.utf8
-            head += ": ".utf8
-            head += value.utf8
-            head += "\r\n".utf8
+        // The head is written straight into the buffer in two passes over its pieces, the first counting its bytes.
+        // Gathering it in an array first, with `+=` of each piece's `String.UTF8View`, cost about 200 instructions
+        // a piece (a sixth of a config GET with its dozen headers); a buffer write per piece cost more.
+        let code = String(written.status.code)
+        let reason = HTTPResponseStatus(statusCode: written.status.code).reasonPhrase
+        let length = written.announcesLength ? String(written.body.count) : nil
+        let date = dates.now()
+        func head(_ out: inout HeadBytes) {
+            // The status line as NIO's encoder writes it for the route, reason phrase and all.
+            out.put("HTTP/1.1 ")
+            out.put(code)
+            out.put(" ")
+            out.put(reason)
+            out.put("\r\n")
+            for (name, value) in written.headers {
+                out.put(name.rawName)
+                out.put(": ")
+                out.put(value)
+                out.put("\r\n")
+            }
+            if let length {
+                out.put("Content-Length: ")
+                out.put(length)
+                out.put("\r\n")
+            }
+            out.put("Date: ")
+            out.put(date)
+            out.put("\r\nServer: mdmconf\r\n")
+            if close { out.put("Connection: close\r\n") }
+            out.put("\r\n")
         }
-        if written.announcesLength {
-            head += "Content-Length: ".utf8
-            head += String(written.body.count).utf8
-            head += "\r\n".utf8
+        var counted = HeadBytes(start: nil)
+        head(&counted)
+        var buffer = context.channel.allocator.buffer(capacity: counted.count + written.body.count)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: counted.count) { raw in
+            var out = HeadBytes(start: raw.baseAddress)
+            head(&out)
+            return out.count
         }
-        head += "Date: ".utf8
-        head += dates.now().utf8
-        head += "\r\nServer: mdmconf\r\n".utf8
-        if close { head += "Connection: close\r\n".utf8 }
-        head += "\r\n".utf8
-        var buffer = context.channel.allocator.buffer(capacity: head.count + written.body.count)
-        buffer.writeBytes(head)
         buffer.writeBytes(written.body)
         context.write(wrapOutboundOut(buffer), promise: nil)
         wroteSinceFlush = true
@@ -329,5 +341,32 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             deadline = try? context.pipeline.syncOperations.handler(type: RequestDeadlineHandler.self)
         }
         deadline?.answered()
+    }
+}
+
+/// A response head's bytes copied to `start` piece by piece, or only counted when `start` is nil.
+private struct HeadBytes {
+    let start: UnsafeMutableRawPointer?
+    private(set) var count = 0
+
+    init(start: UnsafeMutableRawPointer?) { self.start = start }
+
+    @inline(__always)
+    mutating func put(_ bytes: UnsafeRawBufferPointer) {
+        if let start, let source = bytes.baseAddress {
+            (start + count).copyMemory(from: source, byteCount: bytes.count)
+        }
+        count += bytes.count
+    }
+
+    @inline(__always)
+    mutating func put(_ literal: StaticString) {
+        put(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    @inline(__always)
+    mutating func put(_ text: String) {
+        var text = text
+        text.withUTF8 { put(UnsafeRawBufferPointer($0)) }
     }
 }

@@ -108,16 +108,19 @@ enum ConfigLookup {
     /// The app id and the `device` and `platform` query parameters of a `/v1/apps/{bundleId}/config` target, or nil
     /// for any other target.
     private static func parts(_ target: UnsafeBufferPointer<UInt8>) -> (String, String?, String?)? {
-        let prefix = "/v1/apps/".utf8
-        let suffix = "/config".utf8
+        let prefix: StaticString = "/v1/apps/"
+        let suffix: StaticString = "/config"
         let pathEnd = target.firstIndex(of: UInt8(ascii: "?")) ?? target.count
-        guard pathEnd > prefix.count + suffix.count, target[0..<prefix.count].elementsEqual(prefix),
-            target[(pathEnd - suffix.count)..<pathEnd].elementsEqual(suffix)
+        let (prefixCount, suffixCount) = (prefix.utf8CodeUnitCount, suffix.utf8CodeUnitCount)
+        guard pathEnd > prefixCount + suffixCount,
+            prefix.equals(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: target[0..<prefixCount]))),
+            suffix.equals(
+                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: target[(pathEnd - suffixCount)..<pathEnd])))
         else { return nil }
         func text(_ range: Range<Int>) -> String {
             String(decoding: UnsafeBufferPointer(rebasing: target[range]), as: UTF8.self)
         }
-        let bundleID = text(prefix.count..<(pathEnd - suffix.count))
+        let bundleID = text(prefixCount..<(pathEnd - suffixCount))
         var device: String?
         var platform: String?
         var start = pathEnd + 1
@@ -126,10 +129,10 @@ enum ConfigLookup {
             while end < target.count, target[end] != UInt8(ascii: "&") { end += 1 }
             var equals = start
             while equals < end, target[equals] != UInt8(ascii: "=") { equals += 1 }
-            let name = target[start..<equals]
+            let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: target[start..<equals]))
             let value = equals < end ? (equals + 1)..<end : end..<end
-            if name.elementsEqual("device".utf8) { device = text(value) }
-            if name.elementsEqual("platform".utf8) { platform = text(value) }
+            if ("device" as StaticString).equals(name) { device = text(value) }
+            if ("platform" as StaticString).equals(name) { platform = text(value) }
             start = end + 1
         }
         return (bundleID, device, platform)
