@@ -27,44 +27,54 @@ public struct AppVersion: Hashable, Comparable, Sendable, CustomStringConvertibl
 
     /// Parses an app version; nil when `text` does not follow the grammar.
     public init?(_ text: String) {
-        let trimmed = text.trimmingASCIIWhitespace()
-        var rest = trimmed
-        // Searched byte by byte: `+`, `-` and `v` are ASCII, and Character-wise search cost most of a parse.
-        if let first = rest.utf8.first, first == UInt8(ascii: "v") || first == UInt8(ascii: "V") {
-            rest = rest[rest.utf8.index(after: rest.startIndex)...]
-        }
-        if let plus = rest.utf8.firstIndex(of: UInt8(ascii: "+")) {
-            guard Self.identifiers(rest[rest.utf8.index(after: plus)...]) != nil else { return nil }
-            rest = rest[..<plus]
-        }
-        var preRelease: [Identifier] = []
-        if let dash = rest.utf8.firstIndex(of: UInt8(ascii: "-")) {
-            guard let identifiers = Self.identifiers(rest[rest.utf8.index(after: dash)...]) else { return nil }
-            for identifier in identifiers {
-                if identifier.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-                    guard identifier.count == 1 || identifier.first != "0" else { return nil }
-                    preRelease.append(.numeric(String(identifier)))
-                } else {
-                    preRelease.append(.alphanumeric(String(identifier)))
-                }
-            }
-            rest = rest[..<dash]
-        }
-        guard let core = VersionCore(rest) else { return nil }
+        var trimmed = text.trimmedOfASCIIWhitespace
+        // Read from the contiguous bytes: `+`, `-` and `v` are ASCII, and searching the string's `UTF8View` (let
+        // alone its characters) cost most of a parse, which every update check makes.
+        guard let (core, preRelease) = trimmed.withUTF8({ Self.parts($0) }) else { return nil }
         self.core = core
         self.preRelease = preRelease
-        self.text = String(trimmed)
+        self.text = trimmed
     }
 
-    /// Dot-separated, non-empty identifiers of `[0-9A-Za-z-]`.
-    private static func identifiers(_ text: Substring) -> [Substring]? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        for part in parts {
-            guard !part.isEmpty,
-                part.utf8.allSatisfy({
+    /// The core and pre-release identifiers of a trimmed version's bytes.
+    private static func parts(_ bytes: UnsafeBufferPointer<UInt8>) -> (VersionCore, [Identifier])? {
+        var (start, end) = (0, bytes.count)
+        if end > 0, bytes[0] == UInt8(ascii: "v") || bytes[0] == UInt8(ascii: "V") { start = 1 }
+        if let plus = bytes[start..<end].firstIndex(of: UInt8(ascii: "+")) {
+            guard identifiers(bytes, plus + 1..<end) != nil else { return nil }
+            end = plus
+        }
+        var preRelease: [Identifier] = []
+        if let dash = bytes[start..<end].firstIndex(of: UInt8(ascii: "-")) {
+            guard let identifiers = identifiers(bytes, dash + 1..<end) else { return nil }
+            for range in identifiers {
+                let identifier = bytes[range]
+                let text = String(decoding: identifier, as: UTF8.self)
+                if identifier.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+                    guard identifier.count == 1 || identifier.first != UInt8(ascii: "0") else { return nil }
+                    preRelease.append(.numeric(text))
+                } else {
+                    preRelease.append(.alphanumeric(text))
+                }
+            }
+            end = dash
+        }
+        guard let core = VersionCore(bytes: UnsafeBufferPointer(rebasing: bytes[start..<end])) else { return nil }
+        return (core, preRelease)
+    }
+
+    /// Where the dot-separated, non-empty identifiers of `[0-9A-Za-z-]` within `range` are; nil when any is not one.
+    private static func identifiers(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> [Range<Int>]? {
+        var parts: [Range<Int>] = []
+        var start = range.lowerBound
+        for index in range.lowerBound...range.upperBound where index == range.upperBound || bytes[index] == 0x2E {
+            guard index > start,
+                bytes[start..<index].allSatisfy({
                     ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D
                 })
             else { return nil }
+            parts.append(start..<index)
+            start = index + 1
         }
         return parts
     }
@@ -121,23 +131,25 @@ public struct OSVersion: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// Parses an OS version; nil when `text` does not follow the grammar.
     public init?(_ text: String) {
-        let trimmed = text.trimmingASCIIWhitespace()
-        var coreText = trimmed
-        var supplemental: UInt8 = 0
-        if trimmed.utf8.last == UInt8(ascii: ")") {
-            let bytes = Array(trimmed.utf8)
-            guard bytes.count >= 4, bytes[bytes.count - 3] == 0x28 else { return nil }
-            let letter = bytes[bytes.count - 2] | 0x20
-            guard letter >= 0x61, letter <= 0x7A else { return nil }
-            supplemental = letter - 0x60
-            var end = bytes.count - 3
-            if end > 0, bytes[end - 1] == 0x20 { end -= 1 }
-            coreText = Substring(String(decoding: bytes[0..<end], as: UTF8.self))
+        var trimmed = text.trimmedOfASCIIWhitespace
+        // Read from the contiguous bytes, as an app version is.
+        let parts: (VersionCore, UInt8)? = trimmed.withUTF8 { bytes in
+            var end = bytes.count
+            var supplemental: UInt8 = 0
+            if end > 0, bytes[end - 1] == UInt8(ascii: ")") {
+                guard end >= 4, bytes[end - 3] == 0x28 else { return nil }
+                let letter = bytes[end - 2] | 0x20
+                guard letter >= 0x61, letter <= 0x7A else { return nil }
+                supplemental = letter - 0x60
+                end -= 3
+                if end > 0, bytes[end - 1] == 0x20 { end -= 1 }
+            }
+            return VersionCore(bytes: UnsafeBufferPointer(rebasing: bytes[0..<end])).map { ($0, supplemental) }
         }
-        guard let core = VersionCore(coreText) else { return nil }
+        guard let (core, supplemental) = parts else { return nil }
         self.core = core
         self.supplemental = supplemental
-        self.text = String(trimmed)
+        self.text = trimmed
     }
 
     public var description: String { text }

@@ -45,13 +45,25 @@ public enum Rollout {
     /// A device id as buckets use it: trimmed of ASCII whitespace and ASCII-lowercased.
     public static func normalize(_ deviceID: String) -> String {
         // Most ids are already normal: no copy for them (a fleet summary normalizes one per device and app).
-        let bytes = deviceID.utf8
-        if let first = bytes.first, let last = bytes.last, !isASCIIWhitespace(first), !isASCIIWhitespace(last),
-            !bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
-        {
-            return deviceID
+        var id = deviceID
+        let isNormal = id.withUTF8 { bytes in
+            guard let first = bytes.first, let last = bytes.last else { return true }
+            return !isASCIIWhitespace(first) && !isASCIIWhitespace(last)
+                && !bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
         }
+        if isNormal { return deviceID }
         return String(deviceID.trimmingASCIIWhitespace()).asciiLowercased()
+    }
+
+    /// `normalize(_:)` of an id, as UTF-8: made in one pass over its bytes (every update check makes one).
+    static func normalizedBytes(_ deviceID: String) -> [UInt8] {
+        var id = deviceID
+        return id.withUTF8 { bytes in
+            var (start, end) = (0, bytes.count)
+            while start < end, isASCIIWhitespace(bytes[start]) { start += 1 }
+            while end > start, isASCIIWhitespace(bytes[end - 1]) { end -= 1 }
+            return bytes[start..<end].map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+        }
     }
 
     private static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
@@ -95,8 +107,16 @@ public enum Rollout {
 extension String {
     /// Only A–Z lowered: device ids and tokens are compared ASCII case-insensitively.
     func asciiLowercased() -> String {
-        // Most texts are lower-case already: returned as they are, without a copy.
-        guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return self }
-        return String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        // Most texts are lower-case already: returned as they are, without a copy. Looked at in the contiguous
+        // bytes, several times faster than through the `UTF8View`.
+        var text = self
+        guard text.withUTF8({ $0.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) }) else { return self }
+        return String(decoding: asciiLowercasedUTF8, as: UTF8.self)
+    }
+
+    /// `asciiLowercased()` as UTF-8.
+    var asciiLowercasedUTF8: [UInt8] {
+        var text = self
+        return text.withUTF8 { $0.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } }
     }
 }

@@ -16,11 +16,11 @@ public struct UpdateRequest: Sendable {
     public var osVersion: OSVersion?
     /// The device model (`iPhone15,2`), when reported.
     public var deviceModel: String? {
-        didSet { deviceModelKey = Array((deviceModel ?? "").asciiLowercased().utf8) }
+        didSet { deviceModelKey = (deviceModel ?? "").asciiLowercasedUTF8 }
     }
     /// The device id, which places the device in rollouts.
     public var deviceID: String? {
-        didSet { rolloutID = Array(Rollout.normalize(deviceID ?? "").utf8) }
+        didSet { rolloutID = Rollout.normalizedBytes(deviceID ?? "") }
     }
     /// `deviceModel` lowercased, and `deviceID` as rollout buckets use it (empty without one), both as UTF-8:
     /// computed once per request.
@@ -108,11 +108,7 @@ public struct UpdateRequest: Sendable {
         func text(_ slot: Int) -> String? {
             guard let given = slots[slot] else { return nil }
             // Most texts have nothing to trim: returned as they are, without a substring.
-            let isSpace: (UInt8) -> Bool = { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }
-            if let first = given.utf8.first, let last = given.utf8.last, !isSpace(first), !isSpace(last) {
-                return given
-            }
-            return String(given.trimmingASCIIWhitespace())
+            return given.trimmedOfASCIIWhitespace
         }
         let app = text(0).flatMap { $0.isEmpty ? nil : $0 }
         if app == nil { errors.append(reason(0)) }

@@ -7,6 +7,13 @@ struct VersionCore: Hashable, Comparable, Sendable {
 
     /// Parses `text` (already trimmed, no sign or suffix); nil when it is not a valid core.
     init?(_ text: Substring) {
+        var text = text
+        guard let core = text.withUTF8({ VersionCore(bytes: $0) }) else { return nil }
+        self = core
+    }
+
+    /// Parses the UTF-8 bytes of a core (already trimmed, no sign or suffix); nil when they are not a valid one.
+    init?(bytes text: UnsafeBufferPointer<UInt8>) {
         // One pass over the bytes, no split: versions are parsed on every update check.
         var components: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var count = 0
@@ -24,7 +31,7 @@ struct VersionCore: Hashable, Comparable, Sendable {
             (value, digits) = (0, 0)
             return true
         }
-        for byte in text.utf8 {
+        for byte in text {
             if byte == 0x2E {
                 guard finish() else { return nil }
                 continue

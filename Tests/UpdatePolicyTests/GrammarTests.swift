@@ -6,6 +6,7 @@ struct GrammarTests {
     @Test(arguments: [
         ("1.2", "1.2.0"), ("1.2", "v1.02"), ("1.2", "1.2.0.0+7"), ("1.2.0", "V1.2"), ("007.1", "7.1"),
         ("2.3.1", "2.3.1.0"), ("1.0.0-rc.1+build.5", "1.0.0-rc.1"), (" 3.0 ", "3.0"),
+        ("\t1.2\r\n", "1.2"), ("1.0-b.2+x-y.7", "1.0-b.2"),
     ])
     func equalAppVersions(_ a: String, _ b: String) throws {
         #expect(try #require(AppVersion(a)) == #require(AppVersion(b)))
@@ -27,7 +28,8 @@ struct GrammarTests {
 
     @Test(arguments: [
         "", " ", "1.", ".1", "1..2", "1.2.3.4.5", "1.a", "a.1", "1.2-", "1.2+", "1.2-beta..1", "1.2-01", "1.2-be_ta",
-        "1.2+me ta", "9223372036854775808", "１.２", "1.٣", "-1", "+1", "vv1", "1.2 beta", "1.0.0-beta+",
+        "1.2+me ta", "9223372036854775808", "１.２", "1.٣", "-1", "+1", "vv1", "1.2 beta", "1.0.0-beta+", "v", "V-1",
+        "1.2-beta.", "1.2+.x", "1.2-é", "\t", "1.2\u{0}",
     ])
     func invalidAppVersions(_ text: String) {
         #expect(AppVersion(text) == nil, "\(text.debugDescription) should be invalid")
@@ -36,6 +38,8 @@ struct GrammarTests {
     @Test func metadataIsIgnoredAndPreReleaseZeroIsFine() throws {
         #expect(try #require(AppVersion("1.0.0-0")) < #require(AppVersion("1.0.0")))
         #expect(AppVersion("1.0.0+20130313144700")?.text == "1.0.0+20130313144700")
+        #expect(AppVersion(" \tv1.0-rc.1 \n")?.text == "v1.0-rc.1")
+        #expect(OSVersion("  17.4.1 (a)\t")?.text == "17.4.1 (a)")
         #expect(try #require(AppVersion("1.5.0-beta")) < #require(AppVersion("1.5")))
     }
 

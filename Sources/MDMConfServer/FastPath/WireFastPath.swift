@@ -274,7 +274,7 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 status: served.status, headers: headers,
                 body: served.notModified ? [] : served.representation.bytes, announcesLength: !served.notModified)
         case .post:
-            guard head.target == "/v1/update-check", head.contentLength <= state.catalog.settings.maxBodySize,
+            guard head.isTarget("/v1/update-check"), head.contentLength <= state.catalog.settings.maxBodySize,
                 bytes.count - head.length >= head.contentLength,
                 case .success = Caller.authorize(authorization: head.authorization, catalog: state.catalog)
             else { return nil }
@@ -282,7 +282,9 @@ final class WireFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             // Not JSON: the route answers the 400.
             guard case .success(let parsed) = UpdateAnswer.request(body, options: readerOptions) else { return nil }
             let answer = UpdateAnswer(parsed, state: state)
-            var headers: [(HTTPField.Name, String)] = [(.contentType, "application/json")]
+            var headers: [(HTTPField.Name, String)] = []
+            headers.reserveCapacity(2)
+            headers.append((.contentType, "application/json"))
             if let generation = answer.generation { headers.append((Answer.generationField, String(generation))) }
             defer {
                 FastPathMetrics.updateCheck.record(

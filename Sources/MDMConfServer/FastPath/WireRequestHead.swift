@@ -119,6 +119,12 @@ struct WireRequestHead {
         }
     }
 
+    /// True when the target is `literal`, compared as bytes.
+    func isTarget(_ literal: StaticString) -> Bool {
+        var target = target
+        return target.withUTF8 { literal.equals(UnsafeRawBufferPointer($0)) }
+    }
+
     /// The header names the fast path reads or refuses.
     private enum Field: UInt8 {
         case authorization = 1
