@@ -224,9 +224,10 @@ struct ReportTable: Sendable {
     /// checked as one buffer: through `utf8.allSatisfy` the check was a fifth of laying out a report's table
     /// (callgrind, 2026-11-27).
     private static func width(_ cell: String) -> Int {
-        var text = cell
-        let ascii = text.withUTF8 { bytes in bytes.reduce(UInt8(0)) { $0 | $1 } < 0x80 }
-        return ascii ? cell.utf8.count : cell.count
+        // Read in place: a mutable copy for `withUTF8` retains the text, and the app ids of every row are one string
+        // shared by the threads laying the table out, whose count they would contend for.
+        let ascii = cell.utf8.withContiguousStorageIfAvailable { bytes in bytes.reduce(UInt8(0)) { $0 | $1 } < 0x80 }
+        return ascii ?? cell.utf8.allSatisfy({ $0 < 0x80 }) ? cell.utf8.count : cell.count
     }
 
     private static func checkIn(_ row: Row) -> String { row.lastCheckIn?.description ?? "-" }
@@ -315,18 +316,26 @@ struct ReportTable: Sendable {
 
         init(widths: [Int]) { self.widths = widths }
 
-        /// Padding copied as one run of bytes (`repeatElement` appends them one at a time).
-        private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 256)
+        /// Padding copied as one run of bytes (`repeatElement` appends them one at a time), from memory that is
+        /// never freed or written again: a shared array's reference count was contended by the threads laying out
+        /// blocks.
+        nonisolated(unsafe) private static let spaces: UnsafeBufferPointer<UInt8> = {
+            let spaces = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 256)
+            spaces.initialize(repeating: UInt8(ascii: " "))
+            return UnsafeBufferPointer(spaces)
+        }()
 
         mutating func cell(_ text: String, _ column: Int) {
             if !text.isEmpty {
                 if pending <= Self.spaces.count {
-                    bytes.append(contentsOf: Self.spaces[..<pending])
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: Self.spaces[..<pending]))
                 } else {
                     bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pending))
                 }
-                var text = text
-                text.withUTF8 { bytes.append(contentsOf: $0) }
+                // In place, not through a mutable copy (see `width(_:)`).
+                if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+                    bytes.append(contentsOf: text.utf8)
+                }
                 pending = 0
             }
             if column < widths.count - 1 { pending += widths[column] - ReportTable.width(text) + 2 }

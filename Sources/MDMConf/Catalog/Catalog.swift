@@ -210,7 +210,11 @@ public final class CatalogApp: Sendable {
 }
 
 /// A configuration in both served forms, each with its strong ETag.
-public struct ServedConfig: Sendable {
+///
+/// A class, immutable: a copy is one reference count, where the struct it was took seven. Every request for a
+/// configuration takes one, and so does every app of every device a report judges, on threads that contend for the
+/// same counts.
+public final class ServedConfig: Sendable {
     /// One form of the configuration, exactly as served, with the names of its bytes.
     public struct Representation: Sendable {
         /// The bytes served.
