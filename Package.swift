@@ -236,13 +236,16 @@ let package = Package(
         .testTarget(name: "DevicePolicyTests", dependencies: ["DevicePolicy", "CivilTime"]),
         .testTarget(name: "WebhookEventsTests", dependencies: ["WebhookEvents", "CivilTime", "MDMDiagnostics"]),
         .testTarget(
-            name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics", "TestScratch"]),
+            name: "ConfigSchemaTests", dependencies: ["ConfigSchema", "PropertyList", "MDMDiagnostics", "TestScratch"],
+            // Fixtures are read from the source tree by path, not bundled.
+            exclude: ["AndroidFixtures", "AppleFixtures"]),
         .testTarget(
             name: "MDMConfTests",
             dependencies: [
                 "MDMConf", "ConfigSchema", "UpdatePolicy", "CivilTime", "PropertyList", "MDMDiagnostics", "TestScratch",
                 .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            exclude: ["AndroidFixtures", "DeclarationFixtures", "ProfileFixtures", "RestrictionFixtures"]
         ),
         // Where tests write temporary files: one folder per test process, removed when it exits.
         .target(name: "TestScratch", path: "Tests/TestScratch"),
@@ -280,7 +283,8 @@ let package = Package(
                 "MDMConfCLI", "MDMConfServerCLI", "MDMConfCommandSupport", "MDMConfServer", "field-app-launch", "mdmconf-fuzz",
                 "webhook-receiver", "WebhookEvents", "MDMConfClient", "MDMConfClientCore", "PropertyList", "CivilTime", "Fleet",
                 "FleetStoreSQL", "FleetTestSupport", "MDMConf", "TestScratch", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            exclude: ["CodegenFixtures"]
         ),
     ]
 )
