@@ -38,7 +38,7 @@ struct RolloutSupervisor: Service {
             rollout, store: rollouts.store, base: state.catalog, new: served.state.catalog, now: now)
         let subscriptions = fleet.subscriptions(served.state.catalog)
         if let verdict = health.verdict(rollout.plan) {
-            try await rollouts.perform(
+            _ = try await rollouts.perform(
                 "halt", on: rollout, author: "gate", reason: verdict, at: now, subscriptions: subscriptions,
                 health: health)
             logger.warning(
