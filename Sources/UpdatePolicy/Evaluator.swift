@@ -4,8 +4,10 @@ import CivilTime
 /// independent of the order of the policies.
 ///
 /// The document is compiled once, when the evaluator is made (`CompiledDocument`); an evaluation keeps its
-/// per-policy results on the stack as plain values and allocates only the decision it returns.
-public struct Evaluator: Sendable {
+/// per-policy results on the stack as plain values and allocates only the decision it returns. A class, immutable:
+/// an app's evaluator is taken for every device of a report, and a copy is one reference count instead of the
+/// document's dozen.
+public final class Evaluator: Sendable {
     /// The update-policy document evaluated.
     public let document: PolicyDocument
     private let compiled: CompiledDocument
@@ -106,8 +108,7 @@ public struct Evaluator: Sendable {
         let app = compiled.tokens.number(of: appID)
         var bits: UInt64 = 0
         var bit = 0
-        let normalized = Array(Rollout.normalize(deviceID ?? "").utf8)
-        return normalized.withUnsafeBufferPointer { id -> UInt64? in
+        return Rollout.normalizedBytes(deviceID ?? "").withUnsafeBufferPointer { id -> UInt64? in
             for index in 0..<compiled.policies.count {
                 let rule = compiled.rule(index)
                 guard let hundredths = rule.pointee.rolloutHundredths else { continue }
