@@ -20,7 +20,7 @@ extension StringProtocol {
 extension String {
     /// True when the text begins or ends with ASCII whitespace (it is not its own `trimmingASCIIWhitespace()`):
     /// two bytes looked at.
-    public var hasASCIIWhitespaceAtEitherEnd: Bool {
+    var hasASCIIWhitespaceAtEitherEnd: Bool {
         var text = self
         return text.withUTF8 { bytes in
             guard let first = bytes.first, let last = bytes.last else { return false }
@@ -37,5 +37,5 @@ extension String {
 extension UInt8 {
     /// Space, tab, CR, LF, FF or VT.
     @inline(__always)
-    fileprivate var isASCIIWhitespace: Bool { self == 0x20 || (self >= 0x09 && self <= 0x0D) }
+    public var isASCIIWhitespace: Bool { self == 0x20 || (self >= 0x09 && self <= 0x0D) }
 }

@@ -44,10 +44,12 @@ public struct SSID: Hashable, Sendable, Comparable, CustomStringConvertible {
 public enum BundleID {
     /// True when `text` is a bundle id by that grammar.
     public static func isValid(_ text: String) -> Bool {
-        !text.isEmpty
-            && text.utf8.allSatisfy {
-                ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D
-            }
+        !text.isEmpty && text.utf8.allSatisfy { $0 == 0x2E || isLabelByte($0) }
+    }
+
+    /// A letter, a digit or `-`: what a bundle id's dot-separated labels are made of.
+    private static func isLabelByte(_ byte: UInt8) -> Bool {
+        (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
     }
 
     /// An app id as an address or a record names it: valid, at most 255 bytes, dot-separated labels none of them
@@ -63,9 +65,7 @@ public enum BundleID {
             for byte in bytes {
                 if byte == UInt8(ascii: ".") {
                     if previous == UInt8(ascii: ".") { return false }
-                } else if !(byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) && !(byte >= 0x30 && byte <= 0x39)
-                    && byte != 0x2D
-                {
+                } else if !isLabelByte(byte) {
                     return false
                 }
                 previous = byte

@@ -227,7 +227,7 @@ struct ReportTable: Sendable {
         // Read in place: a mutable copy for `withUTF8` retains the text, and the app ids of every row are one string
         // shared by the threads laying the table out, whose count they would contend for.
         let ascii = cell.utf8.withContiguousStorageIfAvailable { bytes in bytes.reduce(UInt8(0)) { $0 | $1 } < 0x80 }
-        return ascii ?? cell.utf8.allSatisfy({ $0 < 0x80 }) ? cell.utf8.count : cell.count
+        return (ascii ?? cell.utf8.allSatisfy({ $0 < 0x80 })) ? cell.utf8.count : cell.count
     }
 
     private static func checkIn(_ row: Row) -> String { row.lastCheckIn?.description ?? "-" }

@@ -48,7 +48,7 @@ public enum Rollout {
         var id = deviceID
         let isNormal = id.withUTF8 { bytes in
             guard let first = bytes.first, let last = bytes.last else { return true }
-            return !isASCIIWhitespace(first) && !isASCIIWhitespace(last)
+            return !first.isASCIIWhitespace && !last.isASCIIWhitespace
                 && !bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
         }
         if isNormal { return deviceID }
@@ -60,14 +60,10 @@ public enum Rollout {
         var id = deviceID
         return id.withUTF8 { bytes in
             var (start, end) = (0, bytes.count)
-            while start < end, isASCIIWhitespace(bytes[start]) { start += 1 }
-            while end > start, isASCIIWhitespace(bytes[end - 1]) { end -= 1 }
+            while start < end, bytes[start].isASCIIWhitespace { start += 1 }
+            while end > start, bytes[end - 1].isASCIIWhitespace { end -= 1 }
             return bytes[start..<end].map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
         }
-    }
-
-    private static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0B || byte == 0x0C
     }
 
     /// The bucket of an id already normalized, as UTF-8 (requests normalize theirs once, not once per policy).
