@@ -80,7 +80,8 @@ public struct Linter: Sendable {
         if Self.isAndroidProjectFile(bytes) {
             // The rest of an Android app's tree (res/values*/ resources, the manifest): read as XML, not as plists.
             let document = XMLElementReader(options: readerOptions).read(bytes, file: name)
-            return CheckedFile.make(FileReport(path: name, shape: "document", diagnostics: document.diagnostics), bytes: bytes)
+            return CheckedFile.make(
+                FileReport(path: name, shape: "document", diagnostics: document.diagnostics), bytes: bytes)
         }
         let document = PropertyListReader(options: readerOptions).read(bytes, file: name)
         if PolicyLoader.recognizes(document) {
@@ -132,7 +133,8 @@ public struct Linter: Sendable {
     private static func isAndroidProjectFile(_ bytes: [UInt8]) -> Bool {
         guard !bytes.headContains("<plist", within: 1024) else { return false }
         return bytes.headContains("<resources", within: 1024)
-            || (bytes.headContains("<manifest", within: 2048) && bytes.headContains("schemas.android.com", within: 2048))
+            || (bytes.headContains("<manifest", within: 2048)
+                && bytes.headContains("schemas.android.com", within: 2048))
     }
 
     private static func samePath(_ a: String, _ b: String) -> Bool {
@@ -147,16 +149,16 @@ public enum ParallelMap {
         _ inputs: [Input], _ transform: @Sendable (Input) -> Output
     ) -> [Output] {
         guard inputs.count > 1 else { return inputs.map(transform) }
-        let results = ResultSlots<Output>(count: inputs.count)
+        let results = ParallelSlots<Output>(count: inputs.count)
         // Chunks keep the scheduling cost low when there are thousands of small inputs.
         let chunk = max(1, inputs.count / 64)
         let chunks = (inputs.count + chunk - 1) / chunk
         DispatchQueue.concurrentPerform(iterations: chunks) { part in
             for index in part * chunk..<min(inputs.count, (part + 1) * chunk) {
-                results.set(index, transform(inputs[index]))
+                results.initialize(index, to: transform(inputs[index]))
             }
         }
-        return results.values()
+        return results.moveToArray()
     }
 
     /// Calls `make` for the blocks of `size` indices that `0..<count` splits into, on every core, a batch of eight
@@ -172,21 +174,34 @@ public enum ParallelMap {
     }
 }
 
-/// Slots written by exactly one task each, read after all tasks have finished.
-private final class ResultSlots<Value>: @unchecked Sendable {
-    private let buffer: UnsafeMutableBufferPointer<Value?>
+/// Slots for the results of work split between tasks or threads: each slot is written exactly once, by one of them,
+/// and the results are moved out in order once all have finished. Moved, not copied: a copy of each result (a
+/// fleet's device rows among them) was reference counts by the million, which the threads contended for. Results
+/// not moved out are not deinitialized (the memory is freed, what they hold is leaked), so every slot must be
+/// written before `moveToArray()`.
+public final class ParallelSlots<Value>: @unchecked Sendable {
+    private let base: UnsafeMutablePointer<Value>
+    private let count: Int
 
-    init(count: Int) {
-        buffer = .allocate(capacity: count)
-        buffer.initialize(repeating: nil)
+    /// `count` slots, none written yet.
+    public init(count: Int) {
+        base = .allocate(capacity: max(count, 1))
+        self.count = count
     }
 
-    deinit {
-        _ = buffer.deinitialize()
-        buffer.deallocate()
+    deinit { base.deallocate() }
+
+    /// Writes slot `index`: once per slot, before `moveToArray()`.
+    public func initialize(_ index: Int, to value: consuming Value) {
+        precondition(index >= 0 && index < count, "slot \(index) of \(count)")
+        (base + index).initialize(to: value)
     }
 
-    func set(_ index: Int, _ value: Value) { buffer[index] = value }
-
-    func values() -> [Value] { buffer.compactMap { $0 } }
+    /// The results in slot order, moved out of the slots (call once, after every slot was written).
+    public func moveToArray() -> [Value] {
+        [Value](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if count > 0 { buffer.baseAddress!.moveInitialize(from: base, count: count) }
+            initialized = count
+        }
+    }
 }
