@@ -248,7 +248,7 @@ public struct FleetQuery: Sendable {
         let size = (states.count + parts - 1) / parts
         // Each part judges its range of `states` in place into its range of one buffer, and the buffer becomes the
         // array by a move. Slicing `states` per part and joining the parts' arrays copied every state and every
-        // row: reference counts by the million over 100,000 devices, contended between the threads.
+        // row, retaining and releasing everything they hold on counts the threads contend for.
         let rows = ParallelSlots<DeviceCompliance>(count: states.count)
         await withTaskGroup(of: Void.self) { group in
             for part in 0..<parts {

@@ -175,8 +175,8 @@ public enum ParallelMap {
 }
 
 /// Slots for the results of work split between tasks or threads: each slot is written exactly once, by one of them,
-/// and the results are moved out in order once all have finished. Moved, not copied: a copy of each result (a
-/// fleet's device rows among them) was reference counts by the million, which the threads contended for. Results
+/// and the results are moved out in order once all have finished. Moved, not copied: a copy retains every reference a
+/// result holds (a fleet's device rows hold dozens), on counts the threads contend for. Results
 /// not moved out are not deinitialized (the memory is freed, what they hold is leaked), so every slot must be
 /// written before `moveToArray()`.
 public final class ParallelSlots<Value>: @unchecked Sendable {

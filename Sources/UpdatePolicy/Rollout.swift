@@ -51,8 +51,7 @@ public enum Rollout {
             return !first.isASCIIWhitespace && !last.isASCIIWhitespace
                 && !bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
         }
-        if isNormal { return deviceID }
-        return String(deviceID.trimmingASCIIWhitespace()).asciiLowercased()
+        return isNormal ? deviceID : String(decoding: normalizedBytes(deviceID), as: UTF8.self)
     }
 
     /// `normalize(_:)` of an id, as UTF-8: made in one pass over its bytes (every update check makes one).
