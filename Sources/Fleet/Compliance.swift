@@ -77,9 +77,12 @@ public struct DeviceCompliance: Sendable {
     /// True when the device is active and every app is compliant.
     public var compliant: Bool {
         guard seen == .active else { return false }
-        // Indices, not a key path: `allSatisfy(\.compliant)` copied every app (a summary asks 300,000 times).
-        for index in apps.indices where !apps[index].compliant { return false }
-        return true
+        // Read in place: `apps[index]` and `allSatisfy(\.compliant)` copied every app, retaining each of its
+        // strings and its decision's arrays, counts the threads of a scan share (a summary asks 300,000 times).
+        return apps.withUnsafeBufferPointer { apps in
+            for index in apps.indices where !apps[index].compliant { return false }
+            return true
+        }
     }
 }
 
@@ -139,8 +142,10 @@ public struct ComplianceEvaluator: Sendable {
         let checkIn = state.deviceFields
         var apps: [AppCompliance] = []
         apps.reserveCapacity(max(state.apps.count, catalog.appIDs.count))
-        for stored in state.apps {
-            apps.append(evaluate(stored.app, of: checkIn, cache: cache, memo: memo))
+        state.apps.withUnsafeBufferPointer { stored in
+            for index in stored.indices {
+                apps.append(evaluate(stored[index].app, of: checkIn, cache: cache, memo: memo))
+            }
         }
         // A handful of apps: a linear search, not a hashed set per device.
         for app in assignedApps(state.device) where !state.apps.contains(where: { $0.app.app == app }) {

@@ -201,11 +201,14 @@ struct ReportTable: Sendable {
             device = row.device
             seen = row.seen
             lastCheckIn = row.state?.lastCheckIn
-            apps = row.apps.indices.map { index in
-                App(
-                    app: row.apps[index].app, version: row.apps[index].reported?.version,
-                    decision: row.apps[index].decision?.decision, config: row.apps[index].config,
-                    channel: row.apps[index].reported?.delivery)
+            // The apps read in place, not copied out of their array.
+            apps = row.apps.withUnsafeBufferPointer { apps in
+                apps.indices.map { index in
+                    App(
+                        app: apps[index].app, version: apps[index].reported?.version,
+                        decision: apps[index].decision?.decision, config: apps[index].config,
+                        channel: apps[index].reported?.delivery)
+                }
             }
             compliant = row.compliant
             why = compliant ? "" : row.why.joined(separator: "; ")
