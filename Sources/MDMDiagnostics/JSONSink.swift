@@ -190,9 +190,7 @@ public struct JSONText: JSONSink {
     @inline(__always)
     private mutating func writeKey(_ name: StaticString) {
         item()
-        out.append(UInt8(ascii: "\""))
-        out.append(name)
-        out.append(pretty ? "\": " : "\":")
+        out.appendKey(name, pretty: pretty)
     }
 
     public mutating func value(_ scalar: JSONValue) {
@@ -204,6 +202,12 @@ public struct JSONText: JSONSink {
     /// text).
     public mutating func member(_ name: StaticString, _ scalar: JSONValue) {
         writeKey(name)
-        scalar.write(to: out, pretty: pretty, indent: indent + depth)
+        // The scalars a document's members mostly are, written here rather than through the value's own writer.
+        switch scalar {
+        case .string(let text): JSONValue.appendQuoted(text, to: out)
+        case .null: out.append("null")
+        case .bool(let value): out.append(value ? "true" : "false")
+        default: scalar.write(to: out, pretty: pretty, indent: indent + depth)
+        }
     }
 }

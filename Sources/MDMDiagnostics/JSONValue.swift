@@ -22,8 +22,11 @@ public enum JSONValue: Sendable, Hashable {
     @inlinable
     public static func integer<T: BinaryInteger>(_ value: T) -> JSONValue { .number(String(value)) }
 
-    /// A string, or `null` when absent.
-    public static func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+    /// A string, or `null` when absent. Inlinable: called for most members of a device document.
+    @inlinable
+    public static func optional(_ value: String?) -> JSONValue {
+        if let value { .string(value) } else { .null }
+    }
 
     /// An integer, or `null` when absent.
     public static func optional(_ value: Int?) -> JSONValue { value.map(JSONValue.integer) ?? .null }
@@ -260,6 +263,23 @@ final class JSONBytes {
     @inline(__always)
     func append(_ text: StaticString) {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// A member's literal name quoted, and its separator, with one check of the room.
+    @inline(__always)
+    func appendKey(_ name: StaticString, pretty: Bool) {
+        let length = name.utf8CodeUnitCount
+        reserve(length + 4)
+        base[count] = UInt8(ascii: "\"")
+        (base + count + 1).update(from: name.utf8Start, count: length)
+        count += length + 1
+        base[count] = UInt8(ascii: "\"")
+        base[count + 1] = UInt8(ascii: ":")
+        count += 2
+        if pretty {
+            base[count] = UInt8(ascii: " ")
+            count += 1
+        }
     }
 
     @inline(__always)

@@ -148,6 +148,40 @@ struct RendererTests {
     @Test func jsonEscapesControlCharacters() {
         #expect(JSONValue.string("a\"\\\n\u{1}é").serialized(pretty: false) == #""a\"\\\n\u0001é""#)
     }
+
+    /// Every character that needs an escape, and some that do not but sit near them in value (space, `!`, `#`, `[`,
+    /// `]`, DEL, non-ASCII), at every position of strings of 0 to 20 bytes of plain letters, is written as a
+    /// byte-by-byte reference escaper writes it (the escaper copies the runs between escapes at once).
+    @Test(arguments: ["\u{0}", "\u{1}", "\t", "\n", "\u{1F}", " ", "!", "\"", "#", "[", "\\", "]", "\u{7F}", "é", "😀"])
+    func jsonEscapesAtEveryPosition(_ special: String) {
+        func reference(_ text: String) -> String {
+            var out = "\""
+            for byte in text.utf8 {
+                switch byte {
+                case 0x22: out += "\\\""
+                case 0x5C: out += "\\\\"
+                case 0x0A: out += "\\n"
+                case 0x0D: out += "\\r"
+                case 0x09: out += "\\t"
+                case 0x08: out += "\\b"
+                case 0x0C: out += "\\f"
+                case ..<0x20: out += "\\u00" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16)
+                default: out.unicodeScalars.append(Unicode.Scalar(byte))
+                }
+            }
+            return out + "\""
+        }
+        for length in 0...20 {
+            let letters = String(repeating: "a", count: length)
+            #expect(JSONValue.string(letters).serialized(pretty: false) == reference(letters))
+            for position in 0...length {
+                let text = String(letters.prefix(position)) + special + String(letters.dropFirst(position))
+                // Multi-byte characters compare as text: the reference is for the ASCII ones.
+                let expected = special.utf8.count == 1 ? reference(text) : "\"" + text + "\""
+                #expect(JSONValue.string(text).serialized(pretty: false) == expected, "\(length) \(position)")
+            }
+        }
+    }
 }
 
 struct LongLineExcerptTests {
