@@ -252,6 +252,22 @@ struct EndpointTests {
             let listed = try await client.execute(
                 uri: "/v1/apps/com.example.field/config", method: .get, headers: headers)
             #expect(listed.status == .notModified)
+            // Weak comparison of each listed ETag, whole: the same length with one byte changed, a prefix or a
+            // longer tag do not match.
+            headers[.accept] = nil
+            let changed = String(etag.dropLast(2)) + (etag.dropLast().last == "0" ? "1" : "0") + "\""
+            let cases: [(String, HTTPResponse.Status)] = [
+                (etag, .notModified), ("W/" + etag, .notModified), ("  \(etag)\t", .notModified),
+                ("\"a\",\(etag)", .notModified), ("\(etag) , \"b\"", .notModified), ("*", .notModified),
+                (changed, .ok), (String(etag.dropLast(2)) + "\"", .ok), (String(etag.dropLast()) + "0\"", .ok),
+                ("\"a\", \"b\"", .ok), ("W/", .ok), (",", .ok),
+            ]
+            for (header, status) in cases {
+                headers[.ifNoneMatch] = header
+                let answer = try await client.execute(
+                    uri: "/v1/apps/com.example.field/config", method: .get, headers: headers)
+                #expect(answer.status == status, "If-None-Match: \(header)")
+            }
         }
     }
 
