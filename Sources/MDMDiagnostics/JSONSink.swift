@@ -125,13 +125,15 @@ public struct JSONText: JSONSink {
     /// The text written (with the final line break of a pretty document).
     public var bytes: [UInt8] { out.array(then: pretty ? UInt8(ascii: "\n") : nil) }
 
-    /// Appends the text written to `text`, without the final line break (the document is part of a larger one).
-    public func append(to text: inout [UInt8]) { out.append(to: &text) }
+    /// The text written, without the final line break: documents written one after another, or a document that is
+    /// part of a larger one.
+    public var fragment: [UInt8] { out.array(then: nil) }
 
-    /// Empties the text for the next document, keeping its room (documents written one after another).
-    public mutating func removeAll() {
-        out.removeAll()
-        (depth, started, deeper, afterKey) = (0, 0, [], false)
+    /// Appends `text` as it stands between documents written one after another into this text (a report's rows
+    /// and the separators between them), never inside one.
+    public mutating func raw(_ text: StaticString) {
+        precondition(depth == 0, "raw text inside a document")
+        out.append(text)
     }
 
     /// Before an array's item or an object's member: the comma and the line break.

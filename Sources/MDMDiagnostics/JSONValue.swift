@@ -209,10 +209,6 @@ final class JSONBytes {
 
     deinit { base.deallocate() }
 
-    /// Forgets what was written, keeping the room.
-    func removeAll() { count = 0 }
-
-    /// The bytes written, as an array.
     /// The bytes written and then `last`, when given, as an array, without writing `last` here.
     func array(then last: UInt8?) -> [UInt8] {
         Array(unsafeUninitializedCapacity: count + 1) { buffer, initialized in

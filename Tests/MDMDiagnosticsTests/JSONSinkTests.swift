@@ -72,18 +72,32 @@ struct JSONSinkTests {
     }
 
     /// A document written as part of another, at an indent, has the bytes the value writes there (no final line
-    /// break): a report's device rows. One text emptied between documents writes each of them the same.
+    /// break).
     @Test(arguments: [1, 2, 5])
     func indentedDocuments(indent: Int) {
-        var text = JSONText(indent: indent)
-        for document in Self.documents + Self.documents.reversed() {
-            text.removeAll()
+        for document in Self.documents {
+            var text = JSONText(indent: indent)
             Self.describe(document, to: &text)
-            var written: [UInt8] = []
-            text.append(to: &written)
             var expected: [UInt8] = []
             document.write(into: &expected, pretty: true, indent: indent)
-            #expect(written == expected)
+            #expect(text.fragment == expected)
         }
+    }
+
+    /// Documents written one after another into one text, with raw separators between them, are the same bytes as
+    /// each written on its own and joined.
+    @Test(arguments: [0, 2])
+    func documentsOneAfterAnother(indent: Int) {
+        var text = JSONText(indent: indent)
+        var expected: [UInt8] = []
+        for document in Self.documents + Self.documents.reversed() {
+            text.raw("    ")
+            Self.describe(document, to: &text)
+            text.raw(",\n")
+            expected += Array("    ".utf8)
+            document.write(into: &expected, pretty: true, indent: indent)
+            expected += Array(",\n".utf8)
+        }
+        #expect(text.fragment == expected)
     }
 }
