@@ -3,7 +3,7 @@
 # threads, nginx with 2 workers serving the same bytes with `etag on`):
 #   config GET, its 304 and the device-token GET against nginx (target ≥ 1.0×, p99 < 5 ms);
 #   config GET over TLS against nginx with the same certificate (≥ 0.8×);
-#   the update-check POST against the config GET of the same run (≥ 0.9×);
+#   the update-check POST against a config GET run just before it (≥ 0.9×);
 #   durable check-ins against the update-check ceiling of the same server: SQLite ≥ 0.7×, PostgreSQL ≥ 0.6×
 #   (p99 < 15 ms), with SQLite's own insert speed for the same batch and pgbench with the same batch beside them;
 #   `report` (text, JSON) and GET /v1/fleet/summary over DEVICES devices × 3 apps against the database handing over
@@ -120,19 +120,23 @@ OUR_ETAG=$(header etag -H "$ADMIN" "http://127.0.0.1:$PORT$CONFIG")
 echo "== $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, ${RUN} s wrk runs at 64 connections =="
 echo "| path | mdmconf (req/s or s) | peer | ratio | target | mdmconf p99 ms |"
 echo "| --- | ---: | --- | ---: | --- | ---: |"
+# Each ratio is of two runs next to each other, the peer's first: over the minutes of the table the machine's speed
+# drifts by more than a ratio's margin (the update check against a config GET eight runs earlier read 0.78–1.12×).
 load "http://127.0.0.1:$NGINX_PORT/config.plist"; nginx_get=$RPS
 load -H "$ADMIN" "http://127.0.0.1:$PORT$CONFIG"; get=$RPS; get_p99=$P99
 row "config GET" "$get" nginx "$nginx_get" higher 1.0 "$get_p99"
 load -H "If-None-Match: $NGINX_ETAG" "http://127.0.0.1:$NGINX_PORT/config.plist"; nginx_304=$RPS
 load -H "$ADMIN" -H "If-None-Match: $OUR_ETAG" "http://127.0.0.1:$PORT$CONFIG"
 row "config GET → 304" "$RPS" "nginx 304" "$nginx_304" higher 1.0 "$P99"
+load "http://127.0.0.1:$NGINX_PORT/config.plist"; nginx_get=$RPS
 load -H "$DEVICE" "http://127.0.0.1:$PORT/v1/apps/com.example.field/config"
 row "config GET, device token" "$RPS" nginx "$nginx_get" higher 1.0 "$P99"
 load "https://localhost:$NGINX_TLS/config.plist"; nginx_tls=$RPS
 load -H "$ADMIN" "https://localhost:$TLS_PORT$CONFIG"
 row "config GET over TLS" "$RPS" "nginx TLS" "$nginx_tls" higher 0.8 "$P99"
+load -H "$ADMIN" "http://127.0.0.1:$PORT$CONFIG"; get_before=$RPS
 load -s "$D/update-check.lua" "http://127.0.0.1:$PORT/v1/update-check"; ceiling=$RPS
-row "update-check POST" "$ceiling" "config GET" "$get" higher 0.9 "$P99"
+row "update-check POST" "$ceiling" "config GET just before" "$get_before" higher 0.9 "$P99"
 load -s "$D/checkin.lua" "http://127.0.0.1:$PORT/v1/checkin"
 row "check-in POST, SQLite" "$RPS" "update-check" "$ceiling" higher 0.7 "$P99"
 stop
