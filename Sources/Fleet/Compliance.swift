@@ -50,10 +50,14 @@ public struct AppCompliance: Sendable {
     public var managed: Bool
 
     /// True when the app may continue (`ok` or `recommended`) with its current configuration applied.
-    public var compliant: Bool {
+    public var compliant: Bool { Self.compliant(managed: managed, outcome: decision?.decision, config: config) }
+
+    /// Whether an app with these fields is compliant: the one rule, for `compliant` and for
+    /// `DeviceCompliance.isAppCompliant(_:)`.
+    @inline(__always)
+    static func compliant(managed: Bool, outcome: Outcome?, config: ConfigStatus) -> Bool {
         guard managed else { return true }
-        // The outcome read in place: binding `decision` would copy the whole decision (asked 300,000 times a report).
-        switch decision?.decision {
+        switch outcome {
         case .ok?, .recommended?: return config == .current
         default: return false
         }
@@ -77,12 +81,16 @@ public struct DeviceCompliance: Sendable {
     /// True when the device is active and every app is compliant.
     public var compliant: Bool {
         guard seen == .active else { return false }
-        // Read in place: `apps[index]` and `allSatisfy(\.compliant)` copied every app, retaining each of its
-        // strings and its decision's arrays, counts the threads of a scan share (a summary asks 300,000 times).
-        return apps.withUnsafeBufferPointer { apps in
-            for index in apps.indices where !apps[index].compliant { return false }
-            return true
-        }
+        // Indices, not a key path: `allSatisfy(\.compliant)` copied every app (a summary asks 300,000 times).
+        for index in apps.indices where !isAppCompliant(index) { return false }
+        return true
+    }
+
+    /// Whether app `index` is compliant, from the three fields read where the app is stored: `apps[index].compliant`
+    /// copied the whole app out of the array first (its strings and its decision's arrays retained and released).
+    func isAppCompliant(_ index: Int) -> Bool {
+        AppCompliance.compliant(
+            managed: apps[index].managed, outcome: apps[index].decision?.decision, config: apps[index].config)
     }
 }
 

@@ -224,11 +224,8 @@ public struct FleetQuery: Sendable {
                 }
             }
             let rows = merged ?? evaluated
-            // Each row visited in place, not copied out of the array.
-            let stopped = try rows.withUnsafeBufferPointer { rows in
-                try rows.indices.contains { try !visit(rows[$0]) }
-            }
-            if stopped || finished { return }
+            for index in rows.indices where try !visit(rows[index]) { return }
+            if finished { return }
         }
     }
 

@@ -85,14 +85,14 @@ public struct FleetSummary: Sendable, Equatable {
         if row.compliant { compliant += 1 }
         seen[row.seen.rawValue, default: 0] += 1
         let active = row.seen == .active
-        // The row's apps read in place, not copied out of their array; the counts changed in place, not copied out
-        // of `apps` (a copy would copy its dictionaries on every add).
-        row.apps.withUnsafeBufferPointer { rowApps in
-            for index in rowApps.indices {
-                apps[rowApps[index].app, default: AppCounts()].add(
-                    outcome: rowApps[index].decision?.decision, config: rowApps[index].config,
-                    version: rowApps[index].reported?.version, compliant: active && rowApps[index].compliant)
-            }
+        for index in row.apps.indices {
+            let outcome = row.apps[index].decision?.decision
+            let config = row.apps[index].config
+            let version = row.apps[index].reported?.version
+            let compliant = active && row.isAppCompliant(index)
+            // Counted in place: a copy taken out of `apps` would copy its dictionaries on every add.
+            apps[row.apps[index].app, default: AppCounts()].add(
+                outcome: outcome, config: config, version: version, compliant: compliant)
         }
     }
 
@@ -146,10 +146,7 @@ extension DeviceCompliance: JSONDocument {
         sink.endArray()
         sink.key(literal: "apps")
         sink.beginArray()
-        // Each app written in place, not copied out of the array.
-        apps.withUnsafeBufferPointer { apps in
-            for index in apps.indices { apps[index].write(to: &sink) }
-        }
+        for app in apps { app.write(to: &sink) }
         sink.endArray()
         sink.endObject()
     }
@@ -159,21 +156,17 @@ extension DeviceCompliance: JSONDocument {
     public var why: [String] {
         var causes: [String] = []
         if seen != .active { causes.append(seen == .never ? "never checked in" : "silent") }
-        // The apps read in place, not copied out of their array.
-        apps.withUnsafeBufferPointer { apps in
-            for index in apps.indices where !apps[index].compliant {
-                let app = apps[index].app
-                if let outcome = apps[index].decision?.decision, outcome != .ok && outcome != .recommended {
-                    let codes = apps[index].decision?.reasons.map(\.code).joined(separator: ",") ?? ""
-                    causes.append("\(app): \(outcome.rawValue)\(codes.isEmpty ? "" : " (\(codes))")")
-                }
-                let config = apps[index].config
-                guard config != .current else { continue }
-                // An error is said with the device's own words, on one line and at most 200 characters.
-                let error = apps[index].reported?.configError.map(Self.oneLine) ?? ""
-                causes.append(
-                    "\(app): config \(config.rawValue)\(config == .error && !error.isEmpty ? " (\(error))" : "")")
+        for index in apps.indices where !isAppCompliant(index) {
+            let app = apps[index].app
+            if let outcome = apps[index].decision?.decision, outcome != .ok && outcome != .recommended {
+                let codes = apps[index].decision?.reasons.map(\.code).joined(separator: ",") ?? ""
+                causes.append("\(app): \(outcome.rawValue)\(codes.isEmpty ? "" : " (\(codes))")")
             }
+            let config = apps[index].config
+            guard config != .current else { continue }
+            // An error is said with the device's own words, on one line and at most 200 characters.
+            let error = apps[index].reported?.configError.map(Self.oneLine) ?? ""
+            causes.append("\(app): config \(config.rawValue)\(config == .error && !error.isEmpty ? " (\(error))" : "")")
         }
         return causes
     }

@@ -201,14 +201,11 @@ struct ReportTable: Sendable {
             device = row.device
             seen = row.seen
             lastCheckIn = row.state?.lastCheckIn
-            // The apps read in place, not copied out of their array.
-            apps = row.apps.withUnsafeBufferPointer { apps in
-                apps.indices.map { index in
-                    App(
-                        app: apps[index].app, version: apps[index].reported?.version,
-                        decision: apps[index].decision?.decision, config: apps[index].config,
-                        channel: apps[index].reported?.delivery)
-                }
+            apps = row.apps.indices.map { index in
+                App(
+                    app: row.apps[index].app, version: row.apps[index].reported?.version,
+                    decision: row.apps[index].decision?.decision, config: row.apps[index].config,
+                    channel: row.apps[index].reported?.delivery)
             }
             compliant = row.compliant
             why = compliant ? "" : row.why.joined(separator: "; ")
@@ -379,15 +376,13 @@ struct ReportDocument: Sendable {
         ParallelMap.inBlocks(
             of: rows.count, size: 1_024,
             { block -> [UInt8] in
-                // A block's rows written one after another into one text, each read in place: a text per row
-                // appended to the block's array copied every byte once more (a JSON report is 3 KB a device).
+                // A block's rows written one after another into one text: a text per row appended to the block's
+                // array copied every byte once more (a JSON report is 3 KB a device).
                 var text = JSONText(indent: 2)
-                rows.withUnsafeBufferPointer { rows in
-                    for index in block {
-                        text.raw("    ")
-                        rows[index].write(to: &text)
-                        text.raw(index == rows.count - 1 ? "\n" : ",\n")
-                    }
+                for index in block {
+                    text.raw("    ")
+                    rows[index].write(to: &text)
+                    text.raw(index == rows.count - 1 ? "\n" : ",\n")
                 }
                 return text.fragment
             }
