@@ -30,22 +30,30 @@ public struct OutboxEvent: Sendable, Equatable {
     public var type: String
     /// Its subject (a device id or a generation).
     public var subject: String
-    /// The CloudEvents envelope, as sent.
+    /// The CloudEvents envelope, as sent; empty when it is made at delivery (`madeFrom`).
     public var body: String
     /// When it was made.
     public var createdAt: Instant
+    /// For a compliance change judged against a stored generation: that generation. The body is not stored; the
+    /// store keeps which check-in the event is of, and the dispatcher makes the body again from that check-in and
+    /// that generation's catalog when it sends it (`EventSubscriptions.complianceChangeBody`). nil: `body` is the
+    /// body.
+    public var madeFrom: Int?
 
     /// `event` for `endpoint`; `body` when given is its body already written.
-    public init(_ event: CloudEvent, endpoint: String, body: String? = nil) {
+    public init(_ event: CloudEvent, endpoint: String, body: String? = nil, madeFrom generation: Int? = nil) {
         self.init(
             eventID: event.id, endpoint: endpoint, type: event.type.rawValue, subject: event.subject,
-            body: body ?? event.body, createdAt: event.time)
+            body: body ?? event.body, createdAt: event.time, madeFrom: generation)
     }
 
     /// An event as stored.
-    public init(eventID: String, endpoint: String, type: String, subject: String, body: String, createdAt: Instant) {
+    public init(
+        eventID: String, endpoint: String, type: String, subject: String, body: String, createdAt: Instant,
+        madeFrom generation: Int? = nil
+    ) {
         (self.eventID, self.endpoint, self.type, self.subject, self.body) = (eventID, endpoint, type, subject, body)
-        self.createdAt = createdAt
+        (self.createdAt, self.madeFrom) = (createdAt, generation)
     }
 }
 
@@ -79,14 +87,19 @@ public struct OutboxDelivery: Sendable, Equatable {
     public var lastError: String?
     /// When it was delivered.
     public var deliveredAt: Instant?
+    /// The check-in an event made at delivery is of (`OutboxEvent.madeFrom`), as due deliveries read it; nil for
+    /// an event whose body is stored, or when the check-in is no longer stored.
+    public var checkIn: StoredCheckIn?
 
     /// A delivery as stored.
     public init(
         id: Int64, event: OutboxEvent, state: State, attempts: Int, nextAttempt: Instant, lastStatus: Int?,
-        lastError: String?, deliveredAt: Instant?
+        lastError: String?, deliveredAt: Instant?, checkIn: StoredCheckIn? = nil
     ) {
         (self.id, self.event, self.state, self.attempts, self.nextAttempt) = (id, event, state, attempts, nextAttempt)
-        (self.lastStatus, self.lastError, self.deliveredAt) = (lastStatus, lastError, deliveredAt)
+        (self.lastStatus, self.lastError, self.deliveredAt, self.checkIn) = (
+            lastStatus, lastError, deliveredAt, checkIn
+        )
     }
 }
 

@@ -61,28 +61,36 @@ public struct EventSubscriptions: Sendable {
         public var compliance: DeviceCompliance?
     }
 
-    /// The watched states of a check-in (`watched(_:catalog:cache:)`), with the compliance judged for them.
-    public func judge(_ record: CheckInRecord, catalog: Catalog, cache: ParseCache) -> Judgement {
+    /// The watched states of a check-in (`watched(_:catalog:cache:)`), with the compliance judged for them. With
+    /// `generation` (the stored generation `catalog` is), a compliance change's body is not written now: the
+    /// dispatcher makes it again from the stored check-in and that generation when it sends it, so the outbox row
+    /// holds a reference instead of about 2 KB (`OutboxEvent.madeFrom`).
+    public func judge(
+        _ record: CheckInRecord, catalog: Catalog, cache: ParseCache, generation: Int? = nil
+    ) -> Judgement {
         guard watchesCheckIns else { return Judgement() }
         let checkIn = record.checkIn
         let now = record.receivedAt
         var judgement = Judgement()
         var states: [WatchedState] = []
-        if !subscribers(.complianceChanged).isEmpty {
-            let state = DeviceState(
-                device: checkIn.device, platform: checkIn.platform, osVersion: checkIn.osVersion,
-                deviceModel: checkIn.deviceModel, locale: checkIn.locale, timeZone: checkIn.timeZone,
-                enrolledAt: checkIn.enrolledAt, reportedAt: checkIn.at, lastCheckIn: now, replica: record.replica,
-                apps: checkIn.apps.map { DeviceState.App(app: $0, lastCheckIn: now) })
-            let compliance = ComplianceEvaluator(catalog: catalog, now: now).evaluate(state, cache: cache)
+        let complianceSubscribers = subscribers(.complianceChanged)
+        if !complianceSubscribers.isEmpty {
+            let compliance = Self.compliance(
+                of: checkIn, receivedAt: now, replica: record.replica, catalog: catalog, cache: cache)
             judgement.compliance = compliance
-            // The data (the device document) is written straight into the body, not made as a value first.
             let event = CloudEvent(
                 source: source, type: .complianceChanged, time: now, subject: checkIn.device, data: .null)
+            let events: [OutboxEvent]
+            if let generation {
+                events = complianceSubscribers.map { OutboxEvent(event, endpoint: $0, body: "", madeFrom: generation) }
+            } else {
+                // The data (the device document) is written straight into the body, once for every endpoint.
+                let body = Self.complianceChangeBody(id: event.id, source: source, time: now, compliance: compliance)
+                events = complianceSubscribers.map { OutboxEvent(event, endpoint: $0, body: body) }
+            }
             states.append(
                 WatchedState(
-                    kind: "compliance", value: compliance.compliant ? "compliant" : "noncompliant",
-                    events: outbox(event) { compliance.write(to: &$0) }))
+                    kind: "compliance", value: compliance.compliant ? "compliant" : "noncompliant", events: events))
         }
         if !subscribers(.configError).isEmpty {
             let failing = checkIn.apps.filter { !($0.configError ?? "").isEmpty }.sorted { $0.app < $1.app }
@@ -113,6 +121,43 @@ public struct EventSubscriptions: Sendable {
         }
         judgement.states = states
         return judgement
+    }
+
+    /// The compliance a check-in leaves, as `catalog` judges it at `receivedAt` from the apps this check-in reports:
+    /// the one judgement of a compliance change, when the check-in is taken and when its event's body is made again
+    /// at delivery.
+    public static func compliance(
+        of checkIn: CheckIn, receivedAt now: Instant, replica: String, catalog: Catalog, cache: ParseCache
+    ) -> DeviceCompliance {
+        let state = DeviceState(
+            device: checkIn.device, platform: checkIn.platform, osVersion: checkIn.osVersion,
+            deviceModel: checkIn.deviceModel, locale: checkIn.locale, timeZone: checkIn.timeZone,
+            enrolledAt: checkIn.enrolledAt, reportedAt: checkIn.at, lastCheckIn: now, replica: replica,
+            apps: checkIn.apps.map { DeviceState.App(app: $0, lastCheckIn: now) })
+        return ComplianceEvaluator(catalog: catalog, now: now).evaluate(state, cache: cache)
+    }
+
+    /// The body of `io.mdmconf.device.compliance.changed` with id `id` from `source` at `time`: the envelope around
+    /// the device document of `compliance`, written straight into the text.
+    public static func complianceChangeBody(
+        id: String, source: String, time: Instant, compliance: DeviceCompliance
+    ) -> String {
+        CloudEvent(
+            id: id, source: source, type: .complianceChanged, time: time, subject: compliance.device, data: .null
+        ).body { compliance.write(to: &$0) }
+    }
+
+    /// The body of a compliance change made at delivery (`OutboxEvent.madeFrom`): `checkIn`, the stored check-in
+    /// the event is of, judged again against `catalog`, the generation that judged it when it was taken; the same
+    /// bytes the check-in would have stored.
+    public static func complianceChangeBody(
+        of event: OutboxEvent, checkIn: CheckIn, stored: StoredCheckIn, catalog: Catalog, cache: ParseCache
+    ) -> String {
+        let compliance = compliance(
+            of: checkIn, receivedAt: stored.receivedAt, replica: stored.replica, catalog: catalog, cache: cache)
+        return complianceChangeBody(
+            id: event.eventID, source: CloudEvent.source(server: stored.replica), time: event.createdAt,
+            compliance: compliance)
     }
 
     /// The watched state that says whether a device went silent.

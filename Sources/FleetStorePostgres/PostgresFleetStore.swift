@@ -300,7 +300,7 @@ public final class PostgresFleetStore: SQLFleetStore {
         do {
             return try await bounded {
                 try await self.client.withTransaction(logger: self.logger) { connection in
-                    let prune = PostgresSQL.pruneCheckIns
+                    let prune = PostgresSQL.pruneCheckIns(schema: self.schema)
                     let rows = try await connection.query(
                         Self.query(
                             .init(

@@ -15,11 +15,13 @@ enum PostgresSQL {
         // The procedures name the columns they write: made again with the columns migration 9 adds.
         9: [
             "DROP PROCEDURE mdmconf_write_checkins", "DROP PROCEDURE mdmconf_write_checkins_watched",
-            BatchSQL.latest.writeProcedure, BatchSQL.latest.writeWatchedProcedure,
+            BatchSQL.ddm.writeProcedure, BatchSQL.ddm.writeWatchedProcedure,
         ],
         // An outbox row (an event's body is about 2 KB) stays in its page as written: PostgreSQL otherwise
         // compresses every body past 2 KB on insert, in the check-in batch's transaction.
         10: ["ALTER TABLE event_outbox SET (toast_tuple_target = 8160)"],
+        // The watched states' events take the generation their body is made from, and record their check-in.
+        11: ["DROP PROCEDURE mdmconf_write_checkins_watched", BatchSQL.latest.writeWatchedProcedure],
     ]
 
     /// PostgreSQL: a batch's watched states and their events in one statement, run in the batch's transaction; nil
@@ -27,13 +29,14 @@ enum PostgresSQL {
     /// `writeAsColumns`). Every `WITH` query reads the states as they were before the statement, so a state's
     /// events are added exactly when its stored value differs.
     static func watchedAsColumns(_ batch: [CheckInRecord], schema: Int = FleetSQL.latestVersion) -> ColumnStatement? {
-        guard schema == 6, let columns = watchedColumns(batch) else { return nil }
-        return ColumnStatement(sql: watchedSQL(after: 0), columns: columns, commits: false)
+        guard schema == 6, let columns = watchedColumns(batch, schema: schema) else { return nil }
+        return ColumnStatement(sql: watchedSQL(after: 0, schema: schema), columns: columns, commits: false)
     }
 
     /// The columns of `watchedSQL`: the states (device, kind, value, time), then their events (id, endpoint,
-    /// type, subject, body, time, the state's kind and device); nil when the batch has no watched states.
-    static func watchedColumns(_ batch: [CheckInRecord]) -> [ColumnStatement.Column]? {
+    /// type, subject, body, time, the state's kind and device, and from migration 11 the generation the body is made
+    /// from); nil when the batch has no watched states.
+    static func watchedColumns(_ batch: [CheckInRecord], schema: Int) -> [ColumnStatement.Column]? {
         let watched = FleetSQL.watched(of: batch)
         guard !watched.isEmpty else { return nil }
         var events: [(OutboxEvent, kind: String, device: String)] = []
@@ -44,19 +47,45 @@ enum PostgresSQL {
             .text(events.map(\.0.eventID)), .text(events.map(\.0.endpoint)), .text(events.map(\.0.type)),
             .text(events.map(\.0.subject)), .text(events.map(\.0.body)), .integer(events.map(\.0.createdAt.seconds)),
             .text(events.map(\.kind)), .text(events.map(\.device)),
-        ]
+        ] + (schema >= 11 ? [.integer(events.map { $0.0.madeFrom.map(Int64.init) })] : [])
     }
 
     /// The array types of `watchedColumns`, in order.
-    private static let watchedTypes = [
-        "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]",
-        "TEXT[]",
-        "TEXT[]",
-    ]
+    static func watchedTypes(schema: Int) -> [String] {
+        let types = [
+            "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "TEXT[]", "BIGINT[]",
+            "TEXT[]", "TEXT[]",
+        ]
+        return schema >= 11 ? types + ["BIGINT[]"] : types
+    }
 
-    /// The statement of the watched states and their events, its parameters numbered after the first `offset`.
-    static func watchedSQL(after offset: Int) -> String {
-        let p = watchedTypes.enumerated().map { "$\($0.offset + offset + 1)::\($0.element)" }
+    /// The statement of the watched states and their events, its parameters numbered after the first `offset`. From
+    /// migration 11 an event made at delivery records its check-in: the device's latest received when the event
+    /// was made, which the batch's statement before this one stored.
+    static func watchedSQL(after offset: Int, schema: Int) -> String {
+        let p = watchedTypes(schema: schema).enumerated().map { "$\($0.offset + offset + 1)::\($0.element)" }
+        guard schema >= 11 else { return watchedSQLBeforeMadeFrom(p) }
+        return """
+            WITH s AS (SELECT * FROM unnest(\(p[0]), \(p[1]), \(p[2]), \(p[3])) \
+            AS s(device, kind, value, changed_at)), \
+            changed AS (SELECT s.* FROM s LEFT JOIN event_state c ON c.device = s.device AND c.kind = s.kind \
+            WHERE c.value IS DISTINCT FROM s.value), \
+            stored AS (INSERT INTO event_state (device, kind, value, changed_at) \
+            SELECT device, kind, value, changed_at FROM changed \
+            ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at) \
+            INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt, generation, \
+            checkin) \
+            SELECT e.event_id, e.endpoint, e.type, e.subject, e.body, e.created_at, e.created_at, e.generation, \
+            CASE WHEN e.generation IS NULL THEN NULL ELSE (SELECT MAX(h.id) FROM checkins h \
+            WHERE h.device = e.device AND h.received_at = e.created_at) END \
+            FROM unnest(\(p[4...].joined(separator: ", "))) \
+            AS e(event_id, endpoint, type, subject, body, created_at, kind, device, generation) \
+            JOIN changed ON changed.device = e.device AND changed.kind = e.kind
+            """
+    }
+
+    /// `watchedSQL` of migrations 6–10.
+    private static func watchedSQLBeforeMadeFrom(_ p: [String]) -> String {
         return """
             WITH s AS (SELECT * FROM unnest(\(p[0]), \(p[1]), \(p[2]), \(p[3])) \
             AS s(device, kind, value, changed_at)), \
@@ -108,7 +137,7 @@ enum PostgresSQL {
         let sql = BatchSQL.of(schema: schema)
         // A batch with watched states: from migration 7 one call writes both; at migration 6 their statement
         // (`watchedAsColumns`) follows the batch's in one transaction.
-        if schema >= 6, let watched = watchedColumns(batch) {
+        if schema >= 6, let watched = watchedColumns(batch, schema: schema) {
             return schema >= 7
                 ? ColumnStatement(sql: sql.callWatched, columns: columns + watched, commits: true)
                 : ColumnStatement(sql: sql.columns, columns: columns, commits: false)
@@ -130,12 +159,20 @@ enum PostgresSQL {
         /// The call of `writeWatchedProcedure`.
         let callWatched: String
 
-        static let latest = BatchSQL(tables: [.devices, .deviceApps, .checkIns])
-        static let beforeDDM = BatchSQL(tables: [.devices, .deviceAppsBeforeDDM, .checkIns])
+        /// The watched states' types and statement this version's procedure takes (`watchedSQL`).
+        let watchedTypes: [String]
+        let watchedSQLVersion: Int
 
-        static func of(schema: Int) -> BatchSQL { schema >= 9 ? latest : beforeDDM }
+        static let latest = BatchSQL(tables: [.devices, .deviceApps, .checkIns], watched: 11)
+        /// Migrations 9 and 10.
+        static let ddm = BatchSQL(tables: [.devices, .deviceApps, .checkIns], watched: 6)
+        static let beforeDDM = BatchSQL(tables: [.devices, .deviceAppsBeforeDDM, .checkIns], watched: 6)
 
-        init(tables: [FleetSQL.Table]) {
+        static func of(schema: Int) -> BatchSQL { schema >= 11 ? latest : schema >= 9 ? ddm : beforeDDM }
+
+        init(tables: [FleetSQL.Table], watched version: Int) {
+            watchedSQLVersion = version
+            watchedTypes = PostgresSQL.watchedTypes(schema: version)
             columnTypes = tables.flatMap { table in
                 table.columns.map { table.integers.contains($0) ? "BIGINT[]" : "TEXT[]" }
             }
@@ -173,7 +210,8 @@ enum PostgresSQL {
         /// call, as `writeProcedure` writes a batch without them.
         var writeWatchedProcedure: String {
             "CREATE PROCEDURE mdmconf_write_checkins_watched(\((columnTypes + watchedTypes).joined(separator: ", "))) "
-                + "LANGUAGE plpgsql AS $procedure$ BEGIN \(columns); \(watchedSQL(after: columnTypes.count)); "
+                + "LANGUAGE plpgsql AS $procedure$ BEGIN \(columns); "
+                + "\(watchedSQL(after: columnTypes.count, schema: watchedSQLVersion)); "
                 + "COMMIT; END $procedure$"
         }
 
@@ -184,5 +222,12 @@ enum PostgresSQL {
         "SELECT id, device, received_at, replica, body FROM checkins WHERE device = $1 ORDER BY id DESC LIMIT $2"
 
     /// Removes the history received before the cutoff.
-    static let pruneCheckIns = "DELETE FROM checkins WHERE received_at < $1"
+    /// From migration 11, a check-in an event not yet delivered is made from stays (`FleetSQL.madeFromCheckIns`).
+    static func pruneCheckIns(schema: Int = FleetSQL.latestVersion) -> String {
+        guard schema >= 11 else { return "DELETE FROM checkins WHERE received_at < $1" }
+        return """
+            DELETE FROM checkins WHERE received_at < $1 AND id NOT IN \
+            (SELECT checkin FROM event_outbox WHERE \(FleetSQL.madeFromCheckIns))
+            """
+    }
 }

@@ -178,11 +178,19 @@ extension FleetSQL {
     /// The columns of a generation row, in the order `generation(_:)` reads them.
     static let generationColumns = "generation, content_hash, author, message, created_at, kind, source, files"
 
-    /// The columns of an outbox row, in the order `delivery(_:)` reads them.
+    /// The columns of an outbox row and of the check-in an event made at delivery is of (migration 11), in the
+    /// order `delivery(_:)` reads them, from `deliveryRows`.
     static let deliveryColumns = """
-        id, event_id, endpoint, type, subject, body, created_at, state, attempts, next_attempt, last_status, \
-        last_error, delivered_at
+        o.id, o.event_id, o.endpoint, o.type, o.subject, o.body, o.created_at, o.state, o.attempts, o.next_attempt, \
+        o.last_status, o.last_error, o.delivered_at, o.generation, c.id, c.device, c.received_at, c.replica, c.body
         """
+
+    /// The outbox (`o`), each row with the check-in its body is made from (`c`), when it is one of those.
+    static let deliveryRows = "event_outbox o LEFT JOIN checkins c ON c.id = o.checkin"
+
+    /// The outbox rows whose check-in must stay stored: events made at delivery not delivered yet (`failed` and
+    /// `disabled` ones can be sent again by `events retry`).
+    package static let madeFromCheckIns = "checkin IS NOT NULL AND state IN ('pending', 'failed', 'disabled')"
 
     /// A generation row.
     static func generation(_ row: [Value]) -> CatalogGeneration? {
@@ -207,17 +215,25 @@ extension FleetSQL {
 
     /// An outbox row.
     static func delivery(_ row: [Value]) -> OutboxDelivery? {
-        guard row.count == 13, let id = row[0].integer, let eventID = row[1].text, let endpoint = row[2].text,
+        guard row.count == 19, let id = row[0].integer, let eventID = row[1].text, let endpoint = row[2].text,
             let type = row[3].text, let subject = row[4].text, let body = row[5].text, let created = row[6].integer,
             let state = row[7].text.flatMap(OutboxDelivery.State.init), let attempts = row[8].integer,
             let next = row[9].integer
         else { return nil }
         let event = OutboxEvent(
             eventID: eventID, endpoint: endpoint, type: type, subject: subject, body: body,
-            createdAt: Instant(seconds: created))
+            createdAt: Instant(seconds: created), madeFrom: row[13].integer.map(Int.init))
+        var checkIn: StoredCheckIn?
+        if let checkInID = row[14].integer, let device = row[15].text, let received = row[16].integer,
+            let replica = row[17].text, let checkInBody = row[18].text
+        {
+            checkIn = StoredCheckIn(
+                id: checkInID, device: device, receivedAt: Instant(seconds: received), replica: replica,
+                body: checkInBody)
+        }
         return OutboxDelivery(
             id: id, event: event, state: state, attempts: Int(attempts), nextAttempt: Instant(seconds: next),
             lastStatus: row[10].integer.map(Int.init), lastError: row[11].text,
-            deliveredAt: row[12].integer.map { Instant(seconds: $0) })
+            deliveredAt: row[12].integer.map { Instant(seconds: $0) }, checkIn: checkIn)
     }
 }

@@ -172,6 +172,12 @@ public enum FleetSQL {
                 version: 9, name: "each app's delivery channel and the states a DDM status report gives",
                 statements: Table.ddmColumns.map { "ALTER TABLE device_apps ADD COLUMN \($0) TEXT" }),
             Migration(version: 10, name: "PostgreSQL: an event's body kept in its row, not compressed", statements: []),
+            Migration(
+                version: 11, name: "events whose body is made at delivery from their check-in and generation",
+                statements: [
+                    "ALTER TABLE event_outbox ADD COLUMN checkin BIGINT",
+                    "ALTER TABLE event_outbox ADD COLUMN generation BIGINT",
+                ]),
         ]
     }
 

@@ -135,8 +135,8 @@ extension SQLFleetStore {
     public func dueDeliveries(at now: Instant, limit: Int) async throws -> [OutboxDelivery] {
         try await rows(
             """
-            SELECT \(FleetSQL.deliveryColumns) FROM event_outbox WHERE state = 'pending' AND next_attempt <= \(p(1)) \
-            ORDER BY next_attempt, id LIMIT \(p(2))
+            SELECT \(FleetSQL.deliveryColumns) FROM \(FleetSQL.deliveryRows) \
+            WHERE o.state = 'pending' AND o.next_attempt <= \(p(1)) ORDER BY o.next_attempt, o.id LIMIT \(p(2))
             """, [.integer(now.seconds), .integer(Int64(limit))]
         ).compactMap(FleetSQL.delivery)
     }
@@ -149,16 +149,19 @@ extension SQLFleetStore {
         var values: [FleetSQL.Value] = []
         if let endpoint {
             values.append(.text(endpoint))
-            conditions.append("endpoint = \(p(values.count))")
+            conditions.append("o.endpoint = \(p(values.count))")
         }
         if let state {
             values.append(.text(state.rawValue))
-            conditions.append("state = \(p(values.count))")
+            conditions.append("o.state = \(p(values.count))")
         }
         values.append(.integer(Int64(limit)))
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ") + " "
         return try await rows(
-            "SELECT \(FleetSQL.deliveryColumns) FROM event_outbox \(filter)ORDER BY id DESC LIMIT \(p(values.count))",
+            """
+            SELECT \(FleetSQL.deliveryColumns) FROM \(FleetSQL.deliveryRows) \(filter)ORDER BY o.id DESC \
+            LIMIT \(p(values.count))
+            """,
             values
         ).compactMap(FleetSQL.delivery)
     }

@@ -171,8 +171,9 @@ public final class SQLiteFleetStore: SQLFleetStore {
     }
 
     public func prune(checkInsBefore cutoff: Instant, rollupsBefore rollupCutoffDay: String) async throws -> Int {
-        try await transaction { connection in
-            try connection.execute(SQLiteSQL.pruneCheckIns, [.integer(cutoff.seconds)])
+        let prune = SQLiteSQL.pruneCheckIns(schema: schema)
+        return try await transaction { connection in
+            try connection.execute(prune, [.integer(cutoff.seconds)])
             let changes = connection.changes
             try connection.execute(FleetSQL.pruneRollups(dialect: .sqlite), [.text(rollupCutoffDay)])
             return changes

@@ -42,26 +42,27 @@ enum SQLiteSQL {
             FleetSQL.insert(
                 into: table.name, columns: table.columns, rows: rows, conflict: table.conflict, dialect: .sqlite,
                 rowsPerStatement: 1, linked: table.linked && schema >= 4)
-        } + (schema >= 6 ? watchedRowByRow(batch) : [])
+        } + (schema >= 6 ? watchedRowByRow(batch, schema: schema) : [])
     }
 
     /// SQLite: for each watched state, its events added unless the stored value is the same, then the value stored.
-    static func watchedRowByRow(_ batch: [CheckInRecord]) -> [Statement] {
+    /// From migration 11, an event whose body is made at delivery records its check-in: the device's latest, which
+    /// the batch has just stored (`last_history`).
+    static func watchedRowByRow(_ batch: [CheckInRecord], schema: Int = FleetSQL.latestVersion) -> [Statement] {
         var statements: [Statement] = []
         for (device, at, state) in FleetSQL.watched(of: batch) {
             for event in state.events {
-                statements.append(
-                    Statement(
-                        sql: """
-                            INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) \
-                            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6 WHERE NOT EXISTS (SELECT 1 FROM event_state \
-                            WHERE device = ?7 AND kind = ?8 AND value = ?9)
-                            """,
-                        values: [
-                            .text(event.eventID), .text(event.endpoint), .text(event.type), .text(event.subject),
-                            .text(event.body), .integer(event.createdAt.seconds), .text(device), .text(state.kind),
-                            .text(state.value),
-                        ]))
+                var values: [FleetSQL.Value] = [
+                    .text(event.eventID), .text(event.endpoint), .text(event.type), .text(event.subject),
+                    .text(event.body), .integer(event.createdAt.seconds), .text(device), .text(state.kind),
+                    .text(state.value),
+                ]
+                guard schema >= 11 else {
+                    statements.append(Statement(sql: outboxInsert, values: values))
+                    continue
+                }
+                values.append(.optional(event.madeFrom.map(Int64.init)))
+                statements.append(Statement(sql: outboxInsertMadeFrom, values: values))
             }
             statements.append(
                 Statement(
@@ -74,6 +75,22 @@ enum SQLiteSQL {
         }
         return statements
     }
+
+    /// An event added unless the device's watched state already has the value (migrations 6–10).
+    static let outboxInsert = """
+        INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) \
+        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6 WHERE NOT EXISTS (SELECT 1 FROM event_state \
+        WHERE device = ?7 AND kind = ?8 AND value = ?9)
+        """
+
+    /// `outboxInsert` with the generation an event's body is made from at delivery (?10), and then its check-in.
+    static let outboxInsertMadeFrom = """
+        INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt, generation, \
+        checkin) \
+        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6, ?10, CASE WHEN ?10 IS NULL THEN NULL ELSE \
+        (SELECT last_history FROM devices WHERE device = ?7) END WHERE NOT EXISTS (SELECT 1 FROM event_state \
+        WHERE device = ?7 AND kind = ?8 AND value = ?9)
+        """
 
     /// A device's latest check-ins, newest first, by following the links from the device's latest check-in
     /// (migration 4), at most the limit's number of steps.
@@ -90,9 +107,17 @@ enum SQLiteSQL {
     /// check-ins that stay. It finds that check-in by reading the history in storage order from the oldest, which is
     /// what goes. (Only a clock set back makes the two differ: a check-in stamped before the cutoff but stored after a
     /// later-stamped one then stays until a later prune.)
-    static let pruneCheckIns = """
-        DELETE FROM checkins WHERE id < COALESCE(\
-        (SELECT id FROM checkins NOT INDEXED WHERE received_at >= ?1 ORDER BY id LIMIT 1), \
-        (SELECT MAX(id) + 1 FROM checkins))
-        """
+    /// From migration 11 it also stops at the oldest check-in an event not yet delivered is made from
+    /// (`FleetSQL.madeFromCheckIns`), so every such event can still be sent.
+    static func pruneCheckIns(schema: Int = FleetSQL.latestVersion) -> String {
+        let cutoff = """
+            COALESCE((SELECT id FROM checkins NOT INDEXED WHERE received_at >= ?1 ORDER BY id LIMIT 1), \
+            (SELECT MAX(id) + 1 FROM checkins))
+            """
+        guard schema >= 11 else { return "DELETE FROM checkins WHERE id < \(cutoff)" }
+        return """
+            DELETE FROM checkins WHERE id < MIN(\(cutoff), \
+            COALESCE((SELECT MIN(checkin) FROM event_outbox WHERE \(FleetSQL.madeFromCheckIns)), \(Int64.max)))
+            """
+    }
 }

@@ -105,7 +105,8 @@ public enum MDMConfServer {
             services.append(
                 EventDispatcher(
                     outbox: EventOutbox(store: fleetStore), catalogs: store, fleet: fleet,
-                    schedule: options.eventSchedule, environment: ProcessInfo.processInfo.environment, logger: logger))
+                    schedule: options.eventSchedule, environment: ProcessInfo.processInfo.environment,
+                    readerOptions: options.readerOptions, logger: logger))
         }
         if let fleetStore = fleet.store, options.followStoreInterval != nil,
             let interval = options.rolloutCheckInterval

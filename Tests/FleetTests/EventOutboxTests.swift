@@ -3,6 +3,7 @@ import Fleet
 import FleetTestSupport
 import Foundation
 import MDMConf
+import PropertyList
 import Testing
 import UpdatePolicy
 import WebhookEvents
@@ -83,6 +84,84 @@ import WebhookEvents
             id: events[0].eventID, source: two.source, type: .complianceChanged, time: record.receivedAt,
             subject: "iphone-0117", data: document.json)
         #expect(events.allSatisfy { $0.body == expected.body && $0.eventID == expected.id })
+    }
+
+    /// Check-ins whose compliance events are made at delivery: a device per line (its first state, so each is a
+    /// change), and its apps as it reports them.
+    static let madeAtDelivery: [(device: String, apps: [CheckIn.App], enrolled: Bool)] = [
+        ("iphone-0117", [.init(app: "com.example.field", version: "3.2.1")], false),
+        ("iphone-0201", [.init(app: "com.example.field", version: "1.0.0", deferralsUsed: 1)], true),
+        ("ipad-0300", [.init(app: "com.example.field", version: "3.3.0-beta.2", build: "7", channel: "beta")], false),
+        (
+            "iphone-0400",
+            [
+                .init(app: "com.example.field", version: "2.0", configETag: "\"abc\"", configError: "bad \"value\""),
+                .init(app: "com.example.other", version: "1"),
+                .init(
+                    app: "com.example.fieldsync", version: "1.0", ddm: .init(state: "installed", configState: "invalid")
+                ),
+            ], true
+        ),
+    ]
+
+    /// A compliance change judged against a stored generation keeps no body in its row: the row names the
+    /// generation and the check-in, and the body made from them at delivery is, byte for byte, the body the
+    /// check-in would have stored. Each device's latest check-in of a batch is the one named; a check-in an
+    /// undelivered event is made from outlives retention until the event is delivered.
+    @Test(arguments: StoreKind.available)
+    func bodyMadeAtDeliveryIsTheBodyTheCheckInWouldHaveStored(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        let catalog = try TestStores.catalog()
+        let outbox = EventOutbox(store: store)
+        var expected: [String: String] = [:]
+        var time: Int64 = 1_000
+        for (index, line) in Self.madeAtDelivery.enumerated() {
+            time += 1
+            var record = TestStores.record(line.device, at: time, apps: line.apps, replica: "replica-\(index)")
+            if line.enrolled {
+                var checkIn = record.checkIn
+                checkIn.enrolledAt = Instant(seconds: 500)
+                record = CheckInRecord(checkIn: checkIn, receivedAt: record.receivedAt, replica: record.replica)
+            }
+            let judged = subscriptions.judge(record, catalog: catalog, cache: ParseCache(), generation: 7)
+            record.watched = judged.states
+            let event = try #require(record.watched.first { $0.kind == "compliance" }?.events.first)
+            #expect(event.body.isEmpty && event.madeFrom == 7)
+            // What the row would have held: the same judgement with its body written now.
+            expected[event.eventID] = EventSubscriptions.complianceChangeBody(
+                id: event.eventID, source: CloudEvent.source(server: record.replica), time: record.receivedAt,
+                compliance: try #require(judged.compliance))
+            // Each line's device checks in twice in its batch: an earlier check-in, then this one, which counts.
+            var earlier = TestStores.record(line.device, at: time, apps: [], replica: "earlier")
+            earlier.watched = subscriptions.judge(earlier, catalog: catalog, cache: ParseCache(), generation: 7).states
+            try await store.write([earlier, record])
+        }
+        let due = try await outbox.due(now: Instant(seconds: 2_000), limit: 100)
+        let compliance = due.filter { $0.event.type == EventType.complianceChanged.rawValue }
+        #expect(compliance.count == Self.madeAtDelivery.count, "\(due)")
+        for delivery in compliance {
+            #expect(delivery.event.body.isEmpty && delivery.event.madeFrom == 7)
+            let stored = try #require(delivery.checkIn, "\(delivery)")
+            #expect(stored.device == delivery.event.subject && stored.receivedAt == delivery.event.createdAt)
+            let root = try #require(
+                JSONPlistReader(options: PlistReaderOptions(), nullMembersAreAbsent: true)
+                    .read(Array(stored.body.utf8), file: "stored").root)
+            guard case .success(let checkIn) = CheckIn.parseStored(root) else {
+                Issue.record("the stored check-in does not read back: \(stored.body)")
+                continue
+            }
+            let body = EventSubscriptions.complianceChangeBody(
+                of: delivery.event, checkIn: checkIn, stored: stored, catalog: catalog, cache: ParseCache())
+            #expect(body == expected[delivery.event.eventID], "\(delivery.event.subject)")
+        }
+        // Retention: the history older than every check-in stays while events made from it are undelivered.
+        #expect(try await store.prune(checkInsBefore: Instant(seconds: 5_000), rollupsBefore: "2000-01-01") < 8)
+        let kept = try await outbox.due(now: Instant(seconds: 2_000), limit: 100)
+        #expect(kept.filter { $0.event.madeFrom != nil }.allSatisfy { $0.checkIn != nil })
+        try await outbox.record(kept.map { .delivered(id: $0.id, status: 204) }, at: Instant(seconds: 2_001))
+        try await store.prune(checkInsBefore: Instant(seconds: 5_000), rollupsBefore: "2000-01-01")
+        #expect(try await store.counts().checkIns == 0)
+        try await store.close()
     }
 
     /// The answer of a check-in whose compliance the events judged takes that judgement's update decisions: it is

@@ -93,9 +93,11 @@ import WebhookEvents
 
     /// Check-ins are acknowledged while the receiver is down, the server is killed with SIGKILL with every event
     /// still pending, and after a restart (the receiver back on its port) every event is delivered, verified by the
-    /// receiver: none is lost. 6 first check-ins change compliance; 6 more report a configuration error.
-    @Test(arguments: StoreKind.available)
-    func eventsPendingAtKill9AreDeliveredAfterRestart(kind: StoreKind) async throws {
+    /// receiver: none is lost. 6 first check-ins change compliance; 6 more report a configuration error. Served
+    /// from a folder, and from a stored generation (`--from-store`), whose compliance events keep no body in the
+    /// outbox: the restarted server makes each from its check-in and the generation.
+    @Test(arguments: StoreKind.available.flatMap { kind in [(kind, false), (kind, true)] })
+    func eventsPendingAtKill9AreDeliveredAfterRestart(kind: StoreKind, fromStore: Bool) async throws {
         let location = try TestStores.freshLocation(kind).description
         // The receiver's port is learnt, then the receiver stopped: the server finds nobody there. The port lies
         // outside the kernel's ephemeral range, so no process another test starts on port 0 can take it meanwhile
@@ -104,7 +106,12 @@ import WebhookEvents
         let port = first.port
         first.stop()
         let catalog = try Self.catalog(url: "http://127.0.0.1:\(port)/hooks/mdmconf")
-        let serve = ["serve", catalog, "--port", "0", "--store", location, "--event-retry-base", "1"]
+        var serve = ["serve", catalog, "--port", "0", "--store", location, "--event-retry-base", "1"]
+        if fromStore {
+            let published = try CLIProcess.run(["publish", catalog, "--store", location, "--message", "events"])
+            #expect(published.status == 0, "\(published.stderr)")
+            serve[1] = "--from-store"
+        }
         let server = try ServerProcess(serve)
         let sent = try await Self.send(
             server.port, Self.devices.map { Self.checkIn($0) } + Self.devices.map { Self.checkIn($0, error: "bad") })
@@ -113,6 +120,14 @@ import WebhookEvents
             rows.count == 12 && rows.allSatisfy { ($0["attempts"] as? Int ?? 0) >= 1 }
         }
         #expect(Self.states(pending) == ["pending": 12], "\(pending)")
+        if fromStore {
+            // The compliance events' rows hold no body: only the generation and the check-in it is made from.
+            let store = try await TestStores.open(try #require(StoreLocation.parse(location).get()))
+            let rows = try await EventOutbox(store: store).list()
+            try await store.close()
+            let compliance = rows.filter { $0.event.type == EventType.complianceChanged.rawValue }
+            #expect(compliance.count == 6 && compliance.allSatisfy { $0.event.body.isEmpty && $0.event.madeFrom == 1 })
+        }
         server.kill9()
 
         let receiver = try ReceiverProcess(["--port", String(port)])

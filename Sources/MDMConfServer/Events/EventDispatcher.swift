@@ -3,8 +3,10 @@ import CivilTime
 import Fleet
 import Foundation
 import Logging
+import MDMConf
 import Metrics
 import NIOCore
+import PropertyList
 import ServiceLifecycle
 import WebhookEvents
 
@@ -26,6 +28,8 @@ struct EventDispatcher: Service {
     /// Deliveries read and sent at once.
     var batch = 256
     let environment: [String: String]
+    /// How stored check-ins and generations are read when an event's body is made at delivery.
+    var readerOptions = PlistReaderOptions()
     let logger: Logger
 
     func run() async throws {
@@ -44,6 +48,7 @@ struct EventDispatcher: Service {
 
     private func loop(_ client: HTTPClient) async throws {
         var holding = false
+        let generations = GenerationCatalogs()
         while !Task.isCancelled {
             let endpoints = Dictionary(
                 (fleet.eventEndpoints ?? catalogs.current.catalog.events).map { ($0.name, $0) },
@@ -74,19 +79,20 @@ struct EventDispatcher: Service {
                 try await Task.sleep(for: pollInterval)
                 continue
             }
+            let (ready, unmade) = await madeBodies(due, generations: generations)
             // Each endpoint's secret is read once a batch (a rotated secret is used from the next batch on).
             var signers: [String: Result<WebhookSignature, SecretError>] = [:]
-            for name in Set(due.map(\.event.endpoint)) {
+            for name in Set(ready.map(\.event.endpoint)) {
                 signers[name] = endpoints[name]?.signer(environment: environment)
             }
             let outcomes = await withTaskGroup(of: EventOutbox.Outcome.self) { [signers] group in
-                for delivery in due {
+                for delivery in ready {
                     let name = delivery.event.endpoint
                     group.addTask {
                         await send(delivery, to: endpoints[name], signer: signers[name], client: client)
                     }
                 }
-                return await group.reduce(into: []) { $0.append($1) }
+                return await group.reduce(into: unmade) { $0.append($1) }
             }
             do {
                 try await outbox.record(outcomes, at: .now)
@@ -95,6 +101,57 @@ struct EventDispatcher: Service {
                 logger.warning("the outcome of \(outcomes.count) deliveries cannot be recorded: \(error)")
             }
         }
+    }
+
+    /// `due` with the bodies of the events made at delivery (`OutboxEvent.madeFrom`) written: each such event's
+    /// stored check-in judged again against the generation that judged it when it was taken, the same bytes the
+    /// check-in would have stored. An event whose body cannot be made now (its generation does not load, the store
+    /// does not answer) is put off like a failed attempt, and one whose check-in is gone is given up.
+    func madeBodies(
+        _ due: [OutboxDelivery], generations: GenerationCatalogs
+    ) async -> (ready: [OutboxDelivery], unmade: [EventOutbox.Outcome]) {
+        var ready: [OutboxDelivery] = []
+        var unmade: [EventOutbox.Outcome] = []
+        ready.reserveCapacity(due.count)
+        for var delivery in due {
+            guard let generation = delivery.event.madeFrom, delivery.event.body.isEmpty else {
+                ready.append(delivery)
+                continue
+            }
+            let event = delivery.event
+            func putOff(_ error: String, giveUp: Bool = false) {
+                let next =
+                    giveUp
+                    ? nil
+                    : schedule.nextAttempt(
+                        afterAttempt: delivery.attempts + 1, at: Instant.now.seconds, created: event.createdAt.seconds)
+                logger.warning("the body of event \(event.eventID) cannot be made: \(error)")
+                unmade.append(
+                    .failed(id: delivery.id, status: nil, error: error, next: next.map { Instant(seconds: $0) }))
+            }
+            guard let stored = delivery.checkIn else {
+                putOff("the check-in it is made from is no longer in the store", giveUp: true)
+                continue
+            }
+            let parsed = MalformedRequest.json(Array(stored.body.utf8), options: readerOptions).map(
+                CheckIn.parseStored)
+            guard case .success(.success(let checkIn)) = parsed else {
+                putOff("the stored check-in \(stored.id) does not read back", giveUp: true)
+                continue
+            }
+            let catalog: Catalog
+            do {
+                catalog = try await generations.catalog(
+                    generation, served: catalogs.current, store: outbox.store, readerOptions: readerOptions)
+            } catch {
+                putOff("generation \(generation) cannot be loaded: \(error)")
+                continue
+            }
+            delivery.event.body = EventSubscriptions.complianceChangeBody(
+                of: event, checkIn: checkIn, stored: stored, catalog: catalog, cache: fleet.parseCache)
+            ready.append(delivery)
+        }
+        return (ready, unmade)
     }
 
     /// One attempt, and what it came to.
@@ -148,6 +205,36 @@ struct EventDispatcher: Service {
         case .success(410): return .gone
         case .success(let status): return .failed(status, "the endpoint answered \(status)")
         case .failure(let error): return .failed(nil, "no answer: \(error)")
+        }
+    }
+}
+
+/// The catalogs of the generations events made at delivery were judged against: the ones served, else loaded from
+/// the store's history once and kept (the last few), for the dispatcher's task alone.
+final class GenerationCatalogs: @unchecked Sendable {
+    private var loaded: [(generation: Int, catalog: Catalog)] = []
+    private static let kept = 4
+
+    /// Generation `number`'s catalog; throws when the store cannot be read or the generation does not load.
+    func catalog(
+        _ number: Int, served: CatalogState, store: any FleetStore, readerOptions: PlistReaderOptions
+    ) async throws -> Catalog {
+        for state in [served, served.rollout?.state].compactMap({ $0 })
+        where state.publishedAt != nil && state.generation == number {
+            return state.catalog
+        }
+        if let known = loaded.first(where: { $0.generation == number }) { return known.catalog }
+        let history = CatalogHistory(store: store)
+        guard let files = try await history.files(of: number) else {
+            throw FleetStoreError(.unusable, "generation \(number) is not in the store")
+        }
+        switch CatalogLoader(readerOptions: readerOptions).load(files: files) {
+        case .success(let catalog):
+            loaded.append((number, catalog))
+            if loaded.count > Self.kept { loaded.removeFirst() }
+            return catalog
+        case .failure(let failure):
+            throw FleetStoreError(.unusable, "generation \(number) does not load (\(failure.errors.count) errors)")
         }
     }
 }

@@ -154,7 +154,7 @@ struct DDMRoutes: Sendable {
         case .failure(let errors): return CheckInIntake.invalid(errors)
         }
         // A declaration the device reports invalid is a configuration error, as a check-in's `configError` is.
-        let record = fleet.record(checkIn, catalog: state.catalog)
+        let record = fleet.record(checkIn, state: state)
         if let refusal = await CheckInIntake.store(record, with: writer) { return refusal }
         let answer = CheckInAnswer.Decided(
             for: record, catalog: state.catalog, generation: state.generation, now: record.receivedAt)

@@ -38,19 +38,22 @@ public final class FleetService: Sendable {
         self.eventEndpoints = events
     }
 
-    /// The record of a check-in taken now, with the device states events watch as `catalog` judges them (none when
-    /// no endpoint receives device events): a check-in and a DDM status report alike.
-    func record(_ checkIn: CheckIn, catalog: Catalog) -> CheckInRecord {
-        judged(checkIn, catalog: catalog).record
+    /// The record of a check-in taken now, with the device states events watch as `state` (what the device is
+    /// served) judges them (none when no endpoint receives device events): a check-in and a DDM status report alike.
+    func record(_ checkIn: CheckIn, state: CatalogState) -> CheckInRecord {
+        judged(checkIn, state: state).record
     }
 
-    /// `record(_:catalog:)`, with the device's compliance when the events judged it (nil otherwise).
-    func judged(_ checkIn: CheckIn, catalog: Catalog) -> (record: CheckInRecord, compliance: DeviceCompliance?) {
+    /// `record(_:state:)`, with the device's compliance when the events judged it (nil otherwise). When `state` is a
+    /// stored generation, a compliance change's body is made at delivery from the check-in and that generation.
+    func judged(_ checkIn: CheckIn, state: CatalogState) -> (record: CheckInRecord, compliance: DeviceCompliance?) {
+        let catalog = state.catalog
         var record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: replica)
         // Without endpoints (the usual case) a check-in takes no lock for them.
         guard eventEndpoints != nil || !catalog.events.isEmpty else { return (record, nil) }
         guard let subscriptions = subscriptions(catalog), subscriptions.watchesCheckIns else { return (record, nil) }
-        let judgement = subscriptions.judge(record, catalog: catalog, cache: parseCache)
+        let judgement = subscriptions.judge(
+            record, catalog: catalog, cache: parseCache, generation: state.publishedAt == nil ? nil : state.generation)
         record.watched = judgement.states
         return (record, judgement.compliance)
     }
