@@ -21,7 +21,13 @@ enum PostgresSQL {
         // compresses every body past 2 KB on insert, in the check-in batch's transaction.
         10: ["ALTER TABLE event_outbox SET (toast_tuple_target = 8160)"],
         // The watched states' events take the generation their body is made from, and record their check-in.
-        11: ["DROP PROCEDURE mdmconf_write_checkins_watched", BatchSQL.latest.writeWatchedProcedure],
+        // The due deliveries are read in the index's order: with ties on `next_attempt` ordered by `id` too,
+        // PostgreSQL reads the first ones of the index instead of sorting every pending row (with 26,000 pending,
+        // 45 ms a read); SQLite's index ends in the row id already.
+        11: [
+            "DROP PROCEDURE mdmconf_write_checkins_watched", BatchSQL.latest.writeWatchedProcedure,
+            "DROP INDEX event_outbox_due", "CREATE INDEX event_outbox_due ON event_outbox (state, next_attempt, id)",
+        ],
     ]
 
     /// PostgreSQL: a batch's watched states and their events in one statement, run in the batch's transaction; nil
@@ -61,7 +67,9 @@ enum PostgresSQL {
 
     /// The statement of the watched states and their events, its parameters numbered after the first `offset`. From
     /// migration 11 an event made at delivery records its check-in: the device's latest received when the event
-    /// was made, which the batch's statement before this one stored.
+    /// was made, which the batch's statement before this one stored. It is looked for among the device's last few
+    /// check-ins, read backwards through `checkins_by_device`: asked for the device's check-ins of that second,
+    /// PostgreSQL combined both history indexes, reading every check-in of the second (thousands under load).
     static func watchedSQL(after offset: Int, schema: Int) -> String {
         let p = watchedTypes(schema: schema).enumerated().map { "$\($0.offset + offset + 1)::\($0.element)" }
         guard schema >= 11 else { return watchedSQLBeforeMadeFrom(p) }
@@ -76,8 +84,9 @@ enum PostgresSQL {
             INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt, generation, \
             checkin) \
             SELECT e.event_id, e.endpoint, e.type, e.subject, e.body, e.created_at, e.created_at, e.generation, \
-            CASE WHEN e.generation IS NULL THEN NULL ELSE (SELECT MAX(h.id) FROM checkins h \
-            WHERE h.device = e.device AND h.received_at = e.created_at) END \
+            CASE WHEN e.generation IS NULL THEN NULL ELSE (SELECT latest.id FROM (SELECT h.id, h.received_at \
+            FROM checkins h WHERE h.device = e.device ORDER BY h.id DESC LIMIT 4) AS latest \
+            WHERE latest.received_at = e.created_at ORDER BY latest.id DESC LIMIT 1) END \
             FROM unnest(\(p[4...].joined(separator: ", "))) \
             AS e(event_id, endpoint, type, subject, body, created_at, kind, device, generation) \
             JOIN changed ON changed.device = e.device AND changed.kind = e.kind

@@ -10,6 +10,11 @@
 #                                                      # another machine (it shares these 2 cores otherwise)
 #   RECEIVER=off bash Tests/Benchmarks/events.sh        # no receiver: every delivery is refused and put off, so the
 #                                                      # run measures making and storing the events alone
+#   SERVE=folder bash Tests/Benchmarks/events.sh        # serve the catalog folder instead of a stored generation
+#                                                      # (its compliance events' bodies are written at check-in)
+#
+# By default each server serves the catalog published into its store (`serve --from-store`), as a fleet does: a
+# compliance event's body is then made at delivery from the stored check-in and the generation.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUN=${SECONDS_PER_RUN:-10}
@@ -47,8 +52,14 @@ cat > "$D/catalog-events/events.plist" <<PLIST
 </dict></dict></plist>
 PLIST
 
+SERVE=${SERVE:-store}
 serve() {  # catalog store-url
-    "$BIN" serve "$1" --port $PORT --store "$2" --log-level warning 2>>"$D/serve.log" &
+    local source="$1"
+    if [ "$SERVE" = store ] && [ "$2" != none ]; then
+        "$BIN" publish "$1" --store "$2" --message bench >/dev/null
+        source=--from-store
+    fi
+    "$BIN" serve "$source" --port $PORT --store "$2" --log-level warning 2>>"$D/serve.log" &
     SERVER=$!
     for _ in $(seq 300); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && return; sleep 0.1; done
     echo "server did not start"; cat "$D/serve.log"; exit 1
@@ -111,7 +122,7 @@ bash Tests/pg-cluster.sh init "$PG"
 bash Tests/pg-cluster.sh start "$PG" $PG_PORT
 PGBIN=$(bash Tests/pg-cluster.sh bindir)
 
-echo "== check-ins that each change compliance, 64 connections, ${RUN} s runs, alternating"
+echo "== check-ins that each change compliance, 64 connections, ${RUN} s runs, alternating, serving the $SERVE"
 run=0
 for store in sqlite postgres; do
     for round in 1 2; do
