@@ -27,6 +27,11 @@ struct EventDispatcher: Service {
     var lockInterval: Duration = .seconds(2)
     /// Deliveries read and sent at once.
     var batch = 256
+    /// While check-ins queue for the store, a batch of deliveries goes out at most this often.
+    var yieldInterval: Duration = .seconds(1)
+    /// The check-in writer's mean batch, since the dispatcher's last look, from which it counts as busy: one
+    /// check-in a commit is a store keeping up; many, check-ins arriving faster than commits take them.
+    var busyBatch = 8.0
     let environment: [String: String]
     /// How stored check-ins and generations are read when an event's body is made at delivery.
     var readerOptions = PlistReaderOptions()
@@ -49,6 +54,8 @@ struct EventDispatcher: Service {
     private func loop(_ client: HTTPClient) async throws {
         var holding = false
         let generations = GenerationCatalogs()
+        var pressure = WriterPressure()
+        var lastSent: ContinuousClock.Instant?
         while !Task.isCancelled {
             let endpoints = Dictionary(
                 (fleet.eventEndpoints ?? catalogs.current.catalog.events).map { ($0.name, $0) },
@@ -66,6 +73,15 @@ struct EventDispatcher: Service {
             }
             if !holding { logger.info("this replica sends the fleet's events") }
             holding = true
+            // Check-ins first: while they queue for the store, what is due waits in the outbox (stored, so nothing
+            // is lost) and a batch goes out once a `yieldInterval`, leaving the cores to the devices.
+            if let writer = fleet.writer, pressure.meanBatch(of: writer) >= busyBatch, let sent = lastSent,
+                ContinuousClock.now - sent < yieldInterval
+            {
+                EventMetrics.yielded.increment()
+                try await Task.sleep(for: .milliseconds(100))
+                continue
+            }
             let due: [OutboxDelivery]
             do {
                 due = try await outbox.due(now: .now, limit: batch)
@@ -79,6 +95,7 @@ struct EventDispatcher: Service {
                 try await Task.sleep(for: pollInterval)
                 continue
             }
+            lastSent = .now
             let (ready, unmade) = await madeBodies(due, generations: generations)
             // Each endpoint's secret is read once a batch (a rotated secret is used from the next batch on).
             var signers: [String: Result<WebhookSignature, SecretError>] = [:]
@@ -265,8 +282,32 @@ public enum WebhookPost {
     }
 }
 
-/// The events' metrics: deliveries sent and failed per endpoint, and how many were due at the last read.
+/// How busy the check-in writer has been since the last look: the mean size of the batches it committed.
+struct WriterPressure {
+    private var written = 0
+    private var batches = 0
+
+    /// Check-ins per batch committed since the last call (0 when none was).
+    mutating func meanBatch(of writer: CheckInWriter) -> Double {
+        meanBatch(written: writer.written, batches: writer.batches)
+    }
+
+    /// `meanBatch(of:)` of a writer that has committed `written` check-ins in `batches` batches so far.
+    mutating func meanBatch(written: Int, batches: Int) -> Double {
+        defer { (self.written, self.batches) = (written, batches) }
+        guard batches > self.batches else { return 0 }
+        return Double(written - self.written) / Double(batches - self.batches)
+    }
+}
+
+/// The events' metrics: deliveries sent and failed per endpoint, how many were due at the last read, and how often
+/// the dispatcher gave way to check-ins.
 enum EventMetrics {
+    static let yielded: Metrics.Counter = {
+        _ = ServerMetrics.registry
+        return Metrics.Counter(label: "mdmconf_events_yielded_total")
+    }()
+
     static let pendingRead: Metrics.Gauge = {
         _ = ServerMetrics.registry
         return Metrics.Gauge(label: "mdmconf_events_due")
