@@ -73,14 +73,13 @@ enum PostgresSQL {
     static func watchedSQL(after offset: Int, schema: Int) -> String {
         let p = watchedTypes(schema: schema).enumerated().map { "$\($0.offset + offset + 1)::\($0.element)" }
         guard schema >= 11 else { return watchedSQLBeforeMadeFrom(p) }
+        // The states that changed are the rows the upsert wrote: a new state, or one whose value differs (the
+        // update's `WHERE`); an unchanged state is neither written nor returned.
         return """
-            WITH s AS (SELECT * FROM unnest(\(p[0]), \(p[1]), \(p[2]), \(p[3])) \
-            AS s(device, kind, value, changed_at)), \
-            changed AS (SELECT s.* FROM s LEFT JOIN event_state c ON c.device = s.device AND c.kind = s.kind \
-            WHERE c.value IS DISTINCT FROM s.value), \
-            stored AS (INSERT INTO event_state (device, kind, value, changed_at) \
-            SELECT device, kind, value, changed_at FROM changed \
-            ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at) \
+            WITH changed AS (INSERT INTO event_state (device, kind, value, changed_at) \
+            SELECT * FROM unnest(\(p[0]), \(p[1]), \(p[2]), \(p[3])) \
+            ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at \
+            WHERE event_state.value IS DISTINCT FROM excluded.value RETURNING device, kind) \
             INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt, generation, \
             checkin) \
             SELECT e.event_id, e.endpoint, e.type, e.subject, e.body, e.created_at, e.created_at, e.generation, \
