@@ -66,10 +66,10 @@ enum PostgresSQL {
     }
 
     /// The statement of the watched states and their events, its parameters numbered after the first `offset`. From
-    /// migration 11 an event made at delivery records its check-in: the device's latest received when the event
-    /// was made, which the batch's statement before this one stored. It is looked for among the device's last few
-    /// check-ins, read backwards through `checkins_by_device`: asked for the device's check-ins of that second,
-    /// PostgreSQL combined both history indexes, reading every check-in of the second (thousands under load).
+    /// migration 11 an event made at delivery records its check-in: the device's last history row of the batch,
+    /// whose ids the procedure kept from the batch's insert (`checkin_ids`, `checkin_devices`). Looking it up in
+    /// the history instead cost a third of this statement, and could not tell two check-ins of a device in one
+    /// second apart.
     static func watchedSQL(after offset: Int, schema: Int) -> String {
         let p = watchedTypes(schema: schema).enumerated().map { "$\($0.offset + offset + 1)::\($0.element)" }
         guard schema >= 11 else { return watchedSQLBeforeMadeFrom(p) }
@@ -79,16 +79,17 @@ enum PostgresSQL {
             WITH changed AS (INSERT INTO event_state (device, kind, value, changed_at) \
             SELECT * FROM unnest(\(p[0]), \(p[1]), \(p[2]), \(p[3])) \
             ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at \
-            WHERE event_state.value IS DISTINCT FROM excluded.value RETURNING device, kind) \
+            WHERE event_state.value IS DISTINCT FROM excluded.value RETURNING device, kind), \
+            history AS (SELECT device, MAX(id) AS id FROM unnest(checkin_ids, checkin_devices) AS h(id, device) \
+            GROUP BY device) \
             INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt, generation, \
             checkin) \
             SELECT e.event_id, e.endpoint, e.type, e.subject, e.body, e.created_at, e.created_at, e.generation, \
-            CASE WHEN e.generation IS NULL THEN NULL ELSE (SELECT latest.id FROM (SELECT h.id, h.received_at \
-            FROM checkins h WHERE h.device = e.device ORDER BY h.id DESC LIMIT 4) AS latest \
-            WHERE latest.received_at = e.created_at ORDER BY latest.id DESC LIMIT 1) END \
+            CASE WHEN e.generation IS NULL THEN NULL ELSE history.id END \
             FROM unnest(\(p[4...].joined(separator: ", "))) \
             AS e(event_id, endpoint, type, subject, body, created_at, kind, device, generation) \
-            JOIN changed ON changed.device = e.device AND changed.kind = e.kind
+            JOIN changed ON changed.device = e.device AND changed.kind = e.kind \
+            LEFT JOIN history ON history.device = e.device
             """
     }
 
@@ -162,6 +163,9 @@ enum PostgresSQL {
         let columnTypes: [String]
         /// `writeAsColumns`' statement.
         let columns: String
+        /// `columns` keeping the ids and devices of the history rows it adds, in the procedure's variables
+        /// `checkin_ids` and `checkin_devices` (from migration 11, for `watchedSQL`).
+        let columnsKeepingHistoryIDs: String
         /// The call of `writeProcedure` with a batch's columns.
         let call: String
         /// The call of `writeWatchedProcedure`.
@@ -197,9 +201,11 @@ enum PostgresSQL {
                     conflict: table.conflict)
             }
             // Every insert but the last is a `WITH` query; PostgreSQL runs each once, to completion.
-            columns =
-                "WITH " + inserts.dropLast().enumerated().map { "w\($0) AS (\($1))" }.joined(separator: ", ") + " "
-                + inserts[inserts.count - 1]
+            let before = "WITH " + inserts.dropLast().enumerated().map { "w\($0) AS (\($1))" }.joined(separator: ", ")
+            columns = before + " " + inserts[inserts.count - 1]
+            columnsKeepingHistoryIDs =
+                before + ", history AS (\(inserts[inserts.count - 1]) RETURNING id, device) "
+                + "SELECT array_agg(id), array_agg(device) INTO checkin_ids, checkin_devices FROM history"
             call = "CALL mdmconf_write_checkins(\(slots(columnTypes)))"
             callWatched = "CALL mdmconf_write_checkins_watched(\(slots(columnTypes + watchedTypes)))"
         }
@@ -216,9 +222,15 @@ enum PostgresSQL {
 
         /// Migration 7: a batch with watched states, its states and their events written and committed by one
         /// call, as `writeProcedure` writes a batch without them.
+        /// From migration 11 the batch's history rows are kept for their events (`columnsKeepingHistoryIDs`).
         var writeWatchedProcedure: String {
-            "CREATE PROCEDURE mdmconf_write_checkins_watched(\((columnTypes + watchedTypes).joined(separator: ", "))) "
-                + "LANGUAGE plpgsql AS $procedure$ BEGIN \(columns); "
+            let batch =
+                watchedSQLVersion >= 11
+                ? "DECLARE checkin_ids BIGINT[]; checkin_devices TEXT[]; BEGIN \(columnsKeepingHistoryIDs); "
+                : "BEGIN \(columns); "
+            return
+                "CREATE PROCEDURE mdmconf_write_checkins_watched(\((columnTypes + watchedTypes).joined(separator: ", "))) "
+                + "LANGUAGE plpgsql AS $procedure$ \(batch)"
                 + "\(watchedSQL(after: columnTypes.count, schema: watchedSQLVersion)); "
                 + "COMMIT; END $procedure$"
         }
