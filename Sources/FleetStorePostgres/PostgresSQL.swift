@@ -228,9 +228,8 @@ enum PostgresSQL {
                 watchedSQLVersion >= 11
                 ? "DECLARE checkin_ids BIGINT[]; checkin_devices TEXT[]; BEGIN \(columnsKeepingHistoryIDs); "
                 : "BEGIN \(columns); "
-            return
-                "CREATE PROCEDURE mdmconf_write_checkins_watched(\((columnTypes + watchedTypes).joined(separator: ", "))) "
-                + "LANGUAGE plpgsql AS $procedure$ \(batch)"
+            let types = (columnTypes + watchedTypes).joined(separator: ", ")
+            return "CREATE PROCEDURE mdmconf_write_checkins_watched(\(types)) LANGUAGE plpgsql AS $procedure$ \(batch)"
                 + "\(watchedSQL(after: columnTypes.count, schema: watchedSQLVersion)); "
                 + "COMMIT; END $procedure$"
         }
