@@ -139,14 +139,19 @@ public struct ComplianceEvaluator: Sendable {
     }
 
     /// A stored device's compliance. `cache` is shared across one pass over the fleet; `memo`, when given, holds
-    /// this evaluator's decisions for reuse (one per thread: it is not locked).
-    public func evaluate(_ state: DeviceState, cache: ParseCache, memo: DecisionMemo? = nil) -> DeviceCompliance {
+    /// this evaluator's decisions for reuse (one per thread: it is not locked). `requests`, when given, are the
+    /// update requests of `state.apps`, in their order, as the check-in's parse read them (a check-in being taken):
+    /// they are not looked up again in `cache`.
+    public func evaluate(
+        _ state: DeviceState, cache: ParseCache, memo: DecisionMemo? = nil, requests: [UpdateRequest]? = nil
+    ) -> DeviceCompliance {
         if let rolledOut, case let judge = evaluator(for: state.device),
             judge.generation == rolledOut.rollout.generation
         {
             // The other generation's decisions are memoised apart.
-            return judge.evaluate(state, cache: cache, memo: memo?.rolledOut)
+            return judge.evaluate(state, cache: cache, memo: memo?.rolledOut, requests: requests)
         }
+        let requests = requests.flatMap { $0.count == state.apps.count ? $0 : nil }
         let checkIn = state.deviceFields
         var apps: [AppCompliance] = []
         apps.reserveCapacity(max(state.apps.count, catalog.appIDs.count))
@@ -154,7 +159,8 @@ public struct ComplianceEvaluator: Sendable {
         // million instructions, against `for stored in state.apps`).
         state.apps.withUnsafeBufferPointer { stored in
             for index in stored.indices {
-                apps.append(evaluate(stored[index].app, of: checkIn, cache: cache, memo: memo))
+                apps.append(
+                    evaluate(stored[index].app, of: checkIn, cache: cache, memo: memo, request: requests?[index]))
             }
         }
         // A handful of apps: a linear search, not a hashed set per device.
@@ -179,7 +185,9 @@ public struct ComplianceEvaluator: Sendable {
             apps: judge.assignedApps(device).map { judge.unreported($0, device: device) }, generation: judge.generation)
     }
 
-    func evaluate(_ app: CheckIn.App, of checkIn: CheckIn, cache: ParseCache, memo: DecisionMemo?) -> AppCompliance {
+    func evaluate(
+        _ app: CheckIn.App, of checkIn: CheckIn, cache: ParseCache, memo: DecisionMemo?, request: UpdateRequest? = nil
+    ) -> AppCompliance {
         guard let catalogApp = catalog.apps[app.app] else {
             return AppCompliance(
                 app: app.app, reported: app, decision: nil, config: .none, currentETag: nil, managed: false)
@@ -187,7 +195,7 @@ public struct ComplianceEvaluator: Sendable {
         let platform = ConfigPlatform(checkIn.platform)
         let served = catalogApp.config(forDevice: checkIn.device, platform: platform)
         func decide() -> Decision {
-            switch checkIn.updateRequest(for: app, cache: cache) {
+            switch request.map({ .success($0) }) ?? checkIn.updateRequest(for: app, cache: cache) {
             case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now)
             case .failure(let errors): Decision.invalidRequest(errors, evaluatedAt: now)
             }

@@ -1,6 +1,7 @@
 import CivilTime
 import MDMConf
 import MDMDiagnostics
+import UpdatePolicy
 import WebhookEvents
 
 /// Which events a server sends, to which endpoints, and the events a change makes: the device states a check-in
@@ -65,8 +66,10 @@ public struct EventSubscriptions: Sendable {
     /// `generation` (the stored generation `catalog` is), a compliance change's body is not written now: the
     /// dispatcher makes it again from the stored check-in and that generation when it sends it, so the outbox row
     /// holds a reference instead of about 2 KB (`OutboxEvent.madeFrom`).
+    /// `requests` are the apps' update requests as the check-in's parse read them, in the check-in's order.
     public func judge(
-        _ record: CheckInRecord, catalog: Catalog, cache: ParseCache, generation: Int? = nil
+        _ record: CheckInRecord, catalog: Catalog, cache: ParseCache, generation: Int? = nil,
+        requests: [UpdateRequest]? = nil
     ) -> Judgement {
         guard watchesCheckIns else { return Judgement() }
         let checkIn = record.checkIn
@@ -76,7 +79,8 @@ public struct EventSubscriptions: Sendable {
         let complianceSubscribers = subscribers(.complianceChanged)
         if !complianceSubscribers.isEmpty {
             let compliance = Self.compliance(
-                of: checkIn, receivedAt: now, replica: record.replica, catalog: catalog, cache: cache)
+                of: checkIn, receivedAt: now, replica: record.replica, catalog: catalog, cache: cache,
+                requests: requests)
             judgement.compliance = compliance
             let event = CloudEvent(
                 source: source, type: .complianceChanged, time: now, subject: checkIn.device, data: .null)
@@ -125,16 +129,17 @@ public struct EventSubscriptions: Sendable {
 
     /// The compliance a check-in leaves, as `catalog` judges it at `receivedAt` from the apps this check-in reports:
     /// the one judgement of a compliance change, when the check-in is taken and when its event's body is made again
-    /// at delivery.
+    /// at delivery. `requests`, when given, are the apps' update requests as the check-in's parse read them.
     public static func compliance(
-        of checkIn: CheckIn, receivedAt now: Instant, replica: String, catalog: Catalog, cache: ParseCache
+        of checkIn: CheckIn, receivedAt now: Instant, replica: String, catalog: Catalog, cache: ParseCache,
+        requests: [UpdateRequest]? = nil
     ) -> DeviceCompliance {
         let state = DeviceState(
             device: checkIn.device, platform: checkIn.platform, osVersion: checkIn.osVersion,
             deviceModel: checkIn.deviceModel, locale: checkIn.locale, timeZone: checkIn.timeZone,
             enrolledAt: checkIn.enrolledAt, reportedAt: checkIn.at, lastCheckIn: now, replica: replica,
             apps: checkIn.apps.map { DeviceState.App(app: $0, lastCheckIn: now) })
-        return ComplianceEvaluator(catalog: catalog, now: now).evaluate(state, cache: cache)
+        return ComplianceEvaluator(catalog: catalog, now: now).evaluate(state, cache: cache, requests: requests)
     }
 
     /// The body of `io.mdmconf.device.compliance.changed` with id `id` from `source` at `time`: the envelope around

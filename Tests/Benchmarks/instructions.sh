@@ -11,7 +11,8 @@
 # The check-in kinds store into a new SQLite file, each check-in flipping its device's compliance (an app version
 # below the minimum, then not). With "events", one endpoint receives compliance changes; nothing listens at its
 # address and `--event-retry-base 3600` puts each refused delivery off past the run, so the count is making and
-# storing each event. The writer thread counts too (one check-in a transaction: they come one after another), and
+# storing each event; "events, stored generation" serves the events catalog published into the store, so each
+# compliance event keeps no body (it is made at delivery, after the run). The writer thread counts too (one check-in a transaction: they come one after another), and
 # so do the dispatcher's reads of the outbox (every 250 ms while nothing is due: a share that grows with the run's
 # length, not its requests).
 set -euo pipefail
@@ -105,6 +106,9 @@ total() {  # kind count: the server's instruction total answering count requests
     "check-in POST, SQLite") options=(Examples/catalog --store "sqlite:$out.sqlite") ;;
     "check-in POST, SQLite, events")
         options=("$D/catalog-events" --store "sqlite:$out.sqlite" --event-retry-base 3600) ;;
+    "check-in POST, SQLite, events, stored generation")
+        "$BIN" publish "$D/catalog-events" --store "sqlite:$out.sqlite" --message bench >/dev/null
+        options=(--from-store --store "sqlite:$out.sqlite" --event-retry-base 3600) ;;
     esac
     valgrind --tool=callgrind --callgrind-out-file="$out" "$BIN" serve "${options[@]}" --port $PORT \
         --log-level warning 2>"$D/valgrind.log" &

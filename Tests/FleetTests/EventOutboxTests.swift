@@ -106,8 +106,9 @@ import WebhookEvents
 
     /// A compliance change judged against a stored generation keeps no body in its row: the row names the
     /// generation and the check-in, and the body made from them at delivery is, byte for byte, the body the
-    /// check-in would have stored. Each device's latest check-in of a batch is the one named; a check-in an
-    /// undelivered event is made from outlives retention until the event is delivered.
+    /// check-in would have stored (judged with the update requests the check-in's parse read, as the server does;
+    /// at delivery they are parsed again). Each device's latest check-in of a batch is the one named; a check-in
+    /// an undelivered event is made from outlives retention until the event is delivered.
     @Test(arguments: StoreKind.available)
     func bodyMadeAtDeliveryIsTheBodyTheCheckInWouldHaveStored(kind: StoreKind) async throws {
         let store = try await TestStores.open(kind)
@@ -123,7 +124,13 @@ import WebhookEvents
                 checkIn.enrolledAt = Instant(seconds: 500)
                 record = CheckInRecord(checkIn: checkIn, receivedAt: record.receivedAt, replica: record.replica)
             }
-            let judged = subscriptions.judge(record, catalog: catalog, cache: ParseCache(), generation: 7)
+            // The check-in as the server takes it: its apps' update requests from the parse of its body.
+            let root = try #require(
+                JSONPlistReader(options: PlistReaderOptions(), nullMembersAreAbsent: true)
+                    .read(record.checkIn.jsonText(pretty: false), file: "check-in").root)
+            let requests = try CheckIn.parseWithRequests(root, cache: ParseCache(), stored: true).get().requests
+            let judged = subscriptions.judge(
+                record, catalog: catalog, cache: ParseCache(), generation: 7, requests: requests)
             record.watched = judged.states
             let event = try #require(record.watched.first { $0.kind == "compliance" }?.events.first)
             #expect(event.body.isEmpty && event.madeFrom == 7)

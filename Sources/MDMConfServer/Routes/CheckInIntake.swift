@@ -84,7 +84,7 @@ struct CheckInIntake: Sendable {
         }
         // Judged against the generation the device is served.
         let state = state.serving(device: checkIn.device)
-        let (record, compliance) = fleet.judged(checkIn, state: state)
+        let (record, compliance) = fleet.judged(checkIn, state: state, requests: requests)
         return .success(Accepted(record: record, requests: requests, state: state, compliance: compliance))
     }
 

@@ -4,6 +4,7 @@ import Logging
 import MDMConf
 import MDMDiagnostics
 import ServiceLifecycle
+import UpdatePolicy
 import WebhookEvents
 
 /// The fleet side of a running server: the store, the group-commit writer in front of it, and this replica's
@@ -46,14 +47,18 @@ public final class FleetService: Sendable {
 
     /// `record(_:state:)`, with the device's compliance when the events judged it (nil otherwise). When `state` is a
     /// stored generation, a compliance change's body is made at delivery from the check-in and that generation.
-    func judged(_ checkIn: CheckIn, state: CatalogState) -> (record: CheckInRecord, compliance: DeviceCompliance?) {
+    /// `requests` are the apps' update requests as the check-in's parse read them.
+    func judged(
+        _ checkIn: CheckIn, state: CatalogState, requests: [UpdateRequest]? = nil
+    ) -> (record: CheckInRecord, compliance: DeviceCompliance?) {
         let catalog = state.catalog
         var record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: replica)
         // Without endpoints (the usual case) a check-in takes no lock for them.
         guard eventEndpoints != nil || !catalog.events.isEmpty else { return (record, nil) }
         guard let subscriptions = subscriptions(catalog), subscriptions.watchesCheckIns else { return (record, nil) }
         let judgement = subscriptions.judge(
-            record, catalog: catalog, cache: parseCache, generation: state.publishedAt == nil ? nil : state.generation)
+            record, catalog: catalog, cache: parseCache, generation: state.publishedAt == nil ? nil : state.generation,
+            requests: requests)
         record.watched = judgement.states
         return (record, judgement.compliance)
     }
