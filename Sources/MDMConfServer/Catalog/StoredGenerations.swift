@@ -55,19 +55,35 @@ public struct StoredGenerations: Sendable {
     /// Generation `number`: the catalog already served when it is, else loaded from its stored files; nil when it
     /// does not load (logged and kept for `/readyz`). Throws when the store cannot be read.
     private func load(_ number: Int) async throws -> StoredCatalog? {
-        let current = catalogs.current
-        for served in [current, current.rollout?.state].compactMap({ $0 }) where served.generation == number {
-            return StoredCatalog(catalog: served.catalog, generation: number, publishedAt: served.changedAt)
+        let loaded = try await Self.catalog(number, served: catalogs.current, history: history, loader: loader) {
+            logger.info("stored generation \(number) published by \($0.author): loading")
         }
-        guard let generation = try await history.generation(number), let files = try await history.files(of: number)
-        else { throw FleetStoreError(.unusable, "generation \(number) is not in the store") }
-        logger.info("stored generation \(number) published by \(generation.author): loading")
-        switch loader.load(files: files) {
-        case .success(let catalog):
-            return StoredCatalog(catalog: catalog, generation: number, publishedAt: generation.createdAt)
+        switch loaded {
+        case .success(let stored): return stored
         case .failure(let failure):
             catalogs.install(.failure(failure), generation: number)
             return nil
+        }
+    }
+
+    /// Stored generation `number`'s catalog: the one `served` already serves, else loaded from the generation's
+    /// stored files with `loader` (after calling `loading`), or why it does not load. Throws when the store cannot
+    /// be read or holds no such generation. What a `--from-store` server follows, and what the event dispatcher
+    /// judges a check-in again against.
+    static func catalog(
+        _ number: Int, served: CatalogState, history: CatalogHistory, loader: CatalogLoader,
+        loading: (CatalogGeneration) -> Void = { _ in }
+    ) async throws -> Result<StoredCatalog, CatalogLoader.Failure> {
+        // A folder's state numbers its reloads, not stored generations: only a stored one (published) is taken.
+        for state in [served, served.rollout?.state].compactMap({ $0 })
+        where state.publishedAt != nil && state.generation == number {
+            return .success(StoredCatalog(catalog: state.catalog, generation: number, publishedAt: state.changedAt))
+        }
+        guard let generation = try await history.generation(number), let files = try await history.files(of: number)
+        else { throw FleetStoreError(.unusable, "generation \(number) is not in the store") }
+        loading(generation)
+        return loader.load(files: files).map {
+            StoredCatalog(catalog: $0, generation: number, publishedAt: generation.createdAt)
         }
     }
 }

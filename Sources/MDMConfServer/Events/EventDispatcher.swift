@@ -232,24 +232,20 @@ final class GenerationCatalogs: @unchecked Sendable {
     private var loaded: [(generation: Int, catalog: Catalog)] = []
     private static let kept = 4
 
-    /// Generation `number`'s catalog; throws when the store cannot be read or the generation does not load.
+    /// Generation `number`'s catalog (`StoredGenerations.catalog`); throws when the store cannot be read or the
+    /// generation does not load.
     func catalog(
         _ number: Int, served: CatalogState, store: any FleetStore, readerOptions: PlistReaderOptions
     ) async throws -> Catalog {
-        for state in [served, served.rollout?.state].compactMap({ $0 })
-        where state.publishedAt != nil && state.generation == number {
-            return state.catalog
-        }
         if let known = loaded.first(where: { $0.generation == number }) { return known.catalog }
-        let history = CatalogHistory(store: store)
-        guard let files = try await history.files(of: number) else {
-            throw FleetStoreError(.unusable, "generation \(number) is not in the store")
-        }
-        switch CatalogLoader(readerOptions: readerOptions).load(files: files) {
-        case .success(let catalog):
-            loaded.append((number, catalog))
+        let stored = try await StoredGenerations.catalog(
+            number, served: served, history: CatalogHistory(store: store),
+            loader: CatalogLoader(readerOptions: readerOptions))
+        switch stored {
+        case .success(let stored):
+            loaded.append((number, stored.catalog))
             if loaded.count > Self.kept { loaded.removeFirst() }
-            return catalog
+            return stored.catalog
         case .failure(let failure):
             throw FleetStoreError(.unusable, "generation \(number) does not load (\(failure.errors.count) errors)")
         }
