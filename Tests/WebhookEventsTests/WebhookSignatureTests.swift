@@ -85,9 +85,14 @@ struct WebhookSignatureTests {
             event.body
                 == #"{"specversion":"1.0","id":"evt_1","source":"mdmconf://mdm-a","type":"io.mdmconf.rollout.halted","time":"2027-01-15T08:00:00Z","subject":"7","datacontenttype":"application/json","data":{"generation":7}}"#
         )
-        let ids = Set((0..<1000).map { _ in CloudEvent.newID() })
-        #expect(ids.count == 1000)
+        // Ids from a counter mixed by a bijection under 96 random bits: each one new, each one hex.
+        let ids = Set((0..<100_000).map { _ in CloudEvent.newID() })
+        #expect(ids.count == 100_000)
         #expect(ids.allSatisfy { $0.hasPrefix("evt_") && $0.count == 28 })
+        #expect(ids.allSatisfy { $0.dropFirst(4).allSatisfy { "0123456789abcdef".contains($0) } })
+        // The random part is not the same in every id: the low 64 bits of two ids differ in about half their bits.
+        let lows = ids.prefix(2).map { UInt64($0.suffix(16), radix: 16)! }
+        #expect((lows[0] ^ lows[1]).nonzeroBitCount > 8)
     }
 }
 
