@@ -67,15 +67,17 @@ extension CheckInErrors {
 
 /// The answer to a check-in, computed with the same lookup and evaluator that serve configs and update checks.
 extension CheckInAnswer {
-    /// The answer to `record` as a value: ``CheckInAnswer/Decided/init(for:catalog:generation:now:requests:decided:)``,
+    /// The answer to `record` as a value:
+    /// ``CheckInAnswer/Decided/init(for:catalog:generation:now:requests:decisions:)``,
     /// each decision made into its document.
     public init(
         for record: CheckInRecord, catalog: Catalog, generation: Int, now: Instant, requests: [UpdateRequest]? = nil,
-        decided: DeviceCompliance? = nil
+        decisions: [Decision?]? = nil
     ) {
         self =
             Decided(
-                for: record, catalog: catalog, generation: generation, now: now, requests: requests, decided: decided
+                for: record, catalog: catalog, generation: generation, now: now, requests: requests,
+                decisions: decisions
             ).answer
     }
 }
@@ -84,14 +86,16 @@ extension CheckInAnswer {
 extension CheckInAnswer.Decided {
     /// The answer to `record`, judged against `catalog` (stored generation `generation`) at `now`. `requests` are
     /// the apps' update requests as `CheckIn.parseWithRequests` read them (in the check-in's order, rollout id = the
-    /// device); without them each app's request is parsed here. `decided`, the device's compliance judged from the
-    /// same check-in, catalog and instant, gives the update decisions instead of deciding them again.
+    /// device); without them each app's request is parsed here. `decisions`, each app's update decision (in the
+    /// check-in's order) as the check-in's compliance was judged from the same check-in, catalog and instant, are
+    /// given instead of deciding again.
     public init(
         for record: CheckInRecord, catalog: Catalog, generation: Int, now: Instant, requests: [UpdateRequest]? = nil,
-        decided: DeviceCompliance? = nil
+        decisions: [Decision?]? = nil
     ) {
         let checkIn = record.checkIn
         let parsed = requests.flatMap { $0.count == checkIn.apps.count ? $0 : nil }
+        let decided = decisions.flatMap { $0.count == checkIn.apps.count ? $0 : nil }
         let apps: [App] = checkIn.apps.enumerated().map { index, app in
             guard let catalogApp = catalog.apps[app.app] else {
                 return App(app: app.app, config: CheckInAnswer.Config(status: .none, etag: nil), decision: nil)
@@ -109,7 +113,7 @@ extension CheckInAnswer.Decided {
             }
             return App(
                 app: app.app, config: CheckInAnswer.Config(status: current ? .current : .stale, etag: etag),
-                decision: decided?.apps.first(where: { $0.app == app.app })?.decision ?? decide())
+                decision: decided?[index] ?? decide())
         }
         self.init(
             device: checkIn.device, receivedAt: record.receivedAt.description, catalogGeneration: generation,

@@ -201,22 +201,73 @@ public struct ComplianceEvaluator: Sendable {
         }
         let platform = ConfigPlatform(checkIn.platform)
         let served = catalogApp.config(forDevice: checkIn.device, platform: platform)
+        return AppCompliance(
+            app: app.app, reported: app,
+            decision: decision(app, of: checkIn, catalogApp: catalogApp, cache: cache, memo: memo, request: request),
+            config: ConfigStatus.of(reported: app.configETag, error: app.configError, served: served),
+            currentETag: served.etag(for: platform), managed: true)
+    }
+
+    /// The update decision for a reported app the catalog serves: from `request` when the check-in's parse read
+    /// it, else from the app's fields; through `memo` when given.
+    @inline(__always)
+    func decision(
+        _ app: CheckIn.App, of checkIn: CheckIn, catalogApp: CatalogApp, cache: ParseCache, memo: DecisionMemo?,
+        request: UpdateRequest?
+    ) -> Decision {
         func decide() -> Decision {
             switch request.map({ .success($0) }) ?? checkIn.updateRequest(for: app, cache: cache) {
             case .success(let request): catalogApp.updatePolicy.evaluate(request, now: now)
             case .failure(let errors): Decision.invalidRequest(errors, evaluatedAt: now)
             }
         }
-        let decision: Decision
         if let memo, let rollout = catalogApp.updatePolicy.rolloutMembership(app: app.app, deviceID: checkIn.device) {
-            decision = memo.decision(DecisionMemo.Key(app, of: checkIn, rollout: rollout), decide)
-        } else {
-            decision = decide()
+            return memo.decision(DecisionMemo.Key(app, of: checkIn, rollout: rollout), decide)
         }
-        return AppCompliance(
-            app: app.app, reported: app, decision: decision,
-            config: ConfigStatus.of(reported: app.configETag, error: app.configError, served: served),
-            currentETag: served.etag(for: platform), managed: true)
+        return decide()
+    }
+
+    /// What ``evaluate(_:cache:memo:requests:)`` says of the device that has just sent `checkIn`, stored as it is
+    /// with its last check-in now, without making the device's document: whether it is compliant, and each reported
+    /// app's update decision in the check-in's order (nil for an app the catalog does not serve). The same rule, app
+    /// by app (`AppCompliance.compliant`). A check-in whose compliance change is sent later needs no more than this
+    /// when it is taken; building the document (the device's state, every app's compliance) had been a third of
+    /// judging it. `requests` are the apps' update requests as the check-in's parse read them.
+    public func checkInCompliance(
+        _ checkIn: CheckIn, cache: ParseCache, requests: [UpdateRequest]? = nil
+    ) -> (compliant: Bool, decisions: [Decision?]) {
+        if let rolledOut, case let judge = evaluator(for: checkIn.device),
+            judge.generation == rolledOut.rollout.generation
+        {
+            return judge.checkInCompliance(checkIn, cache: cache, requests: requests)
+        }
+        let requests = requests.flatMap { $0.count == checkIn.apps.count ? $0 : nil }
+        let platform = ConfigPlatform(checkIn.platform)
+        // Seen now: active unless the silence threshold is in the future.
+        var compliant = !(now < silentBefore)
+        var decisions: [Decision?] = []
+        decisions.reserveCapacity(checkIn.apps.count)
+        for index in checkIn.apps.indices {
+            let app = checkIn.apps[index]
+            guard let catalogApp = catalog.apps[app.app] else {
+                decisions.append(nil)
+                continue
+            }
+            let decision = decision(
+                app, of: checkIn, catalogApp: catalogApp, cache: cache, memo: nil, request: requests?[index])
+            decisions.append(decision)
+            if compliant {
+                let served = catalogApp.config(forDevice: checkIn.device, platform: platform)
+                compliant = AppCompliance.compliant(
+                    managed: true, outcome: decision.decision,
+                    config: ConfigStatus.of(reported: app.configETag, error: app.configError, served: served))
+            }
+        }
+        // An assigned app the device did not report is `unknown`, never compliant.
+        if compliant, assignedApps(checkIn.device).contains(where: { id in !checkIn.apps.contains { $0.app == id } }) {
+            compliant = false
+        }
+        return (compliant, decisions)
     }
 
     func unreported(_ app: String, device: String) -> AppCompliance {

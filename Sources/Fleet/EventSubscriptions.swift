@@ -57,9 +57,10 @@ public struct EventSubscriptions: Sendable {
     public struct Judgement: Sendable {
         /// The watched states (`watched(_:catalog:cache:)`).
         public var states: [WatchedState] = []
-        /// The compliance the check-in leaves, when an endpoint receives its changes: its update decisions are the
-        /// ones the check-in's answer gives, so the answer takes them instead of deciding again.
-        public var compliance: DeviceCompliance?
+        /// When an endpoint receives compliance changes: each reported app's update decision, in the check-in's
+        /// order (nil for an app the catalog does not serve). They are the ones the check-in's answer gives, so the
+        /// answer takes them instead of deciding again.
+        public var decisions: [Decision?]?
     }
 
     /// The watched states of a check-in (`watched(_:catalog:cache:)`), with the compliance judged for them. With
@@ -78,23 +79,30 @@ public struct EventSubscriptions: Sendable {
         var states: [WatchedState] = []
         let complianceSubscribers = subscribers(.complianceChanged)
         if !complianceSubscribers.isEmpty {
-            let compliance = Self.compliance(
-                of: checkIn, receivedAt: now, replica: record.replica, catalog: catalog, cache: cache,
-                requests: requests)
-            judgement.compliance = compliance
             let event = CloudEvent(
                 source: source, type: .complianceChanged, time: now, subject: checkIn.device, data: .null)
+            let compliant: Bool
             let events: [OutboxEvent]
             if let generation {
+                // Only the verdict now; the document is made at delivery.
+                let judged = ComplianceEvaluator(catalog: catalog, now: now).checkInCompliance(
+                    checkIn, cache: cache, requests: requests)
+                (compliant, judgement.decisions) = judged
                 events = complianceSubscribers.map { OutboxEvent(event, endpoint: $0, body: "", madeFrom: generation) }
             } else {
+                let compliance = Self.compliance(
+                    of: checkIn, receivedAt: now, replica: record.replica, catalog: catalog, cache: cache,
+                    requests: requests)
+                compliant = compliance.compliant
+                judgement.decisions = checkIn.apps.map { app in
+                    compliance.apps.first { $0.app == app.app }?.decision
+                }
                 // The data (the device document) is written straight into the body, once for every endpoint.
                 let body = Self.complianceChangeBody(id: event.id, source: source, time: now, compliance: compliance)
                 events = complianceSubscribers.map { OutboxEvent(event, endpoint: $0, body: body) }
             }
             states.append(
-                WatchedState(
-                    kind: "compliance", value: compliance.compliant ? "compliant" : "noncompliant", events: events))
+                WatchedState(kind: "compliance", value: compliant ? "compliant" : "noncompliant", events: events))
         }
         if !subscribers(.configError).isEmpty {
             let failing = checkIn.apps.filter { !($0.configError ?? "").isEmpty }.sorted { $0.app < $1.app }

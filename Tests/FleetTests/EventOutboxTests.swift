@@ -134,10 +134,14 @@ import WebhookEvents
             record.watched = judged.states
             let event = try #require(record.watched.first { $0.kind == "compliance" }?.events.first)
             #expect(event.body.isEmpty && event.madeFrom == 7)
-            // What the row would have held: the same judgement with its body written now.
+            // What the row would have held: the check-in's compliance judged now, with its body written now.
+            let compliance = EventSubscriptions.compliance(
+                of: record.checkIn, receivedAt: record.receivedAt, replica: record.replica, catalog: catalog,
+                cache: ParseCache(), requests: requests)
+            #expect(record.watched.first?.value == (compliance.compliant ? "compliant" : "noncompliant"))
             expected[event.eventID] = EventSubscriptions.complianceChangeBody(
                 id: event.eventID, source: CloudEvent.source(server: record.replica), time: record.receivedAt,
-                compliance: try #require(judged.compliance))
+                compliance: compliance)
             // Each line's device checks in twice in its batch: an earlier check-in, then this one, which counts.
             var earlier = TestStores.record(line.device, at: time, apps: [], replica: "earlier")
             earlier.watched = subscriptions.judge(earlier, catalog: catalog, cache: ParseCache(), generation: 7).states
@@ -172,28 +176,83 @@ import WebhookEvents
     }
 
     /// The answer of a check-in whose compliance the events judged takes that judgement's update decisions: it is
-    /// the answer decided on its own, for current, outdated, invalid and unmanaged apps alike.
-    @Test(arguments: [
-        [CheckIn.App(app: "com.example.field", version: "3.2.1")],
-        [CheckIn.App(app: "com.example.field", version: "1.0.0", deferralsUsed: 1)],
-        [CheckIn.App(app: "com.example.field", version: "not a version")],
-        [CheckIn.App(app: "com.example.field", version: "2.0"), CheckIn.App(app: "com.example.other", version: "1")],
-    ])
-    func answerTakesTheJudgedDecisions(apps: [CheckIn.App]) throws {
+    /// the answer decided on its own, for current, outdated, invalid and unmanaged apps alike, whether the event's
+    /// body is written now (a folder) or at delivery (a stored generation, judged without the device's document).
+    /// The verdict judged at check-in is the one the whole evaluation of the stored check-in gives.
+    @Test(
+        arguments: [
+            [CheckIn.App(app: "com.example.field", version: "3.2.1")],
+            [CheckIn.App(app: "com.example.field", version: "1.0.0", deferralsUsed: 1)],
+            [CheckIn.App(app: "com.example.field", version: "not a version")],
+            [
+                CheckIn.App(app: "com.example.field", version: "2.0"),
+                CheckIn.App(app: "com.example.other", version: "1"),
+            ],
+        ], [nil, 1])
+    func answerTakesTheJudgedDecisions(apps: [CheckIn.App], generation: Int?) throws {
         let catalog = try TestStores.catalog()
         var record = TestStores.record("iphone-0117", at: 1_000, apps: apps)
-        let judgement = subscriptions.judge(record, catalog: catalog, cache: ParseCache())
+        let judgement = subscriptions.judge(record, catalog: catalog, cache: ParseCache(), generation: generation)
         record.watched = judgement.states
-        let judged = try #require(judgement.compliance)
+        let decisions = try #require(judgement.decisions)
+        #expect(decisions.count == apps.count)
         let answer = CheckInAnswer(for: record, catalog: catalog, generation: 1, now: record.receivedAt)
         #expect(
-            CheckInAnswer(for: record, catalog: catalog, generation: 1, now: record.receivedAt, decided: judged)
+            CheckInAnswer(for: record, catalog: catalog, generation: 1, now: record.receivedAt, decisions: decisions)
                 == answer)
         #expect(answer.apps.map(\.app) == apps.map(\.app))
         // What the server writes: the same document, its decisions written straight as text.
         let written = CheckInAnswer.Decided(
-            for: record, catalog: catalog, generation: 1, now: record.receivedAt, decided: judged)
+            for: record, catalog: catalog, generation: 1, now: record.receivedAt, decisions: decisions)
         #expect(written.jsonText() == answer.json.serializedBytes())
+        let whole = EventSubscriptions.compliance(
+            of: record.checkIn, receivedAt: record.receivedAt, replica: record.replica, catalog: catalog,
+            cache: ParseCache())
+        let verdict = judgement.states.first { $0.kind == "compliance" }?.value
+        #expect(verdict == (whole.compliant ? "compliant" : "noncompliant"))
+    }
+
+    /// The verdict and decisions judged when a check-in is taken are those of the whole evaluation of the device it
+    /// leaves, over a table of check-ins: every app current, a stale or failed configuration, an app below the
+    /// minimum, an unmanaged app, an assigned app not reported, a device outside the inventory.
+    @Test func checkInVerdictIsTheWholeEvaluation() throws {
+        let catalog = try TestStores.catalog()
+        let evaluator = ComplianceEvaluator(catalog: catalog, now: Instant(seconds: 1_000))
+        let platform = ConfigPlatform("ios")
+        func etag(_ app: String, _ device: String) -> String? {
+            catalog.apps[app]?.config(forDevice: device, platform: platform).etag(for: platform)
+        }
+        var cases: [CheckIn] = []
+        for device in ["iphone-0117", "ipad-0042", "not-in-inventory"] {
+            let current = catalog.appIDs.map { CheckIn.App(app: $0, version: "9.9.9", configETag: etag($0, device)) }
+            let variants: [[CheckIn.App]] = [
+                current,
+                current.map { CheckIn.App(app: $0.app, version: $0.version, configETag: "\"stale\"") },
+                current.map {
+                    CheckIn.App(app: $0.app, version: $0.version, configETag: $0.configETag, configError: "x")
+                },
+                current.map { CheckIn.App(app: $0.app, version: "0.1", configETag: $0.configETag) },
+                current + [CheckIn.App(app: "com.example.unmanaged", version: "1")],
+                Array(current.dropLast()),
+                [],
+            ]
+            for apps in variants {
+                cases.append(TestStores.record(device, at: 1_000, apps: apps).checkIn)
+            }
+        }
+        var verdicts: Set<Bool> = []
+        for checkIn in cases {
+            let lean = evaluator.checkInCompliance(checkIn, cache: ParseCache())
+            let whole = EventSubscriptions.compliance(
+                of: checkIn, receivedAt: Instant(seconds: 1_000), replica: "test", catalog: catalog, cache: ParseCache()
+            )
+            #expect(lean.compliant == whole.compliant, "\(checkIn.device) \(checkIn.apps.map(\.app))")
+            #expect(
+                lean.decisions.map { $0?.decision }
+                    == checkIn.apps.map { app in whole.apps.first { $0.app == app.app }?.decision?.decision })
+            verdicts.insert(lean.compliant)
+        }
+        #expect(verdicts == [true, false])
     }
 
     /// Due deliveries come oldest first; a 2xx marks one delivered, a failure schedules it again or gives it up,

@@ -16,8 +16,9 @@ struct CheckInIntake: Sendable {
         let record: CheckInRecord
         let requests: [UpdateRequest]
         let state: CatalogState
-        /// The device's compliance, when events judged it: the answer's update decisions are its.
-        var compliance: DeviceCompliance? = nil
+        /// The apps' update decisions, in the check-in's order, when the events judged its compliance: the answer
+        /// gives them.
+        var decisions: [Decision?]? = nil
     }
 
     /// A refused check-in: its status and JSON body (the error shape), plain data so that whichever path read the
@@ -84,15 +85,15 @@ struct CheckInIntake: Sendable {
         }
         // Judged against the generation the device is served.
         let state = state.serving(device: checkIn.device)
-        let (record, compliance) = fleet.judged(checkIn, state: state, requests: requests)
-        return .success(Accepted(record: record, requests: requests, state: state, compliance: compliance))
+        let (record, decisions) = fleet.judged(checkIn, state: state, requests: requests)
+        return .success(Accepted(record: record, requests: requests, state: state, decisions: decisions))
     }
 
     /// The 200's body, once `accepted` is stored: per app, its configuration status and update decision.
     func answer(_ accepted: Accepted) -> [UInt8] {
         CheckInAnswer.Decided(
             for: accepted.record, catalog: accepted.state.catalog, generation: accepted.state.generation,
-            now: accepted.record.receivedAt, requests: accepted.requests, decided: accepted.compliance
+            now: accepted.record.receivedAt, requests: accepted.requests, decisions: accepted.decisions
         ).jsonText()
     }
 

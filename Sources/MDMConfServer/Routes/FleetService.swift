@@ -45,12 +45,13 @@ public final class FleetService: Sendable {
         judged(checkIn, state: state).record
     }
 
-    /// `record(_:state:)`, with the device's compliance when the events judged it (nil otherwise). When `state` is a
-    /// stored generation, a compliance change's body is made at delivery from the check-in and that generation.
+    /// `record(_:state:)`, with the apps' update decisions when the events judged its compliance (nil otherwise),
+    /// for the answer to give. When `state` is a stored generation, a compliance change's body is made at delivery
+    /// from the check-in and that generation.
     /// `requests` are the apps' update requests as the check-in's parse read them.
     func judged(
         _ checkIn: CheckIn, state: CatalogState, requests: [UpdateRequest]? = nil
-    ) -> (record: CheckInRecord, compliance: DeviceCompliance?) {
+    ) -> (record: CheckInRecord, decisions: [Decision?]?) {
         let catalog = state.catalog
         var record = CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: replica)
         // Without endpoints (the usual case) a check-in takes no lock for them.
@@ -60,7 +61,7 @@ public final class FleetService: Sendable {
             record, catalog: catalog, cache: parseCache, generation: state.publishedAt == nil ? nil : state.generation,
             requests: requests)
         record.watched = judgement.states
-        return (record, judgement.compliance)
+        return (record, judgement.decisions)
     }
 
     /// Which events go where while `catalog` is served: `serve --events`, or the catalog's `events.plist`. Events
