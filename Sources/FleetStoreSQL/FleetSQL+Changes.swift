@@ -141,6 +141,10 @@ extension FleetSQL {
             case .gone(let id, let endpoint): gone[endpoint] = id
             }
         }
+        // SQLite chose the due index for `state = 'pending'` and read every pending row's entry to find the ids
+        // (13 ms a batch with 120,000 pending, more than the rest of sending it): `+state` keeps the term off the
+        // index, so the rows are found by id.
+        let pending = dialect == .sqlite ? "+state = 'pending'" : "state = 'pending'"
         for (status, ids) in delivered.sorted(by: { $0.key < $1.key }) {
             for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min(ids.count, $0 + 500)] }) {
                 let list = (0..<chunk.count).map { p($0 + 3) }.joined(separator: ", ")
@@ -148,7 +152,7 @@ extension FleetSQL {
                     Statement(
                         sql: """
                             UPDATE event_outbox SET state = 'delivered', attempts = attempts + 1, last_status = \(p(1)), \
-                            last_error = NULL, delivered_at = \(p(2)) WHERE id IN (\(list)) AND state = 'pending'
+                            last_error = NULL, delivered_at = \(p(2)) WHERE id IN (\(list)) AND \(pending)
                             """,
                         values: [.integer(Int64(status)), .integer(now.seconds)] + chunk.map { .integer($0) }))
             }
