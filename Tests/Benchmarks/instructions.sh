@@ -14,7 +14,9 @@
 # storing each event; "events, stored generation" serves the events catalog published into the store, so each
 # compliance event keeps no body (it is made at delivery, after the run). The writer thread counts too (one check-in a transaction: they come one after another), and
 # so do the dispatcher's reads of the outbox (every 250 ms while nothing is due: a share that grows with the run's
-# length, not its requests).
+# length, not its requests) and, serving a stored generation, the reads that follow the store's generations and
+# rollouts (their share moved the total by ±50,000 a check-in between runs: compare that kind's functions, such as
+# the route's `accept`, in the callgrind files kept in .build/bench-instructions).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 FEW=${FEW:-100}
