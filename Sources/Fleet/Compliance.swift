@@ -231,8 +231,8 @@ public struct ComplianceEvaluator: Sendable {
     /// with its last check-in now, without making the device's document: whether it is compliant, and each reported
     /// app's update decision in the check-in's order (nil for an app the catalog does not serve). The same rule, app
     /// by app (`AppCompliance.compliant`). A check-in whose compliance change is sent later needs no more than this
-    /// when it is taken; building the document (the device's state, every app's compliance) had been a third of
-    /// judging it. `requests` are the apps' update requests as the check-in's parse read them.
+    /// when it is taken; building the document (the device's state, every app's compliance) had been about a sixth
+    /// of judging it. `requests` are the apps' update requests as the check-in's parse read them.
     public func checkInCompliance(
         _ checkIn: CheckIn, cache: ParseCache, requests: [UpdateRequest]? = nil
     ) -> (compliant: Bool, decisions: [Decision?]) {

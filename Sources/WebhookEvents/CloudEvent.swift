@@ -41,8 +41,8 @@ public struct CloudEvent: Sendable, Equatable {
     /// `mdmconf://` and the server's name.
     public static func source(server: String) -> String { "mdmconf://" + server }
 
-    /// A new event id: `evt_` and 24 hex digits (96 bits), unique among every id any process makes
-    /// (``EventIDs``).
+    /// A new event id: `evt_` and 24 hex digits (96 bits): random bits drawn once per process, and a counter mixed
+    /// into them, so no id repeats.
     public static func newID() -> String { EventIDs.shared.next() }
 
     /// The envelope as JSON.
