@@ -441,6 +441,28 @@ public final class PostgresFleetStore: SQLFleetStore {
         return device
     }
 
+    /// Pending deliveries due at `now`, oldest first (`FleetSQL.dueDeliveries`), read with bitmap scans off for the
+    /// read's transaction (`PostgresSQL.dueReadSettings`).
+    public func dueDeliveries(at now: Instant, limit: Int) async throws -> [OutboxDelivery] {
+        do {
+            return try await bounded {
+                try await self.client.withTransaction(logger: self.logger) { connection in
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: PostgresSQL.dueReadSettings), logger: self.logger)
+                    let rows = try await connection.query(
+                        Self.query(
+                            .init(
+                                sql: FleetSQL.dueDeliveries(dialect: .postgres),
+                                values: [.integer(now.seconds), .integer(Int64(limit))])), logger: self.logger
+                    ).collect()
+                    return rows.map(Self.values).compactMap(FleetSQL.delivery)
+                }
+            }
+        } catch {
+            throw FleetStoreError(.unavailable, "the PostgreSQL store did not answer: \(Self.reason(error))")
+        }
+    }
+
     public func checkIns(device: String, limit: Int) async throws -> [StoredCheckIn] {
         try await rows(PostgresSQL.checkIns, [.text(device), .integer(Int64(limit))]).compactMap(
             FleetSQL.storedCheckIn)

@@ -8,6 +8,12 @@ enum PostgresSQL {
     typealias Statement = FleetSQL.Statement
     typealias Table = FleetSQL.Table
 
+    /// Set in the due deliveries' read transaction. With few rows pending when the outbox's statistics were
+    /// gathered (a new outbox, or one just drained), PostgreSQL expects a handful of pending rows, fetches every
+    /// pending row through a bitmap of the due index and sorts them: 33 ms a read with 120,000 pending, against
+    /// 0.09 ms reading the index's first entries in order (`EXPLAIN ANALYZE`, 2026-11-28).
+    static let dueReadSettings = "SET LOCAL enable_bitmapscan = off"
+
     /// This driver's statements of each migration, after the shared ones.
     static let migrations = [
         5: [BatchSQL.beforeDDM.writeProcedure],
@@ -22,8 +28,9 @@ enum PostgresSQL {
         10: ["ALTER TABLE event_outbox SET (toast_tuple_target = 8160)"],
         // The watched states' events take the generation their body is made from, and record their check-in.
         // The due deliveries can be read in the index's order: with ties on `next_attempt` ordered by `id` too,
-        // PostgreSQL can read the first ones of the index instead of sorting every pending row. (It still sorts
-        // while it has no statistics on a new outbox.) SQLite's index ends in the row id already.
+        // PostgreSQL can read the first ones of the index instead of sorting every pending row (with statistics
+        // that expect few pending rows it still sorted them: the read sets `dueReadSettings`). SQLite's index ends in
+        // the row id already.
         11: [
             "DROP PROCEDURE mdmconf_write_checkins_watched", BatchSQL.latest.writeWatchedProcedure,
             "DROP INDEX event_outbox_due", "CREATE INDEX event_outbox_due ON event_outbox (state, next_attempt, id)",

@@ -182,6 +182,18 @@ extension FleetSQL {
     /// The columns of a generation row, in the order `generation(_:)` reads them.
     static let generationColumns = "generation, content_hash, author, message, created_at, kind, source, files"
 
+    /// Pending deliveries due at the first parameter, oldest first, at most the second's number, with their
+    /// check-ins. The rows are chosen before their check-ins are joined: with the join first, PostgreSQL joined every
+    /// pending row before keeping the first ones (26,000 pending: 53 ms a read instead of 11).
+    package static func dueDeliveries(dialect: Dialect) -> String {
+        let p = dialect.parameter
+        return """
+            SELECT \(deliveryColumns) FROM (SELECT * FROM event_outbox \
+            WHERE state = 'pending' AND next_attempt <= \(p(1)) ORDER BY next_attempt, id LIMIT \(p(2))) o \
+            LEFT JOIN checkins c ON c.id = o.checkin ORDER BY o.next_attempt, o.id
+            """
+    }
+
     /// The columns of an outbox row and of the check-in an event made at delivery is of (migration 11), in the
     /// order `delivery(_:)` reads them, from `deliveryRows`.
     static let deliveryColumns = """
@@ -218,7 +230,7 @@ extension FleetSQL {
     }
 
     /// An outbox row.
-    static func delivery(_ row: [Value]) -> OutboxDelivery? {
+    package static func delivery(_ row: [Value]) -> OutboxDelivery? {
         guard row.count == 19, let id = row[0].integer, let eventID = row[1].text, let endpoint = row[2].text,
             let type = row[3].text, let subject = row[4].text, let body = row[5].text, let created = row[6].integer,
             let state = row[7].text.flatMap(OutboxDelivery.State.init), let attempts = row[8].integer,
