@@ -16,7 +16,7 @@ import Testing
         .enabled(
             if: StoreKind.available.contains(.postgres),
             "needs PostgreSQL: run the tests through Tests/with-postgres.sh (CI always does)"))
-    func dueDeliveriesAreReadInTheIndexOrder() async throws {
+    func postgreSQLReadsDueDeliveriesInTheIndexOrder() async throws {
         guard case .postgres(let postgres) = try TestStores.freshLocation(.postgres) else {
             Issue.record("a PostgreSQL location is not a PostgreSQL location")
             return
