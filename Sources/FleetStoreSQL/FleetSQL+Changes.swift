@@ -142,7 +142,7 @@ extension FleetSQL {
             }
         }
         // SQLite chose the due index for `state = 'pending'` and read every pending row's entry to find the ids
-        // (13 ms a batch with 120,000 pending, more than the rest of sending it): `+state` keeps the term off the
+        // (about 13 ms a batch with 120,000 pending, growing with the backlog): `+state` keeps the term off the
         // index, so the rows are found by id.
         let pending = dialect == .sqlite ? "+state = 'pending'" : "state = 'pending'"
         for (status, ids) in delivered.sorted(by: { $0.key < $1.key }) {
