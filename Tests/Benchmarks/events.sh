@@ -3,7 +3,8 @@
 # /v1/checkin at 64 connections where every check-in changes its device's compliance (a device alternates between a
 # compliant check-in, with the ETags it is served, and one on a version below the minimum), on SQLite and on
 # PostgreSQL, without events and with one endpoint (the example receiver) subscribed to compliance changes, runs
-# alternating (without, with, without, with, …). Target: with events within 10 % of without.
+# alternating (without, with, without, with, …). Target: with events within 10 % of without. With PostgreSQL, it then
+# times the store's own batch procedures from pgbench, with and without the events' rows: the database's share.
 #
 #   bash Tests/Benchmarks/events.sh        # SECONDS_PER_RUN=10, ROUNDS=3 by default
 #   RECEIVER_NICE=19 bash Tests/Benchmarks/events.sh   # the receiver at a low priority, standing in for one on
@@ -156,3 +157,55 @@ for store in ${STORES:-sqlite postgres}; do
 done
 echo "== with events / without, each round (target: at least 0.90)"
 printf '%s' "$ratios"
+
+# PostgreSQL alone: the store's own procedures called by pgbench (2 clients) with batches of 64 check-ins like the
+# server's, with and without the watched states and their events (every state changed, one event each), and the
+# cost of building the arguments alone (the wrapper without its CALL), which is taken off each.
+if [[ " ${STORES:-sqlite postgres} " == *" postgres "* ]]; then
+    "$PYTHON" - "$D" <<'PY'
+import sys
+out = sys.argv[1]
+D = "'bench-' || lpad(((d + g) % 2000)::text, 5, '0')"
+G = "generate_series(1, 64) AS g"
+A = G + ", unnest(ARRAY['com.example.field', 'com.example.fieldnotes', 'com.example.fieldsync']) AS a"
+def c(expr, typ, src=G): return (f"ARRAY(SELECT {expr} FROM {src})", typ)
+devices = [c(D, "text"), c("'ios'", "text"), c("'17.4.1'", "text"), c("'iPhone15,2'", "text"), c("'en'", "text"),
+           c("'Europe/Berlin'", "text"), c("NULL::bigint", "bigint"), c("t", "bigint"), c("t", "bigint"), c("'r'", "text")]
+apps = [c(D, "text", A), c("a", "text", A), c("'3.2.1'", "text", A), c("'321'", "text", A), c("NULL::text", "text", A),
+        c("'\"' || md5(a) || '\"'", "text", A), c("NULL::text", "text", A), c("NULL::bigint", "bigint", A),
+        c("t", "bigint", A), c("NULL::text", "text", A), c("NULL::text", "text", A), c("NULL::text", "text", A)]
+checkins = [c(D, "text"), c("t", "bigint"), c("'r'", "text"), c("repeat('x', 420)", "text")]
+watched = [c(D, "text"), c("'compliance'", "text"), c("'v' || n", "text"), c("t", "bigint"),
+           c("'evt_' || md5(random()::text)", "text"), c("'ops'", "text"),
+           c("'io.mdmconf.device.compliance.changed'", "text"), c(D, "text"), c("''", "text"), c("t", "bigint"),
+           c("'compliance'", "text"), c(D, "text"), c("1::bigint", "bigint")]
+with open(f"{out}/bench-procedures.sql", "w") as f:
+    for name, cols, proc in [("plain", devices + apps + checkins, "mdmconf_write_checkins"),
+                             ("watched", devices + apps + checkins + watched, "mdmconf_write_checkins_watched")]:
+        for suffix, call in [("", f"CALL {proc}(" + ", ".join(f"v{i}" for i in range(len(cols))) + ");"),
+                             ("_args", "PERFORM 1;")]:
+            f.write(f"CREATE PROCEDURE bench_{name}{suffix}(d int, t bigint, n bigint) LANGUAGE plpgsql AS $p$ DECLARE "
+                    + " ".join(f"v{i} {t}[];" for i, (_, t) in enumerate(cols)) + " BEGIN "
+                    + " ".join(f"v{i} := {e};" for i, (e, _) in enumerate(cols)) + f" {call} END $p$;\n")
+            with open(f"{out}/bench_{name}{suffix}.sql", "w") as script:
+                script.write("\\set d random(0, 1999)\n\\set t random(1800000000, 1900000000)\n"
+                             f"\\set n random(1, 1000000000)\nCALL bench_{name}{suffix}(:d, :t, :n);\n")
+PY
+    PGBENCH=("$PGBIN/pgbench" -h 127.0.0.1 -p $PG_PORT -U mdmconf -n -c 2 -j 2)
+    "$PGBIN/psql" -h 127.0.0.1 -p $PG_PORT -U mdmconf -q -f "$D/bench-procedures.sql" "fleet$run"
+    "${PGBENCH[@]}" -f "$D/bench_watched.sql" -T 2 "fleet$run" >/dev/null 2>&1  # every device and state stored once
+    tps() { "${PGBENCH[@]}" -f "$D/bench_$1.sql" -T "$RUN" "fleet$run" 2>&1 | awk '/^tps/ {print $3}'; }
+    plain=$(tps plain); plain_args=$(tps plain_args); watched=$(tps watched); watched_args=$(tps watched_args)
+    echo "== PostgreSQL alone, the store's procedures from pgbench, batches of 64 check-ins, 2 clients"
+    "$PYTHON" - "$plain" "$plain_args" "$watched" "$watched_args" <<'PY'
+import sys
+plain, plain_args, watched, watched_args = map(float, sys.argv[1:])
+without = 1000 / plain - 1000 / plain_args
+with_events = 1000 / watched - 1000 / watched_args
+print(f"without events: {plain * 64:,.0f} check-ins/s, {without:.3f} ms a batch in the database "
+      f"(arguments alone: {plain_args:,.0f} batches/s)")
+print(f"with events:    {watched * 64:,.0f} check-ins/s, {with_events:.3f} ms a batch in the database "
+      f"(arguments alone: {watched_args:,.0f} batches/s)")
+print(f"the database's own ratio, with / without: {without / with_events:.2f}")
+PY
+fi
