@@ -11,7 +11,7 @@ extension UpdateRequest {
 
     /// `parse(flatJSON:)` of bytes in place (a connection's buffer).
     public static func parse(flatJSON body: UnsafeRawBufferPointer) -> Result<UpdateRequest, RequestErrors>? {
-        var slots = [String?](repeating: nil, count: fields.count)
+        var slots = emptySlots
         var seenSlots: UInt16 = 0
         var seenOthers: [Range<Int>] = []
         var unknown = 0
