@@ -34,7 +34,15 @@ public struct RawHTTP: Sendable {
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    public enum Failure: Error { case connect, closedBeforeResponse }
+    public enum Failure: Error {
+        case connect, closedBeforeResponse
+        /// Nothing came for `RawHTTP.readTimeout` seconds: the server neither answered nor closed.
+        case timedOut
+    }
+
+    /// How long a read waits for the server's next bytes. Generous: a whole test suite on two cores can leave a
+    /// server's answer unsent for many seconds, and a wait that ran out had read as a closed connection.
+    static let readTimeout = 60
 
     public let port: Int
 
@@ -85,10 +93,10 @@ public struct RawHTTP: Sendable {
             if index > 0 && pause > 0 { usleep(useconds_t(pause * 1_000_000)) }
             if !write(fd, part) { return try read(fd) }
         }
-        return toClose ? readToClose(fd) : try read(fd)
+        return toClose ? try readToClose(fd) : try read(fd)
     }
 
-    /// A socket connected to `port` on loopback, reads timing out after 20 s.
+    /// A socket connected to `port` on loopback, reads timing out after `readTimeout` seconds.
     fileprivate static func connected(_ port: Int) throws -> Int32 {
         #if canImport(Glibc)
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -109,7 +117,7 @@ public struct RawHTTP: Sendable {
             close(fd)
             throw Failure.connect
         }
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        var timeout = timeval(tv_sec: readTimeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return fd
     }
@@ -121,6 +129,7 @@ public struct RawHTTP: Sendable {
             let result = bytes[sent...].withUnsafeBytes {
                 systemSend(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
+            if result < 0, errno == EINTR { continue }
             if result <= 0 { return false }
             sent += result
         }
@@ -135,21 +144,24 @@ public struct RawHTTP: Sendable {
     }
 
     /// Everything until the peer closes, as the body of a pseudo-response.
-    private static func readToClose(_ fd: Int32) -> Response {
-        Response(status: 0, headers: [], body: receive(fd) { _ in false })
+    private static func readToClose(_ fd: Int32) throws -> Response {
+        Response(status: 0, headers: [], body: try receive(fd) { _ in false })
     }
 
     fileprivate static func read(_ fd: Int32) throws -> Response? {
-        let data = receive(fd) { parse($0)?.complete == true }
+        let data = try receive(fd) { parse($0)?.complete == true }
         return parse(data)?.response
     }
 
-    /// Bytes until the peer closes or `done` says the bytes so far are enough.
-    private static func receive(_ fd: Int32, until done: ([UInt8]) -> Bool) -> [UInt8] {
+    /// Bytes until the peer closes or `done` says the bytes so far are enough; `Failure.timedOut` when nothing comes
+    /// for `readTimeout` seconds (a wait that ran out is not a close).
+    private static func receive(_ fd: Int32, until done: ([UInt8]) -> Bool) throws -> [UInt8] {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { throw Failure.timedOut }
             if count <= 0 { return data }
             data += buffer[0..<count]
             if done(data) { return data }
