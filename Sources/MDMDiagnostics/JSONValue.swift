@@ -212,7 +212,7 @@ final class JSONBytes {
     /// The bytes written and then `last`, when given, as an array; `last` is put after the bytes, not counted.
     func array(then last: UInt8?) -> [UInt8] {
         // Copied from the buffer: `Array(unsafeUninitializedCapacity:)` allocates through a standard-library call
-        // that is not specialized, which looked the storage's type up at run time (about 650 instructions an array).
+        // that is not specialized and looks the storage's type up at run time, a few hundred instructions more.
         guard let last else { return Array(UnsafeBufferPointer(start: base, count: count)) }
         reserve(1)
         base[count] = last

@@ -375,9 +375,9 @@ public final class Evaluator: Sendable {
             reasonCount += result.reasons.count
             if result.skip != nil { skipCount += 1 }
         }
-        // Both lists are made at their exact sizes, in document order. Reserved and appended to: an array made with
+        // Both lists are made at their exact sizes, in document order, reserved and appended to: an array made with
         // `Array(unsafeUninitializedCapacity:)` is allocated through a standard-library call that is not
-        // specialized, and looked its storage's type up at run time (about 650 instructions an update check).
+        // specialized and looks its storage's type up at run time, a few hundred instructions more.
         var reasons: [Reason] = []
         reasons.reserveCapacity(reasonCount)
         var skipped: [Reason] = []
