@@ -108,7 +108,7 @@ public final class Evaluator: Sendable {
         let app = compiled.tokens.number(of: appID)
         var bits: UInt64 = 0
         var bit = 0
-        return Rollout.normalizedBytes(deviceID ?? "").withUnsafeBufferPointer { id -> UInt64? in
+        return Rollout.withNormalizedBytes(deviceID ?? "") { id -> UInt64? in
             for index in 0..<compiled.policies.count {
                 let rule = compiled.rule(index)
                 guard let hundredths = rule.pointee.rolloutHundredths else { continue }

@@ -46,12 +46,25 @@ public enum Rollout {
     public static func normalize(_ deviceID: String) -> String {
         // Most ids are already normal: no copy for them (a fleet summary normalizes one per device and app).
         var id = deviceID
-        let isNormal = id.withUTF8 { bytes in
-            guard let first = bytes.first, let last = bytes.last else { return true }
-            return !first.isASCIIWhitespace && !last.isASCIIWhitespace
-                && !bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
-        }
-        return isNormal ? deviceID : String(decoding: normalizedBytes(deviceID), as: UTF8.self)
+        return id.withUTF8(isNormal) ? deviceID : String(decoding: normalizedBytes(deviceID), as: UTF8.self)
+    }
+
+    /// Whether an id's UTF-8 is already normal: no ASCII whitespace at either end, no upper-case ASCII letter.
+    private static func isNormal(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first, let last = bytes.last else { return true }
+        return !first.isASCIIWhitespace && !last.isASCIIWhitespace
+            && !bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+    }
+
+    /// `body` with the normalized UTF-8 of an id: the id's own bytes when they are already normal (most are), else
+    /// a normalized copy. A fleet pass buckets each device once per app: the copy for every one was about 1.3 % of
+    /// a report's instructions.
+    static func withNormalizedBytes<Value>(_ deviceID: String, _ body: (UnsafeBufferPointer<UInt8>) -> Value)
+        -> Value
+    {
+        var id = deviceID
+        if id.withUTF8(isNormal) { return id.withUTF8(body) }
+        return normalizedBytes(deviceID).withUnsafeBufferPointer(body)
     }
 
     /// `normalize(_:)` of an id, as UTF-8: made in one pass over its bytes (every update check makes one).
