@@ -39,7 +39,7 @@ public struct RolloutPercent: Hashable, Sendable, CustomStringConvertible {
 public enum Rollout {
     /// The bucket (0…9999) of `deviceID` under `seed`; the id is trimmed of ASCII whitespace and ASCII-lowercased.
     public static func bucket(seed: String, deviceID: String) -> Int {
-        bucket(seed: seed, id: Array(normalize(deviceID).utf8))
+        withNormalizedBytes(deviceID) { bucket(seed: seed, id: $0) }
     }
 
     /// A device id as buckets use it: trimmed of ASCII whitespace and ASCII-lowercased.
@@ -57,8 +57,8 @@ public enum Rollout {
     }
 
     /// `body` with the normalized UTF-8 of an id: the id's own bytes when they are already normal (most are), else
-    /// a normalized copy. A fleet pass buckets each device once per app: the copy for every one was about 1.3 % of
-    /// a report's instructions.
+    /// a normalized copy. Every bucket of a device id goes through it; a fleet pass buckets each device once per app,
+    /// and a copy for every one was about 1.3 % of a report's instructions.
     static func withNormalizedBytes<Value>(_ deviceID: String, _ body: (UnsafeBufferPointer<UInt8>) -> Value)
         -> Value
     {
@@ -80,9 +80,13 @@ public enum Rollout {
 
     /// The bucket of an id already normalized, as UTF-8 (requests normalize theirs once, not once per policy).
     static func bucket(seed: String, id: [UInt8]) -> Int {
+        id.withUnsafeBufferPointer { bucket(seed: seed, id: $0) }
+    }
+
+    /// The bucket of an id already normalized, as UTF-8 in place.
+    static func bucket(seed: String, id: UnsafeBufferPointer<UInt8>) -> Int {
         let prefix = Array(seed.utf8) + [0x3A]
-        return prefix.withUnsafeBufferPointer { prefix in id.withUnsafeBufferPointer { bucket(prefix: prefix, id: $0) }
-        }
+        return prefix.withUnsafeBufferPointer { bucket(prefix: $0, id: id) }
     }
 
     /// The bucket of `prefix` (the seed and a colon) followed by an id: hashed in place, nothing concatenated.
@@ -100,8 +104,9 @@ public enum Rollout {
     /// Whether a request is in the rollout: 100 % takes everyone (even without a device id), 0 % no one, any
     /// other percent only devices with an id whose bucket is below it.
     public static func includes(percent: RolloutPercent, seed: String, deviceID: String?) -> Bool {
-        let id = Array(normalize(deviceID ?? "").utf8)
-        return includes(hundredths: percent.hundredths, hasID: !id.isEmpty) { bucket(seed: seed, id: id) }
+        withNormalizedBytes(deviceID ?? "") { id in
+            includes(hundredths: percent.hundredths, hasID: !id.isEmpty) { bucket(seed: seed, id: id) }
+        }
     }
 
     /// The rule on its own: `bucket` is called only when it decides.
