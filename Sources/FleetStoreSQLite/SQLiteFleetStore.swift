@@ -165,8 +165,11 @@ public final class SQLiteFleetStore: SQLFleetStore {
     }
 
     private static func write(_ batch: [CheckInRecord], schema: Int, on connection: SQLiteThreadConnection) throws {
-        for statement in SQLiteSQL.writeRowByRow(batch, schema: schema) {
-            try connection.execute(statement.sql, statement.values, keep: true)
+        var changed = false
+        for step in SQLiteSQL.writeRowByRow(batch, schema: schema) {
+            if step.role == .ifChanged && !changed { continue }
+            try connection.execute(step.statement.sql, step.statement.values, keep: true)
+            if step.role == .watchedState { changed = connection.changes > 0 }
         }
     }
 

@@ -34,62 +34,82 @@ enum SQLiteSQL {
         """,
     ]
 
+    /// One statement of a batch, and how it runs.
+    struct Step: Sendable {
+        enum Role: Sendable, Equatable {
+            /// It always runs.
+            case always
+            /// It stores a watched state; whether it changed a row (a new value) decides the `ifChanged` steps
+            /// after it.
+            case watchedState
+            /// It runs only when the `watchedState` step before it changed a row: an event of that change.
+            case ifChanged
+        }
+
+        var statement: Statement
+        var role: Role = .always
+    }
+
     /// SQLite: the statements that store `batch`, to run in one transaction, a row each. The store keeps their few
     /// texts prepared (multi-row statements were compiled anew for every batch size), and a linked history row reads
     /// the link the row before it left. `schema` is the store's migration (tests write stores of older ones).
-    static func writeRowByRow(_ batch: [CheckInRecord], schema: Int = FleetSQL.latestVersion) -> [Statement] {
+    static func writeRowByRow(_ batch: [CheckInRecord], schema: Int = FleetSQL.latestVersion) -> [Step] {
         FleetSQL.rows(of: batch, schema: schema).flatMap { table, rows in
             FleetSQL.insert(
                 into: table.name, columns: table.columns, rows: rows, conflict: table.conflict, dialect: .sqlite,
-                rowsPerStatement: 1, linked: table.linked && schema >= 4)
+                rowsPerStatement: 1, linked: table.linked && schema >= 4
+            ).map { Step(statement: $0) }
         } + (schema >= 6 ? watchedRowByRow(batch, schema: schema) : [])
     }
 
-    /// SQLite: for each watched state, its events added unless the stored value is the same, then the value stored.
-    /// From migration 11, an event whose body is made at delivery records its check-in: the device's latest, which
-    /// the batch has just stored (`last_history`).
-    static func watchedRowByRow(_ batch: [CheckInRecord], schema: Int = FleetSQL.latestVersion) -> [Statement] {
-        var statements: [Statement] = []
+    /// SQLite: each watched state stored unless the stored value is the same, then its events, which run only when
+    /// it was stored (SQLite counts an upsert that left the row as it was as no change). From migration 11, an event
+    /// whose body is made at delivery records its check-in: the device's latest, which the batch has just stored
+    /// (`last_history`).
+    static func watchedRowByRow(_ batch: [CheckInRecord], schema: Int = FleetSQL.latestVersion) -> [Step] {
+        var steps: [Step] = []
         for (device, at, state) in FleetSQL.watched(of: batch) {
+            steps.append(
+                Step(
+                    statement: Statement(
+                        sql: stateUpsert,
+                        values: [.text(device), .text(state.kind), .text(state.value), .integer(at.seconds)]),
+                    role: .watchedState))
             for event in state.events {
                 var values: [FleetSQL.Value] = [
                     .text(event.eventID), .text(event.endpoint), .text(event.type), .text(event.subject),
-                    .text(event.body), .integer(event.createdAt.seconds), .text(device), .text(state.kind),
-                    .text(state.value),
+                    .text(event.body), .integer(event.createdAt.seconds),
                 ]
-                guard schema >= 11 else {
-                    statements.append(Statement(sql: outboxInsert, values: values))
-                    continue
-                }
-                values.append(.optional(event.madeFrom.map(Int64.init)))
-                statements.append(Statement(sql: outboxInsertMadeFrom, values: values))
+                if schema >= 11 { values += [.optional(event.madeFrom.map(Int64.init)), .text(device)] }
+                steps.append(
+                    Step(
+                        statement: Statement(sql: schema >= 11 ? outboxInsertMadeFrom : outboxInsert, values: values),
+                        role: .ifChanged))
             }
-            statements.append(
-                Statement(
-                    sql: """
-                        INSERT INTO event_state (device, kind, value, changed_at) VALUES (?1, ?2, ?3, ?4) \
-                        ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at \
-                        WHERE event_state.value <> excluded.value
-                        """,
-                    values: [.text(device), .text(state.kind), .text(state.value), .integer(at.seconds)]))
         }
-        return statements
+        return steps
     }
 
-    /// An event added unless the device's watched state already has the value (migrations 6–10).
-    static let outboxInsert = """
-        INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) \
-        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6 WHERE NOT EXISTS (SELECT 1 FROM event_state \
-        WHERE device = ?7 AND kind = ?8 AND value = ?9)
+    /// A watched state stored when it is new or its value differs; a row changed exactly then.
+    static let stateUpsert = """
+        INSERT INTO event_state (device, kind, value, changed_at) VALUES (?1, ?2, ?3, ?4) \
+        ON CONFLICT (device, kind) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at \
+        WHERE event_state.value <> excluded.value
         """
 
-    /// `outboxInsert` with the generation an event's body is made from at delivery (?10), and then its check-in.
+    /// An event of a changed state (migrations 6–10).
+    static let outboxInsert = """
+        INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt) \
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+        """
+
+    /// `outboxInsert` with the generation an event's body is made from at delivery (?7), and then the check-in of
+    /// device ?8 it is made from.
     static let outboxInsertMadeFrom = """
         INSERT INTO event_outbox (event_id, endpoint, type, subject, body, created_at, next_attempt, generation, \
         checkin) \
-        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6, ?10, CASE WHEN ?10 IS NULL THEN NULL ELSE \
-        (SELECT last_history FROM devices WHERE device = ?7) END WHERE NOT EXISTS (SELECT 1 FROM event_state \
-        WHERE device = ?7 AND kind = ?8 AND value = ?9)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, CASE WHEN ?7 IS NULL THEN NULL ELSE \
+        (SELECT last_history FROM devices WHERE device = ?8) END)
         """
 
     /// A device's latest check-ins, newest first, by following the links from the device's latest check-in

@@ -20,4 +20,23 @@ struct EventDispatcherTests {
             #expect(pressure.meanBatch(written: look.written, batches: look.batches) == look.mean, "look \(index)")
         }
     }
+
+    /// What the dispatcher does at a look: whether check-ins queue, how long ago its last batch went out (nil:
+    /// none has), and how many deliveries it sends now (nil: it gives way).
+    static let paces: [(busy: Bool, sinceLastSent: Duration?, limit: Int?)] = [
+        (false, nil, 256),  // idle store: full batches
+        (false, .milliseconds(10), 256),  // draining after a storm: a full batch after each one
+        (true, nil, 32),  // queueing, nothing sent yet: a small batch at once
+        (true, .milliseconds(100), nil),  // queueing, a batch just went out: give way
+        (true, .milliseconds(999), nil),
+        (true, .seconds(1), 32),  // a second later: the next small batch
+        (true, .seconds(30), 32),
+    ]
+
+    @Test func smallBatchesOnceASecondWhileCheckInsQueue() {
+        let pace = DispatchPace()
+        for (index, look) in Self.paces.enumerated() {
+            #expect(pace.limit(busy: look.busy, sinceLastSent: look.sinceLastSent) == look.limit, "look \(index)")
+        }
+    }
 }

@@ -25,13 +25,8 @@ struct EventDispatcher: Service {
     var pollInterval: Duration = .milliseconds(250)
     /// How often a replica without the lock tries it.
     var lockInterval: Duration = .seconds(2)
-    /// Deliveries read and sent at once.
-    var batch = 256
-    /// While check-ins queue for the store, a batch of deliveries goes out at most this often.
-    var yieldInterval: Duration = .seconds(1)
-    /// The check-in writer's mean batch, since the dispatcher's last look, from which it counts as busy: one
-    /// check-in a commit is a store keeping up; many, check-ins arriving faster than commits take them.
-    var busyBatch = 8.0
+    /// How many deliveries go out at once, and how they give way to check-ins.
+    var pace = DispatchPace()
     let environment: [String: String]
     /// How stored check-ins and generations are read when an event's body is made at delivery.
     var readerOptions = PlistReaderOptions()
@@ -74,17 +69,16 @@ struct EventDispatcher: Service {
             if !holding { logger.info("this replica sends the fleet's events") }
             holding = true
             // Check-ins first: while they queue for the store, what is due waits in the outbox (stored, so nothing
-            // is lost) and a batch goes out once a `yieldInterval`, leaving the cores to the devices.
-            if let writer = fleet.writer, pressure.meanBatch(of: writer) >= busyBatch, let sent = lastSent,
-                ContinuousClock.now - sent < yieldInterval
-            {
+            // is lost) and a small batch goes out once a `yieldInterval`, leaving the cores to the devices.
+            let busy = fleet.writer.map { pressure.meanBatch(of: $0) >= pace.busyBatch } ?? false
+            guard let limit = pace.limit(busy: busy, sinceLastSent: lastSent.map { ContinuousClock.now - $0 }) else {
                 EventMetrics.yielded.increment()
                 try await Task.sleep(for: .milliseconds(100))
                 continue
             }
             let due: [OutboxDelivery]
             do {
-                due = try await outbox.due(now: .now, limit: batch)
+                due = try await outbox.due(now: .now, limit: limit)
             } catch {
                 logger.warning("the event outbox cannot be read; trying again: \(error)")
                 try await Task.sleep(for: .seconds(1))
@@ -275,6 +269,30 @@ public enum WebhookPost {
         } catch {
             return .failure(error)
         }
+    }
+}
+
+/// How many due deliveries the dispatcher sends at once, and how it gives way while check-ins queue for the store
+/// (`WriterPressure`): then it sends a small batch at most once a `yieldInterval`, enough that events keep moving
+/// and few enough that their bodies, signatures and requests (and a receiver on the same machine) take little from
+/// the check-ins. The rest waits in the outbox and goes out in full batches once the check-ins stop queueing.
+struct DispatchPace {
+    /// Deliveries read and sent at once.
+    var batch = 256
+    /// While check-ins queue, a batch goes out at most this often,
+    var yieldInterval: Duration = .seconds(1)
+    /// and holds at most this many.
+    var busyBatchLimit = 32
+    /// The check-in writer's mean batch, since the dispatcher's last look, from which it counts as busy: one
+    /// check-in a commit is a store keeping up; many, check-ins arriving faster than commits take them.
+    var busyBatch = 8.0
+
+    /// How many due deliveries to read and send now, when check-ins are queueing (`busy`) and the last batch went
+    /// out `sinceLastSent` ago (nil: none has); nil to give way for now.
+    func limit(busy: Bool, sinceLastSent: Duration?) -> Int? {
+        guard busy else { return batch }
+        if let since = sinceLastSent, since < yieldInterval { return nil }
+        return min(busyBatchLimit, batch)
     }
 }
 
