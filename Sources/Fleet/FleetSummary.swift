@@ -11,7 +11,8 @@ public struct FleetSummary: Sendable, Equatable {
         /// Of those, the active devices where the app is compliant.
         public var compliant = 0
         /// Devices by the version they report.
-        public var versions: [String: Int] = [:]
+        public var versions: [String: Int] { versionCounts.dictionary }
+        private var versionCounts = NamedCounts<Int>()
         /// By `Outcome` in `allCases` order, then unreported; by `ConfigStatus` in `allCases` order: counted by
         /// index, not by hashing a name per app and device.
         private var decisionCounts = [Int](repeating: 0, count: Self.outcomes.count + 1)
@@ -37,7 +38,7 @@ public struct FleetSummary: Sendable, Equatable {
         mutating func merge(_ other: AppCounts) {
             devices += other.devices
             compliant += other.compliant
-            versions.merge(other.versions, uniquingKeysWith: +)
+            for (version, count) in other.versionCounts.pairs { versionCounts[version, default: 0] += count }
             for index in decisionCounts.indices { decisionCounts[index] += other.decisionCounts[index] }
             for index in configCounts.indices { configCounts[index] += other.configCounts[index] }
         }
@@ -50,7 +51,12 @@ public struct FleetSummary: Sendable, Equatable {
             if compliant { self.compliant += 1 }
             decisionCounts[outcome.flatMap { Self.outcomes.firstIndex(of: $0) } ?? Self.outcomes.count] += 1
             configCounts[Self.statuses.firstIndex(of: config) ?? 0] += 1
-            versions[version ?? "unreported", default: 0] += 1
+            versionCounts[version ?? "unreported", default: 0] += 1
+        }
+
+        public static func == (lhs: AppCounts, rhs: AppCounts) -> Bool {
+            lhs.devices == rhs.devices && lhs.compliant == rhs.compliant && lhs.versions == rhs.versions
+                && lhs.decisionCounts == rhs.decisionCounts && lhs.configCounts == rhs.configCounts
         }
     }
 
@@ -60,10 +66,18 @@ public struct FleetSummary: Sendable, Equatable {
     public var devices = 0
     /// Of those, the compliant ones.
     public var compliant = 0
-    /// Devices by seen status (`active`, `silent`, `never`).
-    public var seen: [String: Int] = [:]
+    /// Devices by seen status (`active`, `silent`, `never`), only those with at least one.
+    public var seen: [String: Int] {
+        var named: [String: Int] = [:]
+        for (status, count) in zip(SeenStatus.allCases, seenCounts) where count > 0 { named[status.rawValue] = count }
+        return named
+    }
     /// Counts per app, by bundle id.
-    public var apps: [String: AppCounts] = [:]
+    public var apps: [String: AppCounts] { appCounts.dictionary }
+    /// By `SeenStatus` in `allCases` order; per app and per version, names found by comparing before hashing
+    /// (`NamedCounts`): a device's counts were three hashed lookups of a name per app.
+    private var seenCounts = [0, 0, 0]
+    private var appCounts = NamedCounts<AppCounts>()
 
     /// Empty counts, narrowed to `app` when given.
     public init(app: String? = nil) { self.app = app }
@@ -75,15 +89,24 @@ public struct FleetSummary: Sendable, Equatable {
     public mutating func merge(_ other: FleetSummary) {
         devices += other.devices
         compliant += other.compliant
-        seen.merge(other.seen, uniquingKeysWith: +)
-        for (id, counts) in other.apps { apps[id, default: AppCounts()].merge(counts) }
+        for index in seenCounts.indices { seenCounts[index] += other.seenCounts[index] }
+        for (id, counts) in other.appCounts.pairs { appCounts[id, default: AppCounts()].merge(counts) }
+    }
+
+    public static func == (lhs: FleetSummary, rhs: FleetSummary) -> Bool {
+        lhs.app == rhs.app && lhs.devices == rhs.devices && lhs.compliant == rhs.compliant
+            && lhs.seenCounts == rhs.seenCounts && lhs.apps == rhs.apps
     }
 
     /// Counts one device.
     public mutating func add(_ row: DeviceCompliance) {
         devices += 1
         if row.compliant { compliant += 1 }
-        seen[row.seen.rawValue, default: 0] += 1
+        switch row.seen {
+        case .active: seenCounts[0] += 1
+        case .silent: seenCounts[1] += 1
+        case .never: seenCounts[2] += 1
+        }
         let active = row.seen == .active
         for index in row.apps.indices {
             let outcome = row.apps[index].decision?.decision
@@ -91,7 +114,7 @@ public struct FleetSummary: Sendable, Equatable {
             let version = row.apps[index].reported?.version
             let compliant = active && row.isAppCompliant(index)
             // Counted in place: a copy taken out of `apps` would copy its dictionaries on every add.
-            apps[row.apps[index].app, default: AppCounts()].add(
+            appCounts[row.apps[index].app, default: AppCounts()].add(
                 outcome: outcome, config: config, version: version, compliant: compliant)
         }
     }
@@ -104,6 +127,7 @@ public struct FleetSummary: Sendable, Equatable {
         }
         let decisionKeys = Outcome.allCases.map(\.rawValue) + ["unreported"]
         let configKeys = ConfigStatus.allCases.map(\.rawValue)
+        let apps = self.apps
         let appList: [JSONValue] = apps.keys.sorted { $0.utf8Precedes($1) }.map { id in
             let app = apps[id] ?? AppCounts()
             let versions = app.versions.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
@@ -122,6 +146,51 @@ public struct FleetSummary: Sendable, Equatable {
             ("seen", counts(seen, keys: SeenStatus.allCases.map(\.rawValue))),
             ("apps", .array(appList)),
         ])
+    }
+}
+
+/// Values by name, for the few names a fleet's counts have (its apps, an app's versions): a name is first looked
+/// for by comparing it with the one found last and the few after it, and hashed only when none of them is it. A
+/// device's apps come in the same order device after device, and most devices run one of a few versions.
+struct NamedCounts<Value: Sendable>: Sendable {
+    private(set) var names: [String] = []
+    private var values: [Value] = []
+    private var positions: [String: Int] = [:]
+    private var last = 0
+
+    /// The names and their values, in the order the names came.
+    var pairs: Zip2Sequence<[String], [Value]> { zip(names, values) }
+
+    /// The names and their values.
+    var dictionary: [String: Value] { Dictionary(uniqueKeysWithValues: pairs) }
+
+    subscript(name: String, default fallback: @autoclosure () -> Value) -> Value {
+        get { position(of: name).map { values[$0] } ?? fallback() }
+        _modify {
+            let index: Int
+            if let found = position(of: name) {
+                index = found
+            } else {
+                index = names.count
+                names.append(name)
+                values.append(fallback())
+                positions[name] = index
+            }
+            last = index
+            yield &values[index]
+        }
+    }
+
+    private func position(of name: String) -> Int? {
+        let count = names.count
+        guard count > 0 else { return nil }
+        var index = last
+        let length = name.utf8.count  // a name of another length is passed over without comparing its bytes
+        for _ in 0..<min(count, 4) {
+            if names[index].utf8.count == length, names[index] == name { return index }
+            index = index + 1 == count ? 0 : index + 1
+        }
+        return count > 4 ? positions[name] : nil
     }
 }
 

@@ -84,7 +84,9 @@ struct ComplianceTests {
         #expect(row.compliant == testCase.compliant, "\(row.why)")
         #expect(row.seen == testCase.seen)
         var got: [String: String] = [:]
-        for app in row.apps { got[app.app] = "\(app.decision?.decision.rawValue ?? "unreported")/\(app.config.rawValue)" }
+        for app in row.apps {
+            got[app.app] = "\(app.decision?.decision.rawValue ?? "unreported")/\(app.config.rawValue)"
+        }
         #expect(got == testCase.expected)
         #expect(row.why.isEmpty == testCase.compliant)
     }
@@ -100,7 +102,8 @@ struct ComplianceTests {
                 case "old": "\"0000\""
                 default: nil
                 }
-            return DeviceState.App(app: CheckIn.App(app: app, version: version, configETag: tag, configError: error), lastCheckIn: at)
+            return DeviceState.App(
+                app: CheckIn.App(app: app, version: version, configETag: tag, configError: error), lastCheckIn: at)
         }
         return DeviceState(
             device: testCase.device, platform: "ios", osVersion: testCase.osVersion, deviceModel: "iPhone15,2",
@@ -191,6 +194,19 @@ struct ComplianceTests {
         }
         #expect(merged == oneByOne)
         #expect(oneByOne.devices == 6_000)
+        // The counts by name (six versions of the field app, some found by comparing and some by hashing) are the
+        // counts a dictionary takes.
+        var versions: [String: [String: Int]] = [:]
+        var seen: [String: Int] = [:]
+        for row in rows {
+            seen[row.seen.rawValue, default: 0] += 1
+            for app in row.apps {
+                versions[app.app, default: [:]][app.reported?.version ?? "unreported", default: 0] += 1
+            }
+        }
+        #expect(oneByOne.apps.mapValues(\.versions) == versions)
+        #expect(versions[Self.field]?.count == 6)
+        #expect(oneByOne.seen == seen)
     }
 
     /// Tightening a minimum in the catalog makes a stored device non-compliant without any check-in; the same
@@ -210,13 +226,13 @@ struct ComplianceTests {
 
         let copy = try TestStores.copyCatalog()
         try """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>schemaVersion</key><integer>1</integer><key>policies</key><array>
-            <dict><key>id</key><string>sync-2.0-floor</string><key>minVersion</key><string>2.0</string></dict>
-            </array></dict></plist>
-            """.write(
-                to: copy.appendingPathComponent("apps/com.example.fieldsync/update-policy.plist"), atomically: true,
-                encoding: .utf8)
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict><key>schemaVersion</key><integer>1</integer><key>policies</key><array>
+        <dict><key>id</key><string>sync-2.0-floor</string><key>minVersion</key><string>2.0</string></dict>
+        </array></dict></plist>
+        """.write(
+            to: copy.appendingPathComponent("apps/com.example.fieldsync/update-policy.plist"), atomically: true,
+            encoding: .utf8)
         let after = try TestStores.catalog(copy.path)
         let query = FleetQuery(store: store, evaluator: ComplianceEvaluator(catalog: after, now: Self.now))
         let row = try #require(try await query.all(FleetFilter()).first { $0.device == "iphone-0201" })
@@ -257,7 +273,10 @@ struct ComplianceTests {
         #expect(pages.count == 2)
 
         #expect(try await query.all(FleetFilter(status: .compliant)).map(\.device) == ["iphone-0201"])
-        #expect(try await query.all(FleetFilter(status: .silent)).map(\.device) == ["ipad-0042", "ipad-0300", "iphone-0400", "pixel-0500"])
+        #expect(
+            try await query.all(FleetFilter(status: .silent)).map(\.device) == [
+                "ipad-0042", "ipad-0300", "iphone-0400", "pixel-0500",
+            ])
         #expect(try await query.all(FleetFilter(decision: .unsupported)).map(\.device) == ["iphone-0202"])
         let required = try await query.all(FleetFilter(app: Self.field, decision: .required))
         #expect(required.map(\.device) == ["iphone-0117"])
@@ -276,7 +295,10 @@ struct ComplianceTests {
         var halved = query
         halved.chunkSize = 1
         #expect(try await halved.all(FleetFilter()).map(\.device) == all.map(\.device))
-        #expect(try await halved.all(FleetFilter(status: .silent)).map(\.device) == ["ipad-0042", "ipad-0300", "iphone-0400", "pixel-0500"])
+        #expect(
+            try await halved.all(FleetFilter(status: .silent)).map(\.device) == [
+                "ipad-0042", "ipad-0300", "iphone-0400", "pixel-0500",
+            ])
         #expect(try await halved.summary(FleetFilter()) == summary)
         #expect(summary.devices == 7)
         #expect(summary.compliant == 1)
