@@ -5,6 +5,12 @@ import Fleet
 import FleetStoreSQL
 import NIOPosix
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A connection to the store's file, driven through SQLite's C API on a thread of its own: the store's writer and
 /// its readers. A whole transaction, or a whole read, is one job on that thread. Through sqlite-nio's API every
 /// statement was a hop to its thread pool and back to a task through an event loop, and a batch of check-ins
@@ -105,12 +111,12 @@ final class SQLiteThreadConnection: @unchecked Sendable {
             }
         }
         var rows: [Row] = []
-        let columns = sqlite3_column_count(statement)
+        var cells = SQLiteCells(statement: statement, count: sqlite3_column_count(statement))
         while true {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { return rows }
             guard step == SQLITE_ROW else { throw failure(step) }
-            var cells = SQLiteCells(statement: statement, count: columns)
+            cells.startRow()
             rows.append(try decode(&cells))
         }
     }
@@ -172,11 +178,16 @@ struct SQLiteCells: FleetRowCells {
     let statement: OpaquePointer
     let count: Int32
     private var column: Int32 = 0
+    private var recent: RecentTexts
 
     init(statement: OpaquePointer, count: Int32) {
         self.statement = statement
         self.count = count
+        recent = RecentTexts(columns: Int(count))
     }
+
+    /// The statement stands on its next row: its cells are read from the first column again.
+    mutating func startRow() { column = 0 }
 
     private mutating func next() throws -> Int32 {
         guard column < count else { throw FleetStoreError(.unavailable, "a row has too few columns") }
@@ -184,18 +195,26 @@ struct SQLiteCells: FleetRowCells {
         return column
     }
 
-    /// The text of `column`, nil when it is NULL.
-    private func text(_ column: Int32) -> String? {
+    /// The bytes of `column`'s text, nil when it is NULL.
+    private func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8>? {
         guard sqlite3_column_type(statement, column) != SQLITE_NULL, let bytes = sqlite3_column_text(statement, column)
         else { return nil }
-        return String(
-            decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column))),
-            as: UTF8.self)
+        return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column)))
     }
 
-    mutating func optionalText() throws -> String? { text(try next()) }
+    /// The text of `column`, nil when it is NULL.
+    private func text(_ column: Int32) -> String? {
+        bytes(column).map { String(decoding: $0, as: UTF8.self) }
+    }
 
-    mutating func trailingText() -> String? { (try? next()).flatMap(text) }
+    /// `text(column)`, the same string as a row before when the column held the same text there (`RecentTexts`).
+    private mutating func recentText(_ column: Int32) -> String? {
+        bytes(column).map { recent.text($0, column: Int(column)) }
+    }
+
+    mutating func optionalText() throws -> String? { recentText(try next()) }
+
+    mutating func trailingText() -> String? { (try? next()).flatMap { recentText($0) } }
 
     mutating func optionalInteger() throws -> Int64? {
         let column = try next()
@@ -219,5 +238,46 @@ struct SQLiteCells: FleetRowCells {
             default: .null
             }
         }
+    }
+}
+
+/// The last few texts each column held, longer than a small string (15 bytes), so that a text a column repeats row
+/// after row (an app's id, an ETag, a time zone) is made once and shared instead of decoded and allocated for every
+/// row. A column whose texts rarely repeat (device ids) stops being looked up after its first misses.
+struct RecentTexts {
+    private static let perColumn = 4
+    private var texts: [String]
+    private var next: [Int]
+    private var hits: [Int]
+    private var misses: [Int]
+
+    init(columns: Int) {
+        texts = Array(repeating: "", count: columns * Self.perColumn)
+        next = Array(repeating: 0, count: columns)
+        hits = next
+        misses = next
+    }
+
+    /// `String(decoding: bytes, as: UTF8.self)`, or the same string read before in `column`.
+    mutating func text(_ bytes: UnsafeBufferPointer<UInt8>, column: Int) -> String {
+        guard bytes.count > 15, column < next.count, let base = bytes.baseAddress,
+            misses[column] < 64 || hits[column] * 4 >= misses[column]
+        else { return String(decoding: bytes, as: UTF8.self) }
+        let first = column * Self.perColumn
+        for slot in first..<first + Self.perColumn where texts[slot].utf8.count == bytes.count {
+            // A stored text is valid UTF-8, so equal bytes decode to it.
+            let same = texts[slot].utf8.withContiguousStorageIfAvailable { stored in
+                stored.baseAddress.map { memcmp($0, base, bytes.count) == 0 } ?? false
+            }
+            if same == true {
+                hits[column] += 1
+                return texts[slot]
+            }
+        }
+        misses[column] += 1
+        let made = String(decoding: bytes, as: UTF8.self)
+        texts[first + next[column]] = made
+        next[column] = (next[column] + 1) % Self.perColumn
+        return made
     }
 }
