@@ -110,7 +110,7 @@ let package = Package(
             ]
         ),
         // The SQL both drivers run: migrations, statements, the PostgreSQL procedures and the rows read back.
-        .target(name: "FleetStoreSQL", dependencies: ["Fleet", "CivilTime", "PropertyList"]),
+        .target(name: "FleetStoreSQL", dependencies: ["Fleet", "CivilTime", "MDMDiagnostics", "PropertyList"]),
         .target(
             name: "FleetStoreSQLite",
             dependencies: [

@@ -350,14 +350,22 @@ public final class PostgresFleetStore: SQLFleetStore {
     private func decoded<Row: Sendable>(
         _ sql: String, _ values: [FleetSQL.Value], _ decode: @escaping @Sendable (PostgresRow) throws -> Row
     ) async throws -> [Row] {
+        try await folded(sql, values, into: []) { rows, row in rows.append(try decode(row)) }
+    }
+
+    /// The rows of one read, each taken into `result` by `take` as it arrives.
+    private func folded<Result: Sendable>(
+        _ sql: String, _ values: [FleetSQL.Value], into result: Result,
+        _ take: @escaping @Sendable (inout Result, PostgresRow) throws -> Void
+    ) async throws -> Result {
         do {
             return try await bounded {
                 try await self.client.withConnection { connection in
-                    let rows = Collected<Row>()
+                    let taken = Collected(result)
                     _ = try await connection.query(
                         Self.query(FleetSQL.Statement(sql: sql, values: values)), logger: self.logger
-                    ) { row in rows.items.append(try decode(row)) }.get()
-                    return rows.items
+                    ) { row in try take(&taken.result, row) }.get()
+                    return taken.result
                 }
             }
         } catch {
@@ -365,10 +373,11 @@ public final class PostgresFleetStore: SQLFleetStore {
         }
     }
 
-    /// Rows as a query's event loop decodes them, one at a time (`onRow` calls come in order, on that loop), handed
-    /// over once the query has ended.
-    private final class Collected<Row>: @unchecked Sendable {
-        var items: [Row] = []
+    /// What a query's rows make as its event loop decodes them, one at a time (`onRow` calls come in order, on that
+    /// loop), handed over once the query has ended.
+    private final class Collected<Result>: @unchecked Sendable {
+        var result: Result
+        init(_ result: Result) { self.result = result }
     }
 
     /// A row of `FleetSQL.devices`/`device`, read cell by cell from the wire bytes (through `FleetSQL.Value`, or
@@ -425,9 +434,13 @@ public final class PostgresFleetStore: SQLFleetStore {
         var devices = try await decoded(
             FleetSQL.devices(dialect: .postgres), [.text(after ?? ""), .integer(Int64(limit))], Self.deviceState)
         guard let last = devices.last?.device else { return devices }
-        let apps = try await decoded(
-            FleetSQL.apps(dialect: .postgres, schema: schema), [.text(after ?? ""), .text(last)], Self.appState)
-        FleetSQL.attach(apps, to: &devices)
+        let apps = try await folded(
+            FleetSQL.apps(dialect: .postgres, schema: schema), [.text(after ?? ""), .text(last)], into: DeviceApps()
+        ) { apps, row in
+            var cells = Cells(row)
+            try apps.add(&cells)
+        }
+        apps.attach(to: &devices)
         return devices
     }
 

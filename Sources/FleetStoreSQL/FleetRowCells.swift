@@ -1,5 +1,6 @@
 import CivilTime
 import Fleet
+import MDMDiagnostics
 
 /// A row's cells read one after another in column order, each driver from its own source (PostgreSQL's wire bytes,
 /// a SQLite statement), with no array of values in between: the one decoding of the fleet's device and app rows
@@ -60,5 +61,45 @@ extension FleetSQL {
         let lastCheckIn = Instant(seconds: try cells.integer())
         app.ddm = ddmState(delivery: cells.trailingText(), cells.trailingText(), cells.trailingText())
         return (device, DeviceState.App(app: app, lastCheckIn: lastCheckIn))
+    }
+}
+
+/// App rows, ordered by device, gathered by device as they are read (``add(_:)``), then given to their devices
+/// (``attach(to:)``) an array per device. Listing the rows first and appending each to its device copied every app
+/// (a dozen texts retained, then released with the list) and compared device ids row by row.
+public struct DeviceApps: Sendable {
+    private var devices: [String] = []
+    private var apps: [[DeviceState.App]] = []
+
+    /// No apps yet.
+    public init() {}
+
+    /// The app row `cells` stand on (``FleetSQL/appState(_:)``).
+    @inlinable
+    public mutating func add<Cells: FleetRowCells>(_ cells: inout Cells) throws {
+        let (device, app) = try FleetSQL.appState(&cells)
+        append(app, of: device)
+    }
+
+    /// `app`, of `device`: rows come ordered by device.
+    public mutating func append(_ app: DeviceState.App, of device: String) {
+        // The rows come ordered by device: a device's apps follow one another.
+        if let last = devices.last, last == device {
+            apps[apps.count - 1].append(app)
+        } else {
+            devices.append(device)
+            apps.append([app])
+        }
+    }
+
+    /// Gives each device of `devices` (ordered by device, as the rows were) its apps.
+    public func attach(to devices: inout [DeviceState]) {
+        var index = 0
+        for group in self.devices.indices {
+            let device = self.devices[group]
+            while index < devices.count, devices[index].device.utf8Precedes(device) { index += 1 }
+            guard index < devices.count, devices[index].device == device else { continue }
+            devices[index].apps = apps[group]
+        }
     }
 }

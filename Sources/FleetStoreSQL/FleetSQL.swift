@@ -504,15 +504,6 @@ public enum FleetSQL {
         return RollupRow(day: day, app: app, dimension: dimension, value: value, devices: Int(devices))
     }
 
-    /// Attaches app rows (ordered by device) to their devices (ordered by device).
-    public static func attach(_ apps: [(device: String, app: DeviceState.App)], to devices: inout [DeviceState]) {
-        var index = 0
-        for (device, app) in apps {
-            while index < devices.count, devices[index].device < device { index += 1 }
-            guard index < devices.count, devices[index].device == device else { continue }
-            devices[index].apps.append(app)
-        }
-    }
 }
 
 /// Reading a column's value.

@@ -13,7 +13,7 @@ public final class SQLiteFleetStore: SQLFleetStore {
     private let writer: SQLiteThreadConnection
     /// Two reading connections, each on its thread, taken in turn: a scan reads its two halves side by side.
     private let readers: [SQLiteThreadConnection]
-    private let nextReader = Locked(0)
+    private let turn = Locked(0)
     private let checkpointer: SQLiteCheckpointer
     /// The migration the store was brought to (the latest but in tests of older stores).
     private let schema: Int
@@ -103,12 +103,16 @@ public final class SQLiteFleetStore: SQLFleetStore {
         _ sql: String, _ values: [FleetSQL.Value] = [], keep: Bool = true,
         _ decode: @escaping @Sendable (inout SQLiteCells) throws -> Row
     ) async throws -> [Row] {
-        let reader = readers[
-            nextReader.withLock { turn in
+        try await nextReader().run { connection in try connection.query(sql, values, keep: keep, decode) }
+    }
+
+    /// The reading connections in turn.
+    private func nextReader() -> SQLiteThreadConnection {
+        readers[
+            turn.withLock { turn in
                 turn = (turn + 1) % readers.count
                 return turn
             }]
-        return try await reader.run { connection in try connection.query(sql, values, keep: keep, decode) }
     }
 
     static func reason(_ error: any Error) -> String {
@@ -232,10 +236,13 @@ public final class SQLiteFleetStore: SQLFleetStore {
             try FleetSQL.deviceState(&$0)
         }
         guard let last = devices.last?.device else { return devices }
-        let apps = try await read(FleetSQL.apps(dialect: .sqlite, schema: schema), [.text(after ?? ""), .text(last)]) {
-            try FleetSQL.appState(&$0)
+        let sql = FleetSQL.apps(dialect: .sqlite, schema: schema)
+        let apps = try await nextReader().run { connection in
+            try connection.query(sql, [.text(after ?? ""), .text(last)], keep: true, into: DeviceApps()) {
+                try $0.add(&$1)
+            }
         }
-        FleetSQL.attach(apps, to: &devices)
+        apps.attach(to: &devices)
         return devices
     }
 

@@ -80,6 +80,14 @@ final class SQLiteThreadConnection: @unchecked Sendable {
     func query<Row>(
         _ sql: String, _ values: [FleetSQL.Value] = [], keep: Bool = false, _ decode: (inout SQLiteCells) throws -> Row
     ) throws -> [Row] {
+        try query(sql, values, keep: keep, into: []) { rows, cells in rows.append(try decode(&cells)) }
+    }
+
+    /// `execute`, each row taken into `result` by `take` from its cells as the statement stands on it.
+    func query<Result>(
+        _ sql: String, _ values: [FleetSQL.Value] = [], keep: Bool = false, into result: Result,
+        _ take: (inout Result, inout SQLiteCells) throws -> Void
+    ) throws -> Result {
         let statement: OpaquePointer
         if keep, let kept = prepared[sql] {
             statement = kept
@@ -87,7 +95,7 @@ final class SQLiteThreadConnection: @unchecked Sendable {
             var made: OpaquePointer?
             let flags = keep ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
             try check(sqlite3_prepare_v3(handle, sql, -1, flags, &made, nil))
-            guard let made else { return [] }  // only white space or a comment
+            guard let made else { return result }  // only white space or a comment
             statement = made
             if keep { prepared[sql] = made }
         }
@@ -110,14 +118,14 @@ final class SQLiteThreadConnection: @unchecked Sendable {
             case .null: try check(sqlite3_bind_null(statement, index))
             }
         }
-        var rows: [Row] = []
+        var result = result
         var cells = SQLiteCells(statement: statement, count: sqlite3_column_count(statement))
         while true {
             let step = sqlite3_step(statement)
-            if step == SQLITE_DONE { return rows }
+            if step == SQLITE_DONE { return result }
             guard step == SQLITE_ROW else { throw failure(step) }
             cells.startRow()
-            rows.append(try decode(&cells))
+            try take(&result, &cells)
         }
     }
 

@@ -130,12 +130,12 @@ struct ComplianceTests {
                 device: $0, platform: "ios", osVersion: nil, deviceModel: nil, locale: nil, timeZone: nil,
                 enrolledAt: nil, reportedAt: nil, lastCheckIn: at, replica: "test", apps: [])
         }
-        let apps = rows.map { row in
+        var apps = DeviceApps()
+        for row in rows {
             let parts = row.split(separator: ":").map(String.init)
-            let app = DeviceState.App(app: CheckIn.App(app: parts[1], version: "1"), lastCheckIn: at)
-            return (device: parts[0], app: app)
+            apps.append(DeviceState.App(app: CheckIn.App(app: parts[1], version: "1"), lastCheckIn: at), of: parts[0])
         }
-        FleetSQL.attach(apps, to: &devices)
+        apps.attach(to: &devices)
         for device in devices {
             #expect(device.apps.map(\.app.app) == expected[device.device, default: []], "\(device.device)")
         }

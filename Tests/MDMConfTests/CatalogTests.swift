@@ -59,6 +59,18 @@ struct CatalogFixture {
 struct CatalogTests {
     static let exampleCatalog = BundledContentTests.packageRoot.appendingPathComponent("Examples/catalog").path
 
+    /// A platform name is Android's whatever its ASCII case; any other name, or none, is Apple's.
+    @Test(arguments: [
+        ("android", ConfigPlatform.android), ("Android", .android), ("ANDROID", .android), ("aNdRoId", .android),
+        ("ios", .apple), ("macOS", .apple), ("androi", .apple), ("android ", .apple), (" android", .apple),
+        ("andro1d", .apple), ("androïd", .apple), ("", .apple), ("androidtv", .apple),
+    ] as [(String, ConfigPlatform)])
+    func platformFamilies(name: String, family: ConfigPlatform) {
+        #expect(ConfigPlatform(name) == family)
+    }
+
+    @Test func noPlatformIsApple() { #expect(ConfigPlatform(nil) == .apple) }
+
     /// What a new user does first: `cp -r Examples/catalog my-catalog` (links copied as links). The copy loads.
     @Test func aPlainCopyOfTheExampleCatalogLoads() throws {
         let copy = Scratch.url("my-catalog-\(UUID().uuidString)")

@@ -132,7 +132,15 @@ public enum ConfigPlatform: String, Sendable, CaseIterable {
     case android
 
     /// The family of a platform name as check-ins and `?platform=` write it (`android`; `ios`, `macos` … are Apple's).
-    public init(_ platform: String?) { self = platform?.lowercased() == "android" ? .android : .apple }
+    public init(_ platform: String?) {
+        // Compared byte by byte, ignoring ASCII case: every app of every device a report judges names its platform,
+        // and lower-casing the name made a string each time.
+        guard var name = platform, name.utf8.count == 7 else {
+            self = .apple
+            return
+        }
+        self = name.withUTF8 { bytes in zip(bytes, "android".utf8).allSatisfy { $0 | 0x20 == $1 } } ? .android : .apple
+    }
 }
 
 /// What an app serves one platform family: the schema, the default configuration and each device's.
