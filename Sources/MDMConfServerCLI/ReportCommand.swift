@@ -242,11 +242,11 @@ struct ReportTable: Sendable {
         var header = Layout(widths: widths, capacity: 256)
         for (column, title) in Self.header.enumerated() { header.cell(title, column) }
         header.endLine()
-        header.bytes.write(write)
+        header.bytes.withBytes(write)
         var reasons: [[UInt8]] = []
         let final = widths
         ParallelMap.inBlocks(of: rows.count, size: Self.blockRows, { lay(out: $0, final) }) { lines, why in
-            lines.write(write)
+            lines.withBytes(write)
             if !why.isEmpty { reasons.append(why) }
         }
         guard !reasons.isEmpty else { return }
@@ -275,7 +275,7 @@ struct ReportTable: Sendable {
     }
 
     /// The table lines of the rows in `block`, and the reasons of those not compliant.
-    private func lay(out block: Range<Int>, _ widths: [Int]) -> (Bytes, [UInt8]) {
+    private func lay(out block: Range<Int>, _ widths: [Int]) -> (GrowingBytes, [UInt8]) {
         var lines = Layout(widths: widths, capacity: block.count * 3 * 120)
         var why: [UInt8] = []
         for index in block {
@@ -310,21 +310,23 @@ struct ReportTable: Sendable {
     /// Lines of cells padded to the columns' widths.
     private struct Layout {
         let widths: [Int]
-        let bytes: Bytes
+        /// The lines laid out. Appending to an array checked its storage (and that it was not shared) on every
+        /// cell, a fifth of laying a table out (perf, 2026-11-29).
+        let bytes: GrowingBytes
         /// Spaces owed before the next non-empty cell, so no line ends in spaces.
         private var pending = 0
 
         init(widths: [Int], capacity: Int) {
             self.widths = widths
-            bytes = Bytes(capacity: capacity)
+            bytes = GrowingBytes(capacity: capacity)
         }
 
         mutating func cell(_ text: String, _ column: Int) {
             if !text.isEmpty {
-                bytes.append(spaces: pending)
+                bytes.appendSpaces(pending)
                 // In place, not through a mutable copy (see `width(_:)`).
                 if text.utf8.withContiguousStorageIfAvailable({ bytes.append($0) }) == nil {
-                    for byte in text.utf8 { bytes.append(byte: byte) }
+                    for byte in text.utf8 { bytes.append(byte) }
                 }
                 pending = 0
             }
@@ -332,67 +334,8 @@ struct ReportTable: Sendable {
         }
 
         mutating func endLine() {
-            bytes.append(byte: UInt8(ascii: "\n"))
+            bytes.append(UInt8(ascii: "\n"))
             pending = 0
-        }
-    }
-
-    /// A block's laid-out text, in memory that grows by doubling: appending to an array checked its storage (and
-    /// that it was not shared) on every cell, a fifth of laying a table out (perf, 2026-11-29).
-    final class Bytes: @unchecked Sendable {
-        // One writer (the task laying out a block) owns each buffer, then one reader; no exclusivity checks.
-        @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt8>
-        @exclusivity(unchecked) private var capacity: Int
-        @exclusivity(unchecked) private var count = 0
-
-        init(capacity: Int) {
-            self.capacity = max(capacity, 64)
-            base = .allocate(capacity: self.capacity)
-        }
-
-        deinit { base.deallocate() }
-
-        /// Hands the bytes written to `write`.
-        func write(_ write: (UnsafeBufferPointer<UInt8>) -> Void) {
-            write(UnsafeBufferPointer(start: base, count: count))
-        }
-
-        @inline(__always)
-        private func reserve(_ more: Int) {
-            if count + more > capacity { grow(more) }
-        }
-
-        @inline(never)
-        private func grow(_ more: Int) {
-            let grown = max(capacity * 2, count + more)
-            let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-            bigger.update(from: base, count: count)
-            base.deallocate()
-            base = bigger
-            capacity = grown
-        }
-
-        @inline(__always)
-        func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-            guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-            reserve(bytes.count)
-            (base + count).update(from: source, count: bytes.count)
-            count += bytes.count
-        }
-
-        @inline(__always)
-        func append(spaces: Int) {
-            guard spaces > 0 else { return }
-            reserve(spaces)
-            (base + count).update(repeating: UInt8(ascii: " "), count: spaces)
-            count += spaces
-        }
-
-        @inline(__always)
-        func append(byte: UInt8) {
-            reserve(1)
-            base[count] = byte
-            count += 1
         }
     }
 }

@@ -106,7 +106,7 @@ public struct JSONTree: JSONSink {
 /// A sink that writes the JSON text, pretty-printed or compact, as ``JSONValue/serializedBytes(pretty:)`` writes
 /// the same value (a final line break when pretty).
 public struct JSONText: JSONSink {
-    private let out = JSONBytes(capacity: 1024)
+    private let out = GrowingBytes(capacity: 1024)
     private let pretty: Bool
     /// The indent of the document's own lines, in levels (a document written inside another).
     private let indent: Int

@@ -67,7 +67,7 @@ public enum JSONValue: Sendable, Hashable {
     /// buffer of raw memory and copied out once (appending to a `String` made a check-in answer 15 % of the
     /// server's CPU; appending to an array, a check of its storage on every append, a third of an update check).
     public func serializedBytes(pretty: Bool = true) -> [UInt8] {
-        let writer = JSONBytes(capacity: 1024)
+        let writer = GrowingBytes(capacity: 1024)
         write(to: writer, pretty: pretty, indent: 0)
         return writer.array(then: pretty ? UInt8(ascii: "\n") : nil)
     }
@@ -75,12 +75,12 @@ public enum JSONValue: Sendable, Hashable {
     /// Appends the JSON text as it stands `indent` levels deep in a pretty document (no final newline), for
     /// documents written in pieces.
     public func write(into out: inout [UInt8], pretty: Bool, indent: Int) {
-        let writer = JSONBytes(capacity: 4096)
+        let writer = GrowingBytes(capacity: 4096)
         write(to: writer, pretty: pretty, indent: indent)
         writer.append(to: &out)
     }
 
-    func write(to out: JSONBytes, pretty: Bool, indent: Int) {
+    func write(to out: GrowingBytes, pretty: Bool, indent: Int) {
         switch self {
         case .null: out.append("null")
         case .bool(let value): out.append(value ? "true" : "false")
@@ -123,7 +123,7 @@ public enum JSONValue: Sendable, Hashable {
 
     /// A line break and the indent of `indent` levels: up to 32 levels copied from one literal.
     @inline(__always)
-    static func newline(_ out: JSONBytes, indent: Int) {
+    static func newline(_ out: GrowingBytes, indent: Int) {
         let text: StaticString = "\n                                                                "
         if indent <= 32 {
             out.append(UnsafeBufferPointer(start: text.utf8Start, count: 1 + 2 * indent))
@@ -135,12 +135,12 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Appends `text` as a JSON string literal in UTF-8: quotes, backslashes and control characters escaped.
     public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
-        let writer = JSONBytes(capacity: text.utf8.count + 16)
+        let writer = GrowingBytes(capacity: text.utf8.count + 16)
         appendQuoted(text, to: writer)
         writer.append(to: &out)
     }
 
-    static func appendQuoted(_ text: String, to out: JSONBytes) {
+    static func appendQuoted(_ text: String, to out: GrowingBytes) {
         out.append(UInt8(ascii: "\""))
         // A native string's bytes in place; a bridged or small one through a copy.
         if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: out) }) == nil {
@@ -150,7 +150,7 @@ public enum JSONValue: Sendable, Hashable {
         out.append(UInt8(ascii: "\""))
     }
 
-    private static func appendUTF8(_ text: String, to out: JSONBytes) {
+    private static func appendUTF8(_ text: String, to out: GrowingBytes) {
         if text.utf8.withContiguousStorageIfAvailable({ out.append($0) }) == nil {
             var text = text
             text.withUTF8 { out.append($0) }
@@ -158,7 +158,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// Appends `bytes` escaped for a JSON string: runs that need no escape (most strings are one) in one copy.
-    private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: JSONBytes) {
+    private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: GrowingBytes) {
         var start = 0
         var index = 0
         while index < bytes.count {
@@ -193,72 +193,8 @@ public enum JSONValue: Sendable, Hashable {
     }
 }
 
-/// The bytes of a JSON text being written: raw memory that grows by doubling, each append a bounds check and a copy.
-/// A class, so that a sink holding it can be copied; one is made per document.
-final class JSONBytes {
-    // Checked by hand: one writer owns each buffer, and a dynamic exclusivity check on every append cost more than
-    // the append.
-    @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt8>
-    @exclusivity(unchecked) private var capacity: Int
-    @exclusivity(unchecked) private var count = 0
-
-    init(capacity: Int) {
-        self.capacity = max(capacity, 16)
-        base = .allocate(capacity: self.capacity)
-    }
-
-    deinit { base.deallocate() }
-
-    /// The bytes written and then `last`, when given, as an array; `last` is put after the bytes, not counted.
-    func array(then last: UInt8?) -> [UInt8] {
-        // Copied from the buffer: `Array(unsafeUninitializedCapacity:)` allocates through a standard-library call
-        // that is not specialized and looks the storage's type up at run time, a few hundred instructions more.
-        guard let last else { return Array(UnsafeBufferPointer(start: base, count: count)) }
-        reserve(1)
-        base[count] = last
-        return Array(UnsafeBufferPointer(start: base, count: count + 1))
-    }
-
-    /// Appends the bytes written to `out`.
-    func append(to out: inout [UInt8]) { out.append(contentsOf: UnsafeBufferPointer(start: base, count: count)) }
-
-    // The appends are inlined where they are called, with the room's check; growing is the rare call. Called
-    // through, they were about 5 % of an update check's instructions.
-    @inline(__always)
-    private func reserve(_ more: Int) {
-        if count + more > capacity { grow(more) }
-    }
-
-    @inline(never)
-    private func grow(_ more: Int) {
-        let grown = max(capacity * 2, count + more)
-        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-        bigger.update(from: base, count: count)
-        base.deallocate()
-        base = bigger
-        capacity = grown
-    }
-
-    @inline(__always)
-    func append(_ byte: UInt8) {
-        reserve(1)
-        base[count] = byte
-        count += 1
-    }
-
-    @inline(__always)
-    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        reserve(bytes.count)
-        (base + count).update(from: source, count: bytes.count)
-        count += bytes.count
-    }
-
-    @inline(__always)
-    func append(_ text: StaticString) {
-        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
+/// JSON's own appends to a text being written.
+extension GrowingBytes {
     /// A member's literal name quoted, and its separator, with one check of the room.
     @inline(__always)
     func appendKey(_ name: StaticString, pretty: Bool) {
@@ -274,12 +210,5 @@ final class JSONBytes {
             base[count] = UInt8(ascii: " ")
             count += 1
         }
-    }
-
-    @inline(__always)
-    func appendSpaces(_ spaces: Int) {
-        reserve(spaces)
-        (base + count).initialize(repeating: UInt8(ascii: " "), count: spaces)
-        count += spaces
     }
 }

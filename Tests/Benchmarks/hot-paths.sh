@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The hot paths, every ratio in one table from one run (release build, loopback, wrk at 64 connections with 2
-# threads, nginx with 2 workers serving the same bytes with `etag on`):
+# The hot paths, every ratio in one table from one run (the server built as the README installs it: release, static
+# Swift runtime; loopback, wrk at 64 connections with 2 threads, nginx with 2 workers serving the same bytes with
+# `etag on`):
 #   config GET, its 304 and the device-token GET against nginx (target ≥ 1.0×, p99 < 5 ms);
 #   config GET over TLS against nginx with the same certificate (≥ 0.8×);
 #   the update-check POST against a config GET run just before it (≥ 0.9×);
@@ -10,6 +11,7 @@
 #   the same rows (sqlite3 into /dev/null, psql \copy to /dev/null): ≤ 2×.
 #
 #   bash Tests/Benchmarks/hot-paths.sh        # SECONDS_PER_RUN=5 DEVICES=100000 by default
+#   SERVER_BUILD=dynamic bash Tests/Benchmarks/hot-paths.sh   # the plain release build instead of the installed one
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUN=${SECONDS_PER_RUN:-5}
@@ -20,9 +22,15 @@ source Tests/Benchmarks/common.sh
 need wrk:wrk nginx:nginx curl:curl sqlite3:sqlite3
 ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || command -v pgbench >/dev/null || need pgbench:postgresql pgbench:postgresql-contrib
 
-swift build -c release --product mdmconf >/dev/null && swift build -c release --product mdmconf-server >/dev/null
-BIN="$(swift build -c release --show-bin-path)/mdmconf-server"
 D=$PWD/.build/bench-hot-paths; rm -rf "$D"; mkdir -p "$D/www"
+# The server as the README installs it (static Swift runtime); SERVER_BUILD=dynamic measures `swift build -c release`.
+if [ "${SERVER_BUILD:-installed}" = dynamic ]; then
+    swift build -c release --product mdmconf-server >/dev/null
+    BIN="$(swift build -c release --show-bin-path)/mdmconf-server"
+else
+    installed_server "$D/mdmconf-server"
+    BIN="$D/mdmconf-server"
+fi
 ADMIN="Authorization: Bearer example-admin-token-c0ffee"
 DEVICE="Authorization: Bearer example-device-token-iphone-0117"
 CONFIG="/v1/apps/com.example.field/config?device=ipad-0042"
