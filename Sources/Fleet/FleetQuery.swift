@@ -63,11 +63,15 @@ public struct FleetQuery: Sendable {
     /// a chunk's states and rows stay in the caches, and the first read and the last judging, which nothing
     /// overlaps, are shorter).
     public var chunkSize = 2_500
+    /// The whole fleet's reads, started before the evaluator was ready; the first scan of every device takes them.
+    let readAhead: FleetReadAhead?
 
-    /// A query over `store`, judged by `evaluator`.
-    public init(store: any FleetStore, evaluator: ComplianceEvaluator) {
+    /// A query over `store`, judged by `evaluator`; with `readAhead` (of `store`), a scan of every device begins with
+    /// the chunks it has read.
+    public init(store: any FleetStore, evaluator: ComplianceEvaluator, readAhead: FleetReadAhead? = nil) {
         self.store = store
         self.evaluator = evaluator
+        self.readAhead = readAhead
     }
 
     /// Up to `limit` devices after `after` that pass `filter`, and the cursor of the next page (nil at the end).
@@ -146,12 +150,23 @@ public struct FleetQuery: Sendable {
     func halves<Part: Sendable>(_ work: @escaping @Sendable (String?, String?) async throws -> Part) async throws
         -> [Part]
     {
-        let count = try await store.deviceCount()
-        guard count > 2 * chunkSize, let middle = try await store.deviceID(at: count / 2)
-        else { return [try await work(nil, nil)] }
+        let middle =
+            if let readAhead {
+                try await readAhead.middle()
+            } else {
+                try await Self.middle(of: store, chunkSize: chunkSize)
+            }
+        guard let middle else { return [try await work(nil, nil)] }
         async let upper = work(middle, nil)
         let lower = try await work(nil, middle)
         return [lower, try await upper]
+    }
+
+    /// Where `halves` splits `store`: the middle stored device when it holds more than two chunks; nil otherwise.
+    static func middle(of store: any FleetStore, chunkSize: Int) async throws -> String? {
+        let count = try await store.deviceCount()
+        guard count > 2 * chunkSize else { return nil }
+        return try await store.deviceID(at: count / 2)
     }
 
     /// Calls `visit` with every device after `after` (and up to `through`, when given) in id order until it returns
@@ -169,26 +184,24 @@ public struct FleetQuery: Sendable {
             through.map { bound in
                 inventory.firstIndex { bound.utf8Precedes($0) } ?? inventory.count
             } ?? inventory.count
-        let store = self.store
         let memory = Memory()
-        var size = max(1, min(firstChunk ?? chunkSize, chunkSize))
-        // The next chunk is read while this one is evaluated.
-        var next: Task<[DeviceState], any Error>? = Task { [size] in try await store.devices(after: after, limit: size)
-        }
-        defer { next?.cancel() }
-        while let reading = next {
-            var states = try await reading.value
-            let asked = size
-            var finished = states.count < asked
+        // The next chunk is read while this one is evaluated (and, read ahead, the chunks after it).
+        var readAhead: ChunkReads?
+        if firstChunk == nil { readAhead = try await self.readAhead?.reads(after: after, through: through) }
+        let reads =
+            readAhead
+            ?? ChunkReads(
+                store: store, after: after, through: through,
+                firstChunk: max(1, min(firstChunk ?? chunkSize, chunkSize)), chunkSize: chunkSize, ahead: 1)
+        defer { reads.cancel() }
+        while true {
+            var (states, finished) = try await reads.next()
             if let through,
                 let cut = states.firstIndex(where: { through.utf8Precedes($0.device) })
             {
                 states.removeSubrange(cut...)
                 finished = true
             }
-            let last = states.last?.device
-            size = min(size * 2, chunkSize)
-            next = finished ? nil : Task { [size] in try await store.devices(after: last, limit: size) }
             let evaluated = await evaluate(states, memory: memory)
             // Inventory devices that never checked in go between the stored ones, in id order. Most chunks have
             // none: the merged rows are made (a copy of each row) only from the first one on.
@@ -262,6 +275,106 @@ public struct FleetQuery: Sendable {
             }
         }
         return rows.moveToArray()
+    }
+}
+
+/// The reads of a scan of every stored device, begun before the scan can judge them: `mdmconf report` starts them,
+/// then loads the catalog it judges by while they run (loading took a core's worth of time that reading the first
+/// devices could use). The store's split into halves is found, and each half's first chunks are read, `ahead` of
+/// the one being judged; the first scan of every device takes them, half by half.
+public final class FleetReadAhead: Sendable {
+    private let split: Task<(middle: String?, reads: [ChunkReads]), any Error>
+    private let taken = Locked<Set<Int>>([])
+
+    /// Starts reading `store`: its halves in chunks of `chunkSize` devices, `ahead` chunks at a time.
+    public init(store: any FleetStore, chunkSize: Int = 2_500, ahead: Int = 10) {
+        split = Task {
+            let middle = try await FleetQuery.middle(of: store, chunkSize: chunkSize)
+            let bounds: [(String?, String?)] = middle.map { [(nil, $0), ($0, nil)] } ?? [(nil, nil)]
+            let reads = bounds.map {
+                ChunkReads(
+                    store: store, after: $0.0, through: $0.1, firstChunk: chunkSize, chunkSize: chunkSize, ahead: ahead)
+            }
+            return (middle, reads)
+        }
+    }
+
+    /// The device the store is split after; nil when it is read whole.
+    func middle() async throws -> String? { try await split.value.middle }
+
+    /// The reads of the half `(after, through]`, once; nil for any other range or when taken already.
+    func reads(after: String?, through: String?) async throws -> ChunkReads? {
+        let (middle, reads) = try await split.value
+        let index: Int
+        switch (after, through) {
+        case (nil, nil) where middle == nil: index = 0
+        case (nil, let bound?) where bound == middle: index = 0
+        case (let bound?, nil) where bound == middle: index = 1
+        default: return nil
+        }
+        return taken.withLock { $0.insert(index).inserted } ? reads[index] : nil
+    }
+
+    /// Stops reading (the scan will not come: the catalog did not load).
+    public func cancel() {
+        split.cancel()
+        Task { [split] in for reads in (try? await split.value.reads) ?? [] { reads.cancel() } }
+    }
+}
+
+/// A scan's reads of the store's devices after `after` (up to `through`), in order, each read a task chained to the
+/// one before it (it needs that one's last device), `ahead` of them under way beyond the chunk being judged. The
+/// first read asks for `firstChunk` devices, each next one for twice as many, up to `chunkSize`.
+final class ChunkReads: @unchecked Sendable {
+    // Taken by one scan, which calls `next()` one at a time; `pending` is only touched there and in `init`.
+    struct Chunk: Sendable {
+        var states: [DeviceState]
+        /// Nothing comes after it: the store had fewer devices than asked, or they reach `through`.
+        var isLast: Bool
+    }
+
+    private let store: any FleetStore
+    private let through: String?
+    private let chunkSize: Int
+    private var size: Int
+    private var pending: [Task<Chunk, any Error>] = []
+    /// The read started last.
+    private var latest: Task<Chunk, any Error>
+
+    init(store: any FleetStore, after: String?, through: String?, firstChunk: Int, chunkSize: Int, ahead: Int) {
+        (self.store, self.through, self.chunkSize, size) = (store, through, chunkSize, firstChunk)
+        latest = Task { [size] in try await Self.read(store, after: after, size, through: through) }
+        pending.append(latest)
+        for _ in 0..<max(0, ahead - 1) { readAnother() }
+    }
+
+    /// The next chunk, and whether it is the last.
+    func next() async throws -> (states: [DeviceState], finished: Bool) {
+        let reading = pending.removeFirst()
+        readAnother()
+        let chunk = try await reading.value
+        return (chunk.states, chunk.isLast)
+    }
+
+    func cancel() { for reading in pending { reading.cancel() } }
+
+    /// Starts the read after the last one under way.
+    private func readAnother() {
+        size = min(size * 2, chunkSize)
+        latest = Task { [store, through, size, latest] in
+            let previous = try await latest.value
+            guard !previous.isLast else { return Chunk(states: [], isLast: true) }
+            return try await Self.read(store, after: previous.states.last?.device, size, through: through)
+        }
+        pending.append(latest)
+    }
+
+    private static func read(_ store: any FleetStore, after: String?, _ size: Int, through: String?) async throws
+        -> Chunk
+    {
+        let states = try await store.devices(after: after, limit: size)
+        let reachesBound = through.map { bound in states.last.map { !$0.device.utf8Precedes(bound) } ?? false } ?? false
+        return Chunk(states: states, isLast: states.count < size || reachesBound)
     }
 }
 

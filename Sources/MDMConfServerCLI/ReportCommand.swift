@@ -75,21 +75,30 @@ struct ReportCommand: ParsableCommand {
     }
 
     private func report() async throws -> Int32 {
+        let logger = Logger(label: "mdmconf") { _ in SwiftLogNoOpLogHandler() }
+        guard case .success(let location) = StoreLocation.parse(store) else { return ExitStatus.usage.rawValue }
+        // The store is opened, and its devices read, while the catalog loads: reading needs no catalog, and the
+        // load leaves a core idle part of the time.
+        let opening = Task { () throws -> (store: any FleetStore, readAhead: FleetReadAhead)? in
+            guard let store = try await FleetStores.open(location, logger: logger) else { return nil }
+            return (store, FleetReadAhead(store: store))
+        }
         var loaded: Catalog?
         if let catalog {
             guard let folder = CatalogFolder.load(catalog, readerOptions: limits.readerOptions) else {
+                if let (store, readAhead) = try? await opening.value {
+                    readAhead.cancel()
+                    try? await store.close()
+                }
                 return ExitStatus.invalidConfiguration.rawValue
             }
             loaded = folder
         }
-        let logger = Logger(label: "mdmconf") { _ in SwiftLogNoOpLogHandler() }
-        guard case .success(let location) = StoreLocation.parse(store) else { return ExitStatus.usage.rawValue }
         let opened: any FleetStore
+        let readAhead: FleetReadAhead
         do {
-            guard let store = try await FleetStores.open(location, logger: logger) else {
-                return ExitStatus.usage.rawValue
-            }
-            opened = store
+            guard let (store, reads) = try await opening.value else { return ExitStatus.usage.rawValue }
+            (opened, readAhead) = (store, reads)
         } catch {
             Console.error(
                 "error: the fleet store cannot be used: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
@@ -102,6 +111,7 @@ struct ReportCommand: ParsableCommand {
         } else if let generation {
             do {
                 guard let judged = try await Self.evaluator(of: generation, in: opened, now: instant) else {
+                    readAhead.cancel()
                     try? await opened.close()
                     Console.error(
                         "error: generation \(generation) is not in the store, or does not load (see mdmconf history)\n")
@@ -109,6 +119,7 @@ struct ReportCommand: ParsableCommand {
                 }
                 evaluator = judged
             } catch {
+                readAhead.cancel()
                 try? await opened.close()
                 Console.error("error: the fleet store failed: \((error as? FleetStoreError)?.message ?? "\(error)")\n")
                 return ExitStatus.invalidConfiguration.rawValue
@@ -116,7 +127,7 @@ struct ReportCommand: ParsableCommand {
         } else {
             return ExitStatus.usage.rawValue
         }
-        let query = FleetQuery(store: opened, evaluator: evaluator)
+        let query = FleetQuery(store: opened, evaluator: evaluator, readAhead: readAhead)
         let filter = FleetFilter(app: app, status: status, decision: decision, generation: generation)
         /// The devices, each made into what `format` prints as it is judged, and their counts; nil after
         /// printing why the store could not be read.

@@ -314,6 +314,48 @@ struct ComplianceTests {
         try await store.close()
     }
 
+    /// A scan that begins with reads started before it (`FleetReadAhead`, as `mdmconf report` starts them while the
+    /// catalog loads) gives the same rows in the same order, and the same counts, as a scan that reads as it goes:
+    /// chunks of one device to more than the fleet, 1 to 10 reads ahead, the fleet in halves or whole. A second scan
+    /// reads for itself, and a read-ahead cancelled before any scan leaves the store usable.
+    @Test(arguments: StoreKind.available)
+    func scansReadAheadAreTheSameScans(kind: StoreKind) async throws {
+        let store = try await TestStores.open(kind)
+        let catalog = try TestStores.catalog()
+        // 23 stored devices from the cases in turn: one of the inventory's (iphone-0201), 22 it does not have.
+        var records: [CheckInRecord] = []
+        for index in 0..<23 {
+            var testCase = Self.cases[index % Self.cases.count]
+            if index > 0 { testCase.device = "bench-\(100 + index)" }
+            let state = Self.state(testCase, catalog: catalog)
+            records.append(CheckInRecord(checkIn: state.checkIn, receivedAt: state.lastCheckIn, replica: "r1"))
+        }
+        try await store.write(records)
+        let evaluator = ComplianceEvaluator(catalog: catalog, now: Self.now)
+        var plain = FleetQuery(store: store, evaluator: evaluator)
+        plain.chunkSize = 1
+        let expected = try await plain.allWithSummary(FleetFilter(), as: { $0 })
+        #expect(expected.rows.count == 22 + catalog.deviceIDs.count)
+        let filter = FleetFilter(status: .noncompliant)
+        let expectedFiltered = try await plain.allWithSummary(filter, as: \.device)
+        for (chunkSize, ahead) in [(1, 1), (1, 10), (2, 3), (3, 2), (5, 10), (12, 1), (100, 4)] {
+            let readAhead = FleetReadAhead(store: store, chunkSize: chunkSize, ahead: ahead)
+            let query = FleetQuery(store: store, evaluator: evaluator, readAhead: readAhead)
+            let read = try await query.allWithSummary(FleetFilter(), as: { $0 })
+            #expect(read.rows.map(\.device) == expected.rows.map(\.device), "\(chunkSize), \(ahead)")
+            #expect(read.rows.map(\.compliant) == expected.rows.map(\.compliant), "\(chunkSize), \(ahead)")
+            #expect(read.summary == expected.summary, "\(chunkSize), \(ahead)")
+            // The read-ahead is taken: the next scan reads for itself.
+            let again = try await query.allWithSummary(filter, as: \.device)
+            #expect(again.rows == expectedFiltered.rows, "\(chunkSize), \(ahead)")
+            #expect(again.summary == expectedFiltered.summary, "\(chunkSize), \(ahead)")
+        }
+        let cancelled = FleetReadAhead(store: store, chunkSize: 2, ahead: 5)
+        cancelled.cancel()
+        #expect(try await plain.summary(FleetFilter()) == expected.summary)
+        try await store.close()
+    }
+
     @Test func csvQuoting() {
         #expect(FleetCSV.quote("plain") == "plain")
         #expect(FleetCSV.quote("a,b") == "\"a,b\"")
