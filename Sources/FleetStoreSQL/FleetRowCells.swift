@@ -81,9 +81,8 @@ public struct DeviceApps: Sendable {
         append(app, of: device)
     }
 
-    /// `app`, of `device`: rows come ordered by device.
+    /// `app`, of `device`. The rows come ordered by device: a device's apps follow one another.
     public mutating func append(_ app: DeviceState.App, of device: String) {
-        // The rows come ordered by device: a device's apps follow one another.
         if let last = devices.last, last == device {
             apps[apps.count - 1].append(app)
         } else {

@@ -503,7 +503,6 @@ public enum FleetSQL {
         else { return nil }
         return RollupRow(day: day, app: app, dimension: dimension, value: value, devices: Int(devices))
     }
-
 }
 
 /// Reading a column's value.
