@@ -240,7 +240,9 @@ public struct ComplianceEvaluator: Sendable {
             }
         }
         if let memo, let rollout = catalogApp.updatePolicy.rolloutMembership(app: app.app, deviceID: checkIn.device) {
-            return memo.decision(DecisionMemo.Key(app, of: checkIn, rollout: rollout), decide)
+            let key = DecisionMemo.Key(
+                app, of: checkIn, rollout: rollout, enrollment: catalogApp.updatePolicy.readsEnrollment)
+            return memo.decision(key, decide)
         }
         return decide()
     }
@@ -323,11 +325,13 @@ public final class DecisionMemo: @unchecked Sendable {
         var enrolledAt: Instant?
         var rollout: UInt64
 
-        init(_ app: CheckIn.App, of checkIn: CheckIn, rollout: UInt64) {
+        /// The key of `app`'s decision on `checkIn`'s device; its enrolment only when the policy reads it
+        /// (`enrollment`): every device has its own, and a key with it would match no other device's.
+        init(_ app: CheckIn.App, of checkIn: CheckIn, rollout: UInt64, enrollment: Bool) {
             request = ParseCache.RequestKey(app, of: checkIn)
             timeZone = checkIn.timeZone
             deferralsUsed = app.deferralsUsed
-            enrolledAt = checkIn.enrolledAt
+            enrolledAt = enrollment ? checkIn.enrolledAt : nil
             self.rollout = rollout
         }
     }

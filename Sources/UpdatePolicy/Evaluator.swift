@@ -11,11 +11,16 @@ public final class Evaluator: Sendable {
     /// The update-policy document evaluated.
     public let document: PolicyDocument
     private let compiled: CompiledDocument
+    /// Whether a decision can depend on when the device was enrolled: only a policy with a new device's grace
+    /// period reads it. Decisions memoised for many devices leave it out of their key otherwise, since it differs
+    /// from device to device.
+    public let readsEnrollment: Bool
 
     /// An evaluator of `document`, compiled once for many requests.
     public init(_ document: PolicyDocument) {
         self.document = document
         compiled = CompiledDocument(document)
+        readsEnrollment = compiled.policies.contains { $0.newDeviceGraceSeconds != nil }
     }
 
     /// What evaluating a policy reads of a request again and again, as plain values (the byte buffers are the

@@ -6,7 +6,8 @@ Usage: fleet-seed.py sqlite PATH N ETAG_FIELD ETAG_NOTES ETAG_SYNC
        fleet-seed.py csv TABLE N ETAG_FIELD ETAG_NOTES ETAG_SYNC > rows.csv    (TABLE: devices, device_apps, checkins)
 The ETags are those of each app's default configuration (what a device outside the inventory is served).
 Versions and ETags are drawn so that every decision and config status occurs: most devices current and up to
-date, some on a blocked or too-old version, some stale.
+date, some on a blocked or too-old version, some stale. Each device has its own enrolment date, as devices that
+report it do (a second random sequence, so the other columns are what they were before the dates were added).
 """
 import csv
 import json
@@ -22,12 +23,14 @@ SYNC_VERSIONS = ["1.0", "1.1"]
 
 def rows(n, etags):
     rng = random.Random(13)
+    enrolment = random.Random(17)
     now = int(time.time())
     for i in range(n):
         device = f"dev-{i:06d}"
         seen = now - rng.randrange(0, 10 * 86400)  # some silent (older than 7 days)
         osv = rng.choice(["17.4.1", "17.5", "16.7.8", "15.8"])
-        dev = (device, "ios", osv, "iPhone15,2", "en", "Europe/Berlin", None, seen - 1, seen, "bench")
+        enrolled = seen - enrolment.randrange(30 * 86400, 730 * 86400)
+        dev = (device, "ios", osv, "iPhone15,2", "en", "Europe/Berlin", enrolled, seen - 1, seen, "bench")
         apps = []
         for app, etag in zip(APPS, etags):
             version = rng.choice(SYNC_VERSIONS if app.endswith("sync") else FIELD_VERSIONS)

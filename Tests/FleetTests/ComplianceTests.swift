@@ -143,10 +143,26 @@ struct ComplianceTests {
 
     /// Decisions reused across devices (`DecisionMemo`) are exactly the decisions evaluated one by one: 2,000
     /// devices whose texts repeat, on both sides of the field app's 50 % rollout, in several zones and locales,
-    /// with deferrals and enrolment dates.
-    @Test func reusedDecisionsEqualEvaluatedOnes() throws {
-        let catalog = try TestStores.catalog()
+    /// with deferrals and enrolment dates. The memo leaves the enrolment date out of its keys unless a policy reads
+    /// it: with a 30-day grace for new devices on the field app's floor, devices that differ only by enrolment get
+    /// different decisions, and still the memo's are the evaluated ones.
+    @Test(arguments: [false, true])
+    func reusedDecisionsEqualEvaluatedOnes(newDeviceGrace: Bool) throws {
+        var catalog = try TestStores.catalog()
+        if newDeviceGrace {
+            let copy = try TestStores.copyCatalog()
+            let policy = copy.appendingPathComponent("apps/com.example.field/update-policy.plist")
+            let text = try String(contentsOf: policy, encoding: .utf8)
+            let floor = "<string>field-3.0-floor</string>"
+            #expect(text.contains(floor))
+            try text.replacingOccurrences(
+                of: floor, with: floor + "<key>newDeviceGrace</key><string>30d</string>"
+            ).write(to: policy, atomically: true, encoding: .utf8)
+            catalog = try TestStores.catalog(copy.path)
+        }
+        #expect(catalog.apps[Self.field]?.updatePolicy.readsEnrollment == newDeviceGrace)
         let evaluator = ComplianceEvaluator(catalog: catalog, now: Self.now)
+        var graceOutcomes = Set<String>()
         let memo = DecisionMemo()
         var generator = SystemRandomNumberGenerator()
         var rolloutOutcomes = Set<String>()
@@ -167,8 +183,8 @@ struct ComplianceTests {
                 device: "device-\(index)", platform: pick(["ios", "ipados"]),
                 osVersion: pick(["17.4.1", "16.7.8", "15.8", nil]), deviceModel: pick(["iPhone15,2", "iPad13,1"]),
                 locale: pick(["en", "de", "pt-BR"]), timeZone: pick(["Europe/Berlin", "America/Sao_Paulo", nil]),
-                enrolledAt: pick([nil, Self.now.adding(seconds: -86_400)]), reportedAt: Self.now, lastCheckIn: Self.now,
-                replica: "test", apps: apps)
+                enrolledAt: pick([nil] + [1, 5, 29, 31, 90, 400].map { Self.now.adding(seconds: -86_400 * $0) }),
+                reportedAt: Self.now, lastCheckIn: Self.now, replica: "test", apps: apps)
             let reused = evaluator.evaluate(state, cache: ParseCache(), memo: memo)
             let evaluated = evaluator.evaluate(state, cache: ParseCache())
             rows.append(reused)
@@ -179,7 +195,13 @@ struct ComplianceTests {
             if apps[0].app.version == "3.2.0", state.osVersion == "17.4.1" {
                 rolloutOutcomes.insert(evaluated.apps[0].decision?.decision.rawValue ?? "-")
             }
+            if apps[0].app.version == "2.3.1", state.osVersion == "17.4.1", apps[0].app.deferralsUsed ?? 0 == 0 {
+                graceOutcomes.insert(evaluated.apps[0].decision?.decision.rawValue ?? "-")
+            }
         }
+        // Below the floor after its deadline: required, but recommended for a device enrolled within the grace.
+        #expect(graceOutcomes.contains("required"), "\(graceOutcomes)")
+        #expect(graceOutcomes.contains("recommended") == newDeviceGrace, "\(graceOutcomes)")
         // The data crosses the rollout: devices with the same texts get different decisions by their ids.
         #expect(rolloutOutcomes.isSuperset(of: ["ok", "recommended"]), "\(rolloutOutcomes)")
         // Counts taken in parts and merged (as a scan's halves are) equal counts taken one row at a time.
