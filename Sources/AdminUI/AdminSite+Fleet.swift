@@ -67,8 +67,10 @@ extension AdminSite {
         }
         var charts: [Chart] = []
         if let summary = counts.summary {
-            for app in summary.apps.keys.sorted() {
-                guard let versions = summary.apps[app]?.versions, !versions.isEmpty else { continue }
+            // The counts by app are made into a dictionary on each access: taken once.
+            let apps = summary.apps
+            for app in apps.keys.sorted() {
+                guard let versions = apps[app]?.versions, !versions.isEmpty else { continue }
                 let top = versions.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(12)
                 let chart = BarChart(
                     title: "\(app): devices by version",

@@ -322,7 +322,7 @@ struct ReportTable: Sendable {
     private struct Layout {
         let widths: [Int]
         /// The lines laid out. Appending to an array checked its storage (and that it was not shared) on every
-        /// cell, a fifth of laying a table out (perf, 2026-11-29).
+        /// cell: a quarter of the samples laying a table out (perf, 2026-11-29).
         let bytes: GrowingBytes
         /// Spaces owed before the next non-empty cell, so no line ends in spaces.
         private var pending = 0

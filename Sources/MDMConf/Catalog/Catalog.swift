@@ -133,8 +133,8 @@ public enum ConfigPlatform: String, Sendable, CaseIterable {
 
     /// The family of a platform name as check-ins and `?platform=` write it (`android`; `ios`, `macos` … are Apple's).
     public init(_ platform: String?) {
-        // Compared byte by byte, ignoring ASCII case: every app of every device a report judges names its platform,
-        // and lower-casing the name made a string each time.
+        // Compared byte by byte, ignoring ASCII case: every device a report judges, and every check-in, names its
+        // platform, and lower-casing the name made a string each time.
         guard var name = platform, name.utf8.count == 7 else {
             self = .apple
             return
