@@ -3,6 +3,7 @@ import CivilTime
 import Dispatch
 import Fleet
 import FleetStores
+import Foundation
 import Logging
 import MDMConf
 import MDMConfCommandSupport
@@ -77,16 +78,25 @@ struct ReportCommand: ParsableCommand {
     private func report() async throws -> Int32 {
         let logger = Logger(label: "mdmconf") { _ in SwiftLogNoOpLogHandler() }
         guard case .success(let location) = StoreLocation.parse(store) else { return ExitStatus.usage.rawValue }
+        func open() -> Task<(store: any FleetStore, readAhead: FleetReadAhead)?, any Error> {
+            Task {
+                guard let store = try await FleetStores.open(location, logger: logger) else { return nil }
+                return (store, FleetReadAhead(store: store))
+            }
+        }
         // The store is opened, and its devices read, while the catalog loads: reading needs no catalog, and the
-        // load leaves a core idle part of the time.
-        let opening = Task { () throws -> (store: any FleetStore, readAhead: FleetReadAhead)? in
-            guard let store = try await FleetStores.open(location, logger: logger) else { return nil }
-            return (store, FleetReadAhead(store: store))
+        // load leaves a core idle part of the time. A SQLite file that is not there yet is made by opening it, so
+        // it waits for the catalog: a catalog that does not load leaves no store behind.
+        let early: Task<(store: any FleetStore, readAhead: FleetReadAhead)?, any Error>?
+        if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+            early = nil
+        } else {
+            early = open()
         }
         var loaded: Catalog?
         if let catalog {
             guard let folder = CatalogFolder.load(catalog, readerOptions: limits.readerOptions) else {
-                if let (store, readAhead) = try? await opening.value {
+                if let (store, readAhead) = try? await early?.value {
                     readAhead.cancel()
                     try? await store.close()
                 }
@@ -94,6 +104,7 @@ struct ReportCommand: ParsableCommand {
             }
             loaded = folder
         }
+        let opening = early ?? open()
         let opened: any FleetStore
         let readAhead: FleetReadAhead
         do {
@@ -376,20 +387,27 @@ struct ReportDocument: Sendable {
         out.append(contentsOf: "[\n".utf8)
         out.withUnsafeBufferPointer(write)
         let rows = self.rows
+        // Each block is written into a buffer taken from `spare` and handed back once written out: the same few
+        // buffers (a batch's worth) carry the whole document, where a new array per block (3 MB) took the page
+        // faults of its fresh memory, its growth's copies, and one copy more into the array.
+        let spare = Locked<[GrowingBytes]>([])
         ParallelMap.inBlocks(
             of: rows.count, size: 1_024,
-            { block -> [UInt8] in
-                // A block's rows written one after another into one text: a text per row appended to the block's
-                // array copied every byte once more (a JSON report is 3 KB a device).
-                var text = JSONText(indent: 2)
+            { block -> GrowingBytes in
+                let out = spare.withLock { $0.popLast() } ?? GrowingBytes(capacity: 4 << 20)
+                out.removeAll()
+                var text = JSONText(into: out, indent: 2)
                 for index in block {
                     text.raw("    ")
                     rows[index].write(to: &text)
                     text.raw(index == rows.count - 1 ? "\n" : ",\n")
                 }
-                return text.fragment
+                return out
             }
-        ) { $0.withUnsafeBufferPointer(write) }
+        ) { out in
+            out.withBytes(write)
+            spare.withLock { $0.append(out) }
+        }
         Array("  ]\n}\n".utf8).withUnsafeBufferPointer(write)
     }
 }

@@ -31,6 +31,9 @@ public final class GrowingBytes: @unchecked Sendable {
         out.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
     }
 
+    /// Forgets the bytes written and keeps the memory, for the next text written into this buffer.
+    public func removeAll() { count = 0 }
+
     /// Calls `body` with the bytes written, in place.
     public func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         try body(UnsafeBufferPointer(start: base, count: count))

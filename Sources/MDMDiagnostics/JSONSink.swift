@@ -106,7 +106,7 @@ public struct JSONTree: JSONSink {
 /// A sink that writes the JSON text, pretty-printed or compact, as ``JSONValue/serializedBytes(pretty:)`` writes
 /// the same value (a final line break when pretty).
 public struct JSONText: JSONSink {
-    private let out = GrowingBytes(capacity: 1024)
+    private let out: GrowingBytes
     private let pretty: Bool
     /// The indent of the document's own lines, in levels (a document written inside another).
     private let indent: Int
@@ -120,7 +120,15 @@ public struct JSONText: JSONSink {
 
     /// An empty text; `indent` levels before each line after the first when pretty (a document written as a
     /// member or item of another at that depth).
-    public init(pretty: Bool = true, indent: Int = 0) { (self.pretty, self.indent) = (pretty, indent) }
+    public init(pretty: Bool = true, indent: Int = 0) {
+        self.init(into: GrowingBytes(capacity: 1024), pretty: pretty, indent: indent)
+    }
+
+    /// A text written after what `out` already holds, into `out` itself: a writer that reuses one buffer for
+    /// document after document reads the bytes from `out` (``GrowingBytes/withBytes(_:)``) and empties it between.
+    public init(into out: GrowingBytes, pretty: Bool = true, indent: Int = 0) {
+        (self.out, self.pretty, self.indent) = (out, pretty, indent)
+    }
 
     /// The text written (with the final line break of a pretty document).
     public var bytes: [UInt8] { out.array(then: pretty ? UInt8(ascii: "\n") : nil) }

@@ -23,13 +23,15 @@ import Testing
                 CheckIn.App(
                     app: field, version: version,
                     configETag: stale ? "\"0000\"" : catalog.apps[field]?.config(forDevice: device).xml.etag),
-                CheckIn.App(app: sync, version: "1.0", configETag: catalog.apps[sync]?.config(forDevice: device).xml.etag),
+                CheckIn.App(
+                    app: sync, version: "1.0", configETag: catalog.apps[sync]?.config(forDevice: device).xml.etag),
             ]
         }
         try await store.write([
             TestStores.record("iphone-0201", at: now.seconds - 60, apps: apps("iphone-0201", field: "3.2.1")),
             TestStores.record("iphone-0117", at: now.seconds - 50, apps: apps("iphone-0117", field: "2.3.1")),
-            TestStores.record("iphone-0202", at: now.seconds - 40, apps: apps("iphone-0202", field: "3.2.1", stale: true)),
+            TestStores.record(
+                "iphone-0202", at: now.seconds - 40, apps: apps("iphone-0202", field: "3.2.1", stale: true)),
         ])
         try await store.close()
         return location.description
@@ -72,9 +74,10 @@ import Testing
         #expect(summary["devices"] as? Int == 7)
         #expect(summary["compliant"] as? Int == 1)
         let devices = try #require(document["devices"] as? [[String: Any]])
-        #expect(devices.map { $0["device"] as? String } == [
-            "ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400", "pixel-0500",
-        ])
+        #expect(
+            devices.map { $0["device"] as? String } == [
+                "ipad-0042", "ipad-0300", "iphone-0117", "iphone-0201", "iphone-0202", "iphone-0400", "pixel-0500",
+            ])
         let iphone = try #require(devices.first { $0["device"] as? String == "iphone-0117" })
         let apps = try #require(iphone["apps"] as? [[String: Any]])
         let update = try #require(apps.first?["update"] as? [String: Any])
@@ -100,7 +103,8 @@ import Testing
              "Errors": []}
             """#
         let root = try #require(JSONPlistReader(nullMembersAreAbsent: true).read(Array(body.utf8), file: "body").root)
-        let set = DDMExporter(baseURL: "https://mdm.example.test", timestamp: "").set(for: "iphone-0400", catalog: catalog)
+        let set = DDMExporter(baseURL: "https://mdm.example.test", timestamp: "").set(
+            for: "iphone-0400", catalog: catalog)
         let checkIn = try DDMStatusReport.checkIn(root, device: "iphone-0400", set: set, catalog: catalog).get()
         try await store.write([
             CheckInRecord(checkIn: checkIn, receivedAt: .now, replica: "test"),
@@ -118,7 +122,8 @@ import Testing
         #expect(http.contains(" http "), "\(http)")
         #expect(
             table.stdout.contains(
-                "iphone-0400: com.example.field: config error (Error.ConfigurationInvalid: ServerPort must be an integer)"),
+                "iphone-0400: com.example.field: config error (Error.ConfigurationInvalid: ServerPort must be an integer)"
+            ),
             "\(table.stdout)")
 
         let json = try CLIProcess.run([
@@ -135,7 +140,8 @@ import Testing
             "report", "--catalog", "Examples/catalog", "--store", location.description, "--format", "csv",
         ])
         #expect(csv.stdout.hasPrefix("device,") && csv.stdout.contains("current_etag,channel\r\n"))
-        #expect(csv.stdout.split(separator: "\r\n").contains { $0.hasPrefix("iphone-0400,false") && $0.hasSuffix(",ddm") })
+        #expect(
+            csv.stdout.split(separator: "\r\n").contains { $0.hasPrefix("iphone-0400,false") && $0.hasSuffix(",ddm") })
     }
 
     /// "Who will be out of compliance later?": judged a year on, every device that checked in is silent.
@@ -153,23 +159,34 @@ import Testing
         #expect(try CLIProcess.run(["report", "--catalog", "Examples/catalog", "--store", "mysql://x/y"]).status == 64)
         #expect(try CLIProcess.run(["report", "--catalog", "Examples/catalog", "--store", "none"]).status == 64)
         #expect(
-            try CLIProcess.run(["report", "--catalog", "Examples/catalog", "--store", "sqlite:/tmp/x.sqlite", "--now", "friday"])
-                .status == 64)
+            try CLIProcess.run([
+                "report", "--catalog", "Examples/catalog", "--store", "sqlite:/tmp/x.sqlite", "--now", "friday",
+            ])
+            .status == 64)
         let unreachable = try CLIProcess.run([
             "report", "--catalog", "Examples/catalog", "--store", "sqlite:/proc/nowhere/fleet.sqlite",
         ])
         #expect(unreachable.status == 78)
         #expect(unreachable.stderr.contains("the fleet store cannot be used"))
-        let noCatalog = try CLIProcess.run(["report", "--catalog", "/nonexistent", "--store", "sqlite:/tmp/x.sqlite"])
+        // A catalog that does not load leaves no store behind.
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID()).sqlite").path
+        let noCatalog = try CLIProcess.run(["report", "--catalog", "/nonexistent", "--store", "sqlite:\(missing)"])
         #expect(noCatalog.status == 78)
+        #expect(!FileManager.default.fileExists(atPath: missing))
     }
 
     @Test func serveRefusesUnusableStores() throws {
-        let inside = try CLIProcess.run(["serve", "Examples/catalog", "--port", "0", "--store", "sqlite:Examples/catalog/fleet.sqlite"])
+        let inside = try CLIProcess.run([
+            "serve", "Examples/catalog", "--port", "0", "--store", "sqlite:Examples/catalog/fleet.sqlite",
+        ])
         #expect(inside.status == 78)
         #expect(inside.stderr.contains("inside the catalog folder"))
-        #expect(!FileManager.default.fileExists(atPath: CLIProcess.packageRoot.appendingPathComponent("Examples/catalog/fleet.sqlite").path))
-        let postgres = try CLIProcess.run(["serve", "Examples/catalog", "--port", "0", "--store", "postgres://u@127.0.0.1:1/db"])
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: CLIProcess.packageRoot.appendingPathComponent("Examples/catalog/fleet.sqlite").path))
+        let postgres = try CLIProcess.run([
+            "serve", "Examples/catalog", "--port", "0", "--store", "postgres://u@127.0.0.1:1/db",
+        ])
         #expect(postgres.status == 78)
         #expect(postgres.stderr.contains("the fleet store cannot be used"))
         #expect(try CLIProcess.run(["serve", "Examples/catalog", "--store", "redis://x"]).status == 64)
