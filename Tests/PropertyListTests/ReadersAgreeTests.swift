@@ -66,3 +66,47 @@ struct ReadersAgreeTests {
         #expect(back.root?.value == root.value)
     }
 }
+
+/// JSON strings as bytes: ASCII is taken as it stands, other bytes only when they are valid UTF-8, with and
+/// without escapes before them.
+struct JSONStringBytesTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        /// The bytes between the quotes of `{"k": "…"}`.
+        var bytes: [UInt8]
+        /// The string read; nil when the reader must refuse the bytes.
+        var value: String?
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "ASCII", bytes: Array("3.2.1".utf8), value: "3.2.1"),
+        Case(name: "ASCII with escaped quotes (an ETag)", bytes: Array(#"\"9bfc17\""#.utf8), value: "\"9bfc17\""),
+        Case(name: "two-byte UTF-8", bytes: Array("Zürich".utf8), value: "Zürich"),
+        Case(name: "four-byte UTF-8 after an escape", bytes: Array(#"a\n🙂"#.utf8), value: "a\n🙂"),
+        Case(name: "an escaped non-ASCII scalar", bytes: Array(#"caf\u00e9"#.utf8), value: "café"),
+        Case(name: "a lone continuation byte", bytes: [0x61, 0x80, 0x62], value: nil),
+        Case(name: "a truncated two-byte sequence", bytes: [0x61, 0xC3], value: nil),
+        Case(name: "an overlong encoding of '/'", bytes: [0xC0, 0xAF], value: nil),
+        Case(name: "an invalid byte after an escape", bytes: Array(#"\t"#.utf8) + [0xFF], value: nil),
+        Case(name: "a UTF-16 surrogate as UTF-8", bytes: [0xED, 0xA0, 0x80], value: nil),
+    ]
+
+    @Test(arguments: cases)
+    func stringBytes(_ testCase: Case) {
+        let document = JSONPlistReader().read(
+            Array(#"{"k": ""#.utf8) + testCase.bytes + Array(#""}"#.utf8), file: "t.json")
+        if let value = testCase.value {
+            #expect(document.diagnostics.isEmpty, "\(document.diagnostics.map(\.message))")
+            guard case .dictionary(let dict)? = document.root?.value, case .string(let text)? = dict["k"]?.value else {
+                Issue.record("no string read")
+                return
+            }
+            #expect(text == value)
+            #expect(Array(text.utf8) == Array(value.utf8))
+        } else {
+            #expect(document.root == nil)
+            #expect(document.diagnostics.contains { $0.message.contains("not valid UTF-8") })
+        }
+    }
+}
