@@ -25,6 +25,10 @@ final class SQLiteThreadConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     /// Statements kept prepared, by SQL text (the store's few statement texts).
     private var prepared: [String: OpaquePointer] = [:]
+    /// The last few of them used, looked at first: a batch of check-ins runs the same few statements row after row,
+    /// each with the same text, and finding one in `prepared` hashed its whole text every time (a few thousand
+    /// instructions a row). Comparing texts that share their storage takes a few.
+    private var recent: [(sql: String, statement: OpaquePointer)] = []
     let path: String
 
     /// Opens (creating when missing) the database at `path` on a new thread.
@@ -89,15 +93,21 @@ final class SQLiteThreadConnection: @unchecked Sendable {
         _ take: (inout Result, inout SQLiteCells) throws -> Void
     ) throws -> Result {
         let statement: OpaquePointer
-        if keep, let kept = prepared[sql] {
+        if keep, let last = recent.first(where: { $0.sql == sql }) {
+            statement = last.statement
+        } else if keep, let kept = prepared[sql] {
             statement = kept
+            remember(sql, kept)
         } else {
             var made: OpaquePointer?
             let flags = keep ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
             try check(sqlite3_prepare_v3(handle, sql, -1, flags, &made, nil))
             guard let made else { return result }  // only white space or a comment
             statement = made
-            if keep { prepared[sql] = made }
+            if keep {
+                prepared[sql] = made
+                remember(sql, made)
+            }
         }
         defer {
             if keep {
@@ -110,10 +120,16 @@ final class SQLiteThreadConnection: @unchecked Sendable {
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             switch value {
-            case .text(let text):
-                try check(
-                    sqlite3_bind_text64(
-                        statement, index, text, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8)))
+            case .text(var text):
+                // The text's own bytes (SQLite copies them): passed as a C string, each was copied into a new
+                // array first. An empty text still gets a pointer, or SQLite would bind NULL.
+                try text.withUTF8 { bytes in
+                    try check(
+                        sqlite3_bind_text64(
+                            statement, index,
+                            bytes.baseAddress.map(UnsafeRawPointer.init) ?? UnsafeRawPointer(Self.empty.utf8Start),
+                            UInt64(bytes.count), Self.transient, UInt8(SQLITE_UTF8)))
+                }
             case .integer(let number): try check(sqlite3_bind_int64(statement, index, number))
             case .null: try check(sqlite3_bind_null(statement, index))
             }
@@ -153,9 +169,16 @@ final class SQLiteThreadConnection: @unchecked Sendable {
         }
     }
 
+    /// Puts a kept statement first among the `recent` ones (eight at most: a transaction's statements).
+    private func remember(_ sql: String, _ statement: OpaquePointer) {
+        if recent.count == 8 { recent.removeLast() }
+        recent.insert((sql, statement), at: 0)
+    }
+
     private func closeHandle() {
         for statement in prepared.values { sqlite3_finalize(statement) }
         prepared.removeAll()
+        recent.removeAll()
         sqlite3_close_v2(handle)
         handle = nil
     }
@@ -172,6 +195,8 @@ final class SQLiteThreadConnection: @unchecked Sendable {
 
     /// SQLite copies a bound text before the call returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    /// Where an empty text's no bytes are.
+    private static let empty: StaticString = ""
 }
 
 /// A failed call on the writing connection: SQLite's result code and its message ("database is locked").
