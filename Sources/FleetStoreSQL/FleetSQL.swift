@@ -238,14 +238,14 @@ public enum FleetSQL {
     /// newer one, so replicas may commit in any order), one history row per check-in.
     package static func rows(of batch: [CheckInRecord], schema: Int) -> [(table: Table, rows: [[Value]])] {
         var latestDevice: [String: Int] = [:]
-        var latestApp: [String: (record: Int, app: Int)] = [:]
+        var latestApp: [AppKey: (record: Int, app: Int)] = [:]
         var deviceOrder: [String] = []
-        var appOrder: [String] = []
+        var appOrder: [AppKey] = []
         for (index, record) in batch.enumerated() {
             let device = record.checkIn.device
             if latestDevice.updateValue(index, forKey: device) == nil { deviceOrder.append(device) }
             for (appIndex, app) in record.checkIn.apps.enumerated() {
-                let key = device + "\u{0}" + app.app
+                let key = AppKey(device: device, app: app.app)
                 if latestApp.updateValue((index, appIndex), forKey: key) == nil { appOrder.append(key) }
             }
         }
@@ -266,16 +266,16 @@ public enum FleetSQL {
         let appRows: [[Value]] = appOrder.compactMap { latestApp[$0] }.map { position in
             let record = batch[position.record]
             let app = record.checkIn.apps[position.app]
+            // One array made whole (joining the DDM columns to the others made two more); before migration 9
+            // the table has no DDM columns.
             let row: [Value] = [
                 .text(record.checkIn.device), .text(app.app), .text(app.version), .optional(app.build),
                 .optional(app.channel), .optional(app.configETag), .optional(app.configError),
                 .optional(app.deferralsUsed), .integer(record.receivedAt.seconds),
-            ]
-            guard schema >= 9 else { return row }
-            return row + [
                 .optional(app.ddm == nil ? nil : CheckIn.Delivery.ddm.rawValue), .optional(app.ddm?.state),
                 .optional(app.ddm?.configState),
             ]
+            return schema >= 9 ? row : Array(row.prefix(9))
         }
         let historyRows: [[Value]] = batch.map { record in
             [
@@ -287,6 +287,17 @@ public enum FleetSQL {
             (.devices, deviceRows), (schema >= 9 ? .deviceApps : .deviceAppsBeforeDDM, appRows),
             (.checkIns, historyRows),
         ]
+    }
+
+    /// A device's app in a batch, ordered by device, then app: the order of the rows' primary key. (A text made of
+    /// the two, joined by a NUL, had the same order and cost an allocation for every app of every check-in.)
+    private struct AppKey: Hashable, Comparable {
+        var device: String
+        var app: String
+
+        static func < (lhs: Self, rhs: Self) -> Bool {
+            lhs.device != rhs.device ? lhs.device < rhs.device : lhs.app < rhs.app
+        }
     }
 
     // MARK: Watched states and their events
