@@ -133,9 +133,6 @@ public struct JSONText: JSONSink {
     /// The text written (with the final line break of a pretty document).
     public var bytes: [UInt8] { out.array(then: pretty ? UInt8(ascii: "\n") : nil) }
 
-    /// The text written, without the final line break: documents written one after another, or a document that is
-    /// part of a larger one.
-    public var fragment: [UInt8] { out.array(then: nil) }
 
     /// Appends `text` as it stands between documents written one after another into this text (a report's rows
     /// and the separators between them), never inside one.
