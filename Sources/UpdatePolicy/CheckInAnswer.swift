@@ -99,7 +99,7 @@ public struct CheckInAnswer: Codable, Sendable, Equatable, JSONDocument {
     /// The one description of the document: its members in order, for `count` apps, app `index` named and placed by
     /// `app(index)` and its `update` written by `update` (the index, the sink). The apps are taken by index: over a
     /// collection of them this generic code, not specialized, walked the collection through its witness tables
-    /// (about 3,000 instructions an app, a tenth of a check-in's answer).
+    /// (about 3,000 instructions an app, a fifth of writing a check-in's answer).
     static func write<Sink: JSONSink>(
         device: String, receivedAt: String, catalogGeneration: Int, apps count: Int,
         app: (Int) -> (app: String, config: Config), to sink: inout Sink, update: (Int, inout Sink) -> Void
