@@ -104,26 +104,21 @@ public struct EventSubscriptions: Sendable {
             states.append(
                 WatchedState(kind: "compliance", value: compliant ? "compliant" : "noncompliant", events: events))
         }
-        if !subscribers(.configError).isEmpty {
-            let failing = checkIn.apps.filter { !($0.configError ?? "").isEmpty }.sorted { $0.app < $1.app }
+        let configErrorSubscribers = subscribers(.configError)
+        if !configErrorSubscribers.isEmpty {
+            let failing = Self.failingApps(of: checkIn)
             let value = failing.map { "\($0.app): \($0.configError ?? "")" }.joined(separator: "\n")
             var events: [OutboxEvent] = []
             if !failing.isEmpty {
-                let data = JSONValue.object([
-                    ("device", .string(checkIn.device)),
-                    (
-                        "apps",
-                        .array(
-                            failing.map { app in
-                                .object([
-                                    ("app", .string(app.app)), ("version", .string(app.version)),
-                                    ("configETag", .optional(app.configETag)), ("error", .optional(app.configError)),
-                                ])
-                            })
-                    ),
-                ])
-                events = outbox(
-                    CloudEvent(source: source, type: .configError, time: now, subject: checkIn.device, data: data))
+                let event = CloudEvent(
+                    source: source, type: .configError, time: now, subject: checkIn.device,
+                    data: Self.configErrorData(of: checkIn))
+                // With a stored generation the body is made at delivery, from the stored check-in, as a compliance
+                // change's is.
+                let body = generation == nil ? event.body : ""
+                events = configErrorSubscribers.map {
+                    OutboxEvent(event, endpoint: $0, body: body, madeFrom: generation)
+                }
             }
             states.append(WatchedState(kind: "config-error", value: value, events: events))
         }
@@ -171,6 +166,37 @@ public struct EventSubscriptions: Sendable {
         return complianceChangeBody(
             id: event.eventID, source: CloudEvent.source(server: stored.replica), time: event.createdAt,
             compliance: compliance)
+    }
+
+    /// The apps of a check-in that report a configuration error, by bundle id.
+    static func failingApps(of checkIn: CheckIn) -> [CheckIn.App] {
+        checkIn.apps.filter { !($0.configError ?? "").isEmpty }.sorted { $0.app < $1.app }
+    }
+
+    /// The data of `io.mdmconf.device.config.error` for `checkIn`: the device and each app that reports an error.
+    static func configErrorData(of checkIn: CheckIn) -> JSONValue {
+        .object([
+            ("device", .string(checkIn.device)),
+            (
+                "apps",
+                .array(
+                    failingApps(of: checkIn).map { app in
+                        .object([
+                            ("app", .string(app.app)), ("version", .string(app.version)),
+                            ("configETag", .optional(app.configETag)), ("error", .optional(app.configError)),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    /// The body of a configuration error made at delivery (`OutboxEvent.madeFrom`): from `checkIn`, the stored
+    /// check-in the event is of; the same bytes the check-in would have stored. It needs no catalog.
+    public static func configErrorBody(of event: OutboxEvent, checkIn: CheckIn, stored: StoredCheckIn) -> String {
+        CloudEvent(
+            id: event.eventID, source: CloudEvent.source(server: stored.replica), type: .configError,
+            time: event.createdAt, subject: checkIn.device, data: configErrorData(of: checkIn)
+        ).body
     }
 
     /// The watched state that says whether a device went silent.

@@ -134,6 +134,29 @@ import WebhookEvents
             record.watched = judged.states
             let event = try #require(record.watched.first { $0.kind == "compliance" }?.events.first)
             #expect(event.body.isEmpty && event.madeFrom == 7)
+            // A configuration error's body too: what the check-in would have stored is made from it alone.
+            for failing in record.watched.filter({ $0.kind == "config-error" }).flatMap(\.events) {
+                #expect(failing.body.isEmpty && failing.madeFrom == 7)
+                expected[failing.eventID] =
+                    CloudEvent(
+                        id: failing.eventID, source: CloudEvent.source(server: record.replica), type: .configError,
+                        time: record.receivedAt, subject: line.device,
+                        data: .object([
+                            ("device", .string(line.device)),
+                            (
+                                "apps",
+                                .array(
+                                    line.apps.filter { !($0.configError ?? "").isEmpty }.map { app in
+                                        .object([
+                                            ("app", .string(app.app)), ("version", .string(app.version)),
+                                            ("configETag", .optional(app.configETag)),
+                                            ("error", .optional(app.configError)),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    ).body
+            }
             // What the row would have held: the check-in's compliance judged now, with its body written now.
             let compliance = EventSubscriptions.compliance(
                 of: record.checkIn, receivedAt: record.receivedAt, replica: record.replica, catalog: catalog,
@@ -150,7 +173,9 @@ import WebhookEvents
         let due = try await outbox.due(now: Instant(seconds: 2_000), limit: 100)
         let compliance = due.filter { $0.event.type == EventType.complianceChanged.rawValue }
         #expect(compliance.count == Self.madeAtDelivery.count, "\(due)")
-        for delivery in compliance {
+        let configErrors = due.filter { $0.event.type == EventType.configError.rawValue }
+        #expect(configErrors.count == 1, "\(due)")
+        for delivery in compliance + configErrors {
             #expect(delivery.event.body.isEmpty && delivery.event.madeFrom == 7)
             let stored = try #require(delivery.checkIn, "\(delivery)")
             #expect(stored.device == delivery.event.subject && stored.receivedAt == delivery.event.createdAt)
@@ -161,8 +186,11 @@ import WebhookEvents
                 Issue.record("the stored check-in does not read back: \(stored.body)")
                 continue
             }
-            let body = EventSubscriptions.complianceChangeBody(
-                of: delivery.event, checkIn: checkIn, stored: stored, catalog: catalog, cache: ParseCache())
+            let body =
+                delivery.event.type == EventType.configError.rawValue
+                ? EventSubscriptions.configErrorBody(of: delivery.event, checkIn: checkIn, stored: stored)
+                : EventSubscriptions.complianceChangeBody(
+                    of: delivery.event, checkIn: checkIn, stored: stored, catalog: catalog, cache: ParseCache())
             #expect(body == expected[delivery.event.eventID], "\(delivery.event.subject)")
         }
         // Retention: the history older than every check-in stays while events made from it are undelivered.

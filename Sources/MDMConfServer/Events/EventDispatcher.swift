@@ -115,8 +115,8 @@ struct EventDispatcher: Service {
     }
 
     /// `due` with the bodies of the events made at delivery (`OutboxEvent.madeFrom`) written: each such event's
-    /// stored check-in judged again against the generation that judged it when it was taken, the same bytes the
-    /// check-in would have stored. An event whose body cannot be made now (its generation does not load, the store
+    /// stored check-in judged again against the generation that judged it when it was taken (a configuration error's
+    /// body needs the check-in only), the same bytes the check-in would have stored. An event whose body cannot be made now (its generation does not load, the store
     /// does not answer) is put off like a failed attempt, and one whose check-in is gone is given up.
     func madeBodies(
         _ due: [OutboxDelivery], generations: GenerationCatalogs
@@ -148,6 +148,12 @@ struct EventDispatcher: Service {
                 CheckIn.parseStored)
             guard case .success(.success(let checkIn)) = parsed else {
                 putOff("the stored check-in \(stored.id) does not read back", giveUp: true)
+                continue
+            }
+            if event.type == EventType.configError.rawValue {
+                // Made from the check-in alone.
+                delivery.event.body = EventSubscriptions.configErrorBody(of: event, checkIn: checkIn, stored: stored)
+                ready.append(delivery)
                 continue
             }
             let catalog: Catalog
