@@ -112,7 +112,7 @@ public struct EventSubscriptions: Sendable {
             if !failing.isEmpty {
                 let event = CloudEvent(
                     source: source, type: .configError, time: now, subject: checkIn.device,
-                    data: Self.configErrorData(of: checkIn))
+                    data: Self.configErrorData(device: checkIn.device, failing: failing))
                 // With a stored generation the body is made at delivery, from the stored check-in, as a compliance
                 // change's is.
                 let body = generation == nil ? event.body : ""
@@ -173,14 +173,15 @@ public struct EventSubscriptions: Sendable {
         checkIn.apps.filter { !($0.configError ?? "").isEmpty }.sorted { $0.app < $1.app }
     }
 
-    /// The data of `io.mdmconf.device.config.error` for `checkIn`: the device and each app that reports an error.
-    static func configErrorData(of checkIn: CheckIn) -> JSONValue {
+    /// The data of `io.mdmconf.device.config.error` for `device`: the device and each app that reports an error
+    /// (`failingApps(of:)` of its check-in).
+    static func configErrorData(device: String, failing: [CheckIn.App]) -> JSONValue {
         .object([
-            ("device", .string(checkIn.device)),
+            ("device", .string(device)),
             (
                 "apps",
                 .array(
-                    failingApps(of: checkIn).map { app in
+                    failing.map { app in
                         .object([
                             ("app", .string(app.app)), ("version", .string(app.version)),
                             ("configETag", .optional(app.configETag)), ("error", .optional(app.configError)),
@@ -195,7 +196,8 @@ public struct EventSubscriptions: Sendable {
     public static func configErrorBody(of event: OutboxEvent, checkIn: CheckIn, stored: StoredCheckIn) -> String {
         CloudEvent(
             id: event.eventID, source: CloudEvent.source(server: stored.replica), type: .configError,
-            time: event.createdAt, subject: checkIn.device, data: configErrorData(of: checkIn)
+            time: event.createdAt, subject: checkIn.device,
+            data: configErrorData(device: checkIn.device, failing: failingApps(of: checkIn))
         ).body
     }
 

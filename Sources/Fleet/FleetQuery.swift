@@ -186,8 +186,7 @@ public struct FleetQuery: Sendable {
             } ?? inventory.count
         let memory = Memory()
         // The next chunk is read while this one is evaluated (and, read ahead, the chunks after it).
-        var readAhead: ChunkReads?
-        if firstChunk == nil { readAhead = try await self.readAhead?.reads(after: after, through: through) }
+        let readAhead = firstChunk == nil ? try await self.readAhead?.reads(after: after, through: through) : nil
         let reads =
             readAhead
             ?? ChunkReads(

@@ -78,7 +78,8 @@ struct ReportCommand: ParsableCommand {
     private func report() async throws -> Int32 {
         let logger = Logger(label: "mdmconf") { _ in SwiftLogNoOpLogHandler() }
         guard case .success(let location) = StoreLocation.parse(store) else { return ExitStatus.usage.rawValue }
-        func open() -> Task<(store: any FleetStore, readAhead: FleetReadAhead)?, any Error> {
+        typealias Opening = Task<(store: any FleetStore, readAhead: FleetReadAhead)?, any Error>
+        func open() -> Opening {
             Task {
                 guard let store = try await FleetStores.open(location, logger: logger) else { return nil }
                 return (store, FleetReadAhead(store: store))
@@ -87,7 +88,7 @@ struct ReportCommand: ParsableCommand {
         // The store is opened, and its devices read, while the catalog loads: reading needs no catalog, and the
         // load leaves a core idle part of the time. A SQLite file that is not there yet is made by opening it, so
         // it waits for the catalog: a catalog that does not load leaves no store behind.
-        let early: Task<(store: any FleetStore, readAhead: FleetReadAhead)?, any Error>?
+        let early: Opening?
         if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
             early = nil
         } else {
