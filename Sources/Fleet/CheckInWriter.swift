@@ -11,7 +11,7 @@ import CivilTime
 /// batches took 12,900-13,700 check-ins/s against 11,600-12,400 for two lanes and 9,800-10,900 for three, and
 /// with commits 2 ms slower 7,200 against 7,400 and 7,700. Two lanes that split the check-ins by device, each with
 /// a connection of its own, were tried again on 2026-11-29 and were no faster: 14,908 check-ins/s against 14,764
-/// for one lane, the server and PostgreSQL each spending 9-14 µs more on a check-in in the smaller batches.)
+/// for one lane, the server and PostgreSQL each spending 9-16 µs more on a check-in in the smaller batches.)
 ///
 /// The writer is the one serial part of taking check-ins, so nothing on its path waits for a thread to be scheduled
 /// that it can do without: check-ins are queued under a lock (no hop to an actor); the first check-in to find the
