@@ -133,7 +133,6 @@ public struct JSONText: JSONSink {
     /// The text written (with the final line break of a pretty document).
     public var bytes: [UInt8] { out.array(then: pretty ? UInt8(ascii: "\n") : nil) }
 
-
     /// Appends `text` as it stands between documents written one after another into this text (a report's rows
     /// and the separators between them), never inside one.
     public mutating func raw(_ text: StaticString) {

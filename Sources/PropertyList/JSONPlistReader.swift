@@ -223,6 +223,13 @@ public struct JSONPlistReader: Sendable {
             }
         }
 
+        /// A string's bytes as text: when they are all `ascii`, as they stand (ASCII is valid UTF-8); otherwise
+        /// validated, nil when they are not UTF-8. The standard library's validation is generic code, not
+        /// specialized: about 1,000 instructions for a short string, most of what reading a check-in's strings cost.
+        private static func text(_ bytes: UnsafeBufferPointer<UInt8>, ascii: Bool) -> String? {
+            ascii ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+        }
+
         mutating func string() throws(Failure) -> String {
             let start = position
             index += 1
@@ -234,14 +241,9 @@ public struct JSONPlistReader: Sendable {
                 end += 1
             }
             if end < bytes.count, bytes[end] == 0x22 {
-                // ASCII is valid UTF-8 as it stands and is taken as it is; other bytes are validated. The standard
-                // library's validation is generic code, not specialized: about 1,000 instructions for a short
-                // string, most of what reading a check-in's strings cost.
                 guard
                     let text = bytes.withUnsafeBufferPointer({
-                        let run = UnsafeBufferPointer(rebasing: $0[index..<end])
-                        return bits < 0x80
-                            ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
+                        Self.text(UnsafeBufferPointer(rebasing: $0[index..<end]), ascii: bits < 0x80)
                     })
                 else {
                     throw failure("string is not valid UTF-8", at: start)
@@ -259,10 +261,8 @@ public struct JSONPlistReader: Sendable {
                 switch byte {
                 case 0x22:
                     index += 1
-                    // As above: ASCII as it stands (an ETag's escaped quotes), other bytes validated.
-                    let text =
-                        out.allSatisfy { $0 < 0x80 }
-                        ? String(decoding: out, as: UTF8.self) : String(validating: out, as: UTF8.self)
+                    let ascii = !out.contains { $0 >= 0x80 }
+                    let text = out.withUnsafeBufferPointer { Self.text($0, ascii: ascii) }
                     guard let text else { throw failure("string is not valid UTF-8", at: start) }
                     return text
                 case 0x5C:

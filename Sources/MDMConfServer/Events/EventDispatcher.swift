@@ -115,9 +115,10 @@ struct EventDispatcher: Service {
     }
 
     /// `due` with the bodies of the events made at delivery (`OutboxEvent.madeFrom`) written: each such event's
-    /// stored check-in judged again against the generation that judged it when it was taken (a configuration error's
-    /// body needs the check-in only), the same bytes the check-in would have stored. An event whose body cannot be made now (its generation does not load, the store
-    /// does not answer) is put off like a failed attempt, and one whose check-in is gone is given up.
+    /// stored check-in judged again against the generation that judged it when it was taken (a configuration
+    /// error's body needs the check-in only), the same bytes the check-in would have stored. An event whose body
+    /// cannot be made now (its generation does not load, the store does not answer) is put off like a failed
+    /// attempt, and one whose check-in is gone is given up.
     func madeBodies(
         _ due: [OutboxDelivery], generations: GenerationCatalogs
     ) async -> (ready: [OutboxDelivery], unmade: [EventOutbox.Outcome]) {
